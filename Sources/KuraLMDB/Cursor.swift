@@ -1,0 +1,104 @@
+import CLMDB
+
+/// A key and its value, borrowed from the memory map.
+///
+/// The bytes are valid until the cursor that produced them moves, or until the
+/// transaction ends, whichever comes first. Copy what you need to keep.
+public struct Entry {
+    /// The key's bytes.
+    public let key: UnsafeRawBufferPointer
+    /// The value's bytes.
+    public let value: UnsafeRawBufferPointer
+
+    @inlinable
+    init(_ key: MDB_val, _ value: MDB_val) {
+        self.key = UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
+        self.value = UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
+    }
+}
+
+/// A position in a database that moves in key order, lent to the closure of
+/// ``Database/withCursor(in:_:)``.
+///
+/// Each move returns the ``Entry`` it lands on, or `nil` when there is none
+/// (past either end, or an empty database).
+///
+/// ```swift
+/// try environment.read { txn in
+///     try names.withCursor(in: txn) { cursor in
+///         var entry = try cursor.seek(to: [0x10])   // first key >= 0x10
+///         while let current = entry {
+///             print(Array(current.key))
+///             entry = try cursor.next()
+///         }
+///     }
+/// }
+/// ```
+public struct Cursor: ~Copyable {
+    @usableFromInline let pointer: OpaquePointer
+
+    @usableFromInline
+    init(pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    @inlinable
+    func move(_ operation: MDB_cursor_op, key: UnsafeRawBufferPointer? = nil) throws -> Entry? {
+        var keyValue = MDB_val(
+            mv_size: key?.count ?? 0,
+            mv_data: key.flatMap { UnsafeMutableRawPointer(mutating: $0.baseAddress) })
+        var data = MDB_val()
+        let code = mdb_cursor_get(pointer, &keyValue, &data, operation)
+        if code == MDB_NOTFOUND { return nil }
+        try LMDBError.check(code)
+        return Entry(keyValue, data)
+    }
+
+    /// Moves to the first entry.
+    @inlinable public func first() throws -> Entry? { try move(MDB_FIRST) }
+    /// Moves to the last entry.
+    @inlinable public func last() throws -> Entry? { try move(MDB_LAST) }
+    /// Moves to the next entry.
+    @inlinable public func next() throws -> Entry? { try move(MDB_NEXT) }
+    /// Moves to the previous entry.
+    @inlinable public func previous() throws -> Entry? { try move(MDB_PREV) }
+    /// The entry the cursor is on.
+    @inlinable public func current() throws -> Entry? { try move(MDB_GET_CURRENT) }
+
+    /// Moves to the first entry whose key is greater than or equal to `key`.
+    @inlinable
+    public func seek(to key: UnsafeRawBufferPointer) throws -> Entry? {
+        try move(MDB_SET_RANGE, key: key)
+    }
+
+    /// Moves to the first entry whose key is greater than or equal to `key`.
+    public func seek(to key: [UInt8]) throws -> Entry? {
+        try key.withUnsafeBytes { try seek(to: $0) }
+    }
+
+    /// Moves to the entry whose key is exactly `key`, or returns `nil`.
+    public func seek(exactly key: [UInt8]) throws -> Entry? {
+        try key.withUnsafeBytes { try move(MDB_SET_KEY, key: $0) }
+    }
+
+    /// Deletes the entry the cursor is on (write transactions only).
+    public func deleteCurrent() throws {
+        try LMDBError.check(mdb_cursor_del(pointer, 0))
+    }
+}
+
+extension Database {
+    /// Calls `body` with a cursor over this database; the cursor is closed when
+    /// `body` returns.
+    @inlinable
+    public func withCursor<Result>(
+        in txn: borrowing Transaction,
+        _ body: (borrowing Cursor) throws -> Result
+    ) throws -> Result {
+        var cursor: OpaquePointer?
+        try txn.check(mdb_cursor_open(txn.pointer, handle, &cursor))
+        guard let cursor else { throw LMDBError.badTransaction }
+        defer { mdb_cursor_close(cursor) }
+        return try body(Cursor(pointer: cursor))
+    }
+}

@@ -1,0 +1,18 @@
+import CLMDB
+
+extension Environment {
+    /// Writes a consistent copy of the environment to a new file at `path`
+    /// (`mdb_env_copy2`), while readers and writers carry on.
+    ///
+    /// - Parameters:
+    ///   - path: The new file; it must not exist.
+    ///   - compacting: Leave out free pages and renumber the rest
+    ///     (`MDB_CP_COMPACT`), so the copy is as small as the data. Default true.
+    /// - Throws: ``LMDBError`` (`EEXIST` when `path` exists).
+    public func copy(to path: String, compacting: Bool = true) throws {
+        mapLock.lockShared()
+        defer { mapLock.unlockShared() }
+        try checkOpen()
+        try LMDBError.check(mdb_env_copy2(handle, path, compacting ? UInt32(MDB_CP_COMPACT) : 0))
+    }
+}

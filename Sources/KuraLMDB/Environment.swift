@@ -1,0 +1,180 @@
+import CLMDB
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// An LMDB environment: one memory-mapped file holding any number of named
+/// databases, read and written through scoped transactions.
+///
+/// The environment is opened with `MDB_NOSUBDIR` (the store is the file at
+/// `path`, with a lock file at `path-lock`) and `MDB_NOTLS` (transactions are
+/// not tied to threads, because Swift tasks move between threads).
+///
+/// ```swift
+/// let environment = try Environment(path: "/tmp/example.lmdb")
+/// let names = try environment.createDatabase(named: "names")
+/// try environment.write { txn in
+///     try names.put(Array("Ada".utf8), forKey: [0, 1], in: txn)
+/// }
+/// let name = try environment.read { txn in try names.value(forKey: [0, 1], in: txn) }
+/// ```
+///
+/// The environment is `Sendable`: any thread or task may start transactions on
+/// it at once. LMDB allows one writer at a time (across processes) and any
+/// number of readers, which never block the writer and see a consistent
+/// snapshot. Open a file once per process: a second ``init(path:options:)`` of
+/// the same file throws ``EnvironmentError/alreadyOpen(path:)``.
+public final class Environment: @unchecked Sendable {
+    // @unchecked: `handle` is only used under `mapLock` (shared for transactions,
+    // exclusive for map changes and close), `isClosed` is written only under the
+    // exclusive lock, and the reader pool is behind a Mutex. LMDB's MDB_env is
+    // safe to share between threads when MDB_NOTLS is set.
+
+    /// The path of the store file.
+    public let path: String
+
+    /// The options the environment was opened with.
+    public let options: Options
+
+    let handle: OpaquePointer
+    let mapLock = MapLock()
+    private let fileIdentity: FileIdentity
+    private var isClosed = false
+    let readerPool = Mutex(ReaderPool())
+
+    /// Opens (or creates, unless read-only) the environment in the file at `path`.
+    ///
+    /// - Parameters:
+    ///   - path: The store file. Its directory must exist. The lock file is `path-lock`.
+    ///   - options: Map sizes, limits and flags.
+    /// - Throws: ``EnvironmentError/cannotOpen(path:reason:)`` when LMDB refuses the
+    ///   file (missing directory, not an LMDB file, no permission),
+    ///   ``EnvironmentError/emptyFile(path:)``, ``EnvironmentError/truncated(path:expectedBytes:actualBytes:)``,
+    ///   or ``EnvironmentError/alreadyOpen(path:)``.
+    public init(path: String, options: Options = Options()) throws {
+        self.path = path
+        self.options = options
+        (handle, fileIdentity) = try openEnvironments.withLock { registry in
+            try Self.open(path: path, options: options, registry: &registry)
+        }
+    }
+
+    deinit {
+        closeHandle()
+    }
+
+    /// Closes the environment. Waits for transactions of this process to end;
+    /// later transactions throw ``EnvironmentError/closed(path:)``. Closing is
+    /// also done when the last reference goes away.
+    public func close() {
+        guard mapLock.lockExclusive() else {
+            preconditionFailure("Environment.close() called inside a transaction on \(path)")
+        }
+        defer { mapLock.unlockExclusive() }
+        closeHandle()
+    }
+
+    private func closeHandle() {
+        guard !isClosed else { return }
+        isClosed = true
+        readerPool.withLock { $0.drain() }
+        mdb_env_close(handle)
+        _ = openEnvironments.withLock { $0.removeValue(forKey: fileIdentity) }
+    }
+
+    /// Throws when the environment is closed; call with the lock held.
+    func checkOpen() throws {
+        if isClosed { throw EnvironmentError.closed(path: path) }
+    }
+
+    /// True when opened with ``Flags/readOnly``.
+    public var isReadOnly: Bool { options.flags.contains(.readOnly) }
+
+    /// Flushes buffered writes to disk; needed only with ``Flags/noSync`` or
+    /// ``Flags/noMetaSync``, or to force a flush with `force`.
+    public func sync(force: Bool = true) throws {
+        mapLock.lockShared()
+        defer { mapLock.unlockShared() }
+        try checkOpen()
+        try LMDBError.check(mdb_env_sync(handle, force ? 1 : 0))
+    }
+
+    // MARK: Opening
+
+    private static func open(
+        path: String, options: Options, registry: inout [FileIdentity: String]
+    ) throws -> (OpaquePointer, FileIdentity) {
+        var existing = stat()
+        if stat(path, &existing) == 0 {
+            let identity = FileIdentity(existing)
+            if registry[identity] != nil { throw EnvironmentError.alreadyOpen(path: path) }
+            // An empty file that no LMDB process is creating right now (no lock
+            // file) was made by someone else; LMDB would quietly initialize it.
+            if existing.st_size == 0 && (existing.st_mode & S_IFMT) == S_IFREG
+                && access(path + "-lock", F_OK) != 0 {
+                throw EnvironmentError.emptyFile(path: path)
+            }
+        }
+
+        var environment: OpaquePointer?
+        try LMDBError.check(mdb_env_create(&environment))
+        guard let environment else { throw LMDBError.system(ENOMEM) }
+        func fail(_ code: Int32) -> Error {
+            mdb_env_close(environment)
+            return EnvironmentError.cannotOpen(path: path, reason: LMDBError(code: code))
+        }
+        var code = mdb_env_set_mapsize(environment, max(options.mapSize, 4096))
+        if code == 0 { code = mdb_env_set_maxdbs(environment, MDB_dbi(max(options.maxDatabases, 0))) }
+        if code == 0 { code = mdb_env_set_maxreaders(environment, UInt32(max(options.maxReaders, 1))) }
+        if code == 0 {
+            let flags = options.flags.rawValue | UInt32(MDB_NOSUBDIR) | UInt32(MDB_NOTLS)
+            code = mdb_env_open(environment, path, flags, mdb_mode_t(options.fileMode))
+        }
+        guard code == 0 else { throw fail(code) }
+
+        var descriptor: Int32 = -1
+        var opened = stat()
+        code = mdb_env_get_fd(environment, &descriptor)
+        if code == 0 && fstat(descriptor, &opened) != 0 { code = errno }
+        guard code == 0 else { throw fail(code) }
+        let identity = FileIdentity(opened)
+        if registry[identity] != nil {
+            mdb_env_close(environment)
+            throw EnvironmentError.alreadyOpen(path: path)
+        }
+
+        // A truncated file maps pages that are not there: touching them would
+        // kill the process with SIGBUS. Compare the file with its own header.
+        var info = MDB_envinfo()
+        var statistics = MDB_stat()
+        code = mdb_env_info(environment, &info)
+        if code == 0 { code = mdb_env_stat(environment, &statistics) }
+        guard code == 0 else { throw fail(code) }
+        let needed = (Int(info.me_last_pgno) + 1) * Int(statistics.ms_psize)
+        if Int(opened.st_size) < needed {
+            mdb_env_close(environment)
+            throw EnvironmentError.truncated(path: path, expectedBytes: needed, actualBytes: Int(opened.st_size))
+        }
+
+        registry[identity] = path
+        return (environment, identity)
+    }
+}
+
+/// A file's device and inode: what makes two paths the same environment.
+struct FileIdentity: Hashable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    init(_ status: stat) {
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+    }
+}
+
+/// Every environment this process has open, so none is opened twice.
+let openEnvironments = Mutex<[FileIdentity: String]>([:])

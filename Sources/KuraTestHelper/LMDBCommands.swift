@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KuraLMDB
+
+/// Commands that exercise KuraLMDB alone.
+enum LMDBCommands {
+    /// `lmdb-grow PATH COUNT SIZE`: opens PATH with a 64 KiB map and writes
+    /// COUNT values of SIZE bytes under keys `g` + index, one transaction each,
+    /// so the map grows while another process uses the file. Reads back the
+    /// parent's `p` keys between writes.
+    static func grow(_ arguments: [String]) throws {
+        guard arguments.count == 3, let count = Int(arguments[1]), let size = Int(arguments[2]) else {
+            throw HelperError.usage("lmdb-grow PATH COUNT SIZE")
+        }
+        var options = Environment.Options(mapSize: 64 << 10, maxMapSize: 4 << 30)
+        options.maxDatabases = 4
+        let environment = try Environment(path: arguments[0], options: options)
+        let database = try environment.createDatabase(named: "shared")
+        var parentKeysSeen = 0
+        for index in 0..<count {
+            let value = growValue(index: index, size: size)
+            try environment.write { txn in
+                try database.put(value, forKey: growKey(index), in: txn)
+            }
+            parentKeysSeen = try environment.read { txn in
+                var seen = 0
+                try database.forEach(in: txn, range: .prefix(Array("p".utf8))) { _ in
+                    seen += 1
+                    return true
+                }
+                return seen
+            }
+        }
+        let info = try environment.info()
+        print("wrote \(count) map \(info.mapSize) parent-keys \(parentKeysSeen)")
+    }
+
+    /// `lmdb-hold-reader PATH`: opens a read transaction and sleeps inside it
+    /// until killed, leaving a reader slot behind for `mdb_reader_check`.
+    static func holdReader(_ arguments: [String]) throws {
+        guard arguments.count == 1 else { throw HelperError.usage("lmdb-hold-reader PATH") }
+        let environment = try Environment(path: arguments[0])
+        try environment.read { _ in
+            print("holding")
+            while true { sleep(60) }
+        }
+    }
+
+    static func growKey(_ index: Int) -> [UInt8] {
+        Array("g".utf8) + withUnsafeBytes(of: UInt32(index).bigEndian, Array.init)
+    }
+
+    /// A value whose bytes depend on its index, so a mix-up is caught.
+    static func growValue(index: Int, size: Int) -> [UInt8] {
+        var value = [UInt8](repeating: UInt8(truncatingIfNeeded: index &* 7 &+ 1), count: size)
+        withUnsafeBytes(of: UInt64(index).bigEndian) { bytes in
+            for (offset, byte) in bytes.enumerated() where offset < size { value[offset] = byte }
+        }
+        return value
+    }
+}
+
+enum HelperError: Error, CustomStringConvertible {
+    case usage(String)
+    case failed(String)
+
+    var description: String {
+        switch self {
+        case .usage(let usage): "usage: kura-test-helper \(usage)"
+        case .failed(let message): message
+        }
+    }
+}

@@ -1,0 +1,28 @@
+// A helper process for Kura's multi-process, crash and concurrency tests.
+// Tests spawn it with a command and arguments; it prints what it did, one
+// line per step, and exits non-zero on any error.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first else {
+    print("usage: kura-test-helper COMMAND ARGUMENTS…")
+    exit(2)
+}
+
+do {
+    switch command {
+    case "lmdb-grow":
+        try LMDBCommands.grow(Array(arguments.dropFirst()))
+    case "lmdb-hold-reader":
+        try LMDBCommands.holdReader(Array(arguments.dropFirst()))
+    default:
+        print("unknown command \(command)")
+        exit(2)
+    }
+} catch {
+    print("error: \(error)")
+    exit(1)
+}

@@ -1,0 +1,162 @@
+import Foundation
+import KuraLMDB
+import KuraTestSupport
+import Testing
+
+@Suite struct MapGrowthTests {
+    /// The value stored under `index`: its index in the first 8 bytes, then a
+    /// byte derived from the index, so a value read from the wrong place shows.
+    static func value(_ index: Int, size: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: UInt8(truncatingIfNeeded: index &* 7 &+ 1), count: size)
+        withUnsafeBytes(of: UInt64(index).bigEndian) { header in
+            for (offset, byte) in header.enumerated() where offset < size { bytes[offset] = byte }
+        }
+        return bytes
+    }
+
+    static func key(_ prefix: String, _ index: Int) -> [UInt8] {
+        Array(prefix.utf8) + withUnsafeBytes(of: UInt32(index).bigEndian, Array.init)
+    }
+
+    @Test func theMapGrowsFrom64KiBToHoldMoreThan200MBAndEveryValueReadsBack() throws {
+        let directory = try TemporaryDirectory()
+        let options = Environment.Options(mapSize: 64 << 10, maxMapSize: 2 << 30)
+        let environment = try Environment(path: directory.file("store.lmdb"), options: options)
+        let database = try environment.createDatabase(named: "big")
+        let valueSize = 64 << 10
+        let count = 3300  // 3300 × 64 KiB ≈ 216 MB
+        #expect(try environment.info().mapSize == 64 << 10)
+        var index = 0
+        while index < count {
+            let batch = index..<min(index + 150, count)
+            try environment.write { txn throws in
+                for item in batch {
+                    try database.put(Self.value(item, size: valueSize), forKey: Self.key("v", item), in: txn)
+                }
+            }
+            index = batch.upperBound
+        }
+        let info = try environment.info()
+        #expect(info.mapSize > 200_000_000)
+        #expect(info.mapSize <= 2 << 30)
+        #expect(try environment.fileSize() > 200_000_000)
+        try environment.read { txn throws in
+            #expect(try database.count(in: txn) == count)
+            for item in 0..<count {
+                let expected = Self.value(item, size: valueSize)
+                let matches = try database.withValue(forKey: Self.key("v", item), in: txn) { bytes in
+                    expected.withUnsafeBytes { bytes.count == $0.count && memcmp(bytes.baseAddress!, $0.baseAddress!, $0.count) == 0 }
+                }
+                #expect(matches == true, "value \(item)")
+            }
+        }
+    }
+
+    @Test func aWritePastTheMaximumThrowsMapFullWritesNothingAndSmallerWritesStillWork() throws {
+        let directory = try TemporaryDirectory()
+        let options = Environment.Options(mapSize: 64 << 10, maxMapSize: 1 << 20)
+        let environment = try Environment(path: directory.file("store.lmdb"), options: options)
+        let database = try environment.createDatabase(named: "things")
+        try environment.write { txn in try database.put([1], forKey: [1], in: txn) }
+        var attempts = 0
+        #expect(throws: LMDBError.mapFull) {
+            try environment.write { txn throws in
+                attempts += 1
+                for index in 0..<64 {
+                    try database.put([UInt8](repeating: 1, count: 32 << 10), forKey: Self.key("big", index), in: txn)
+                }
+            }
+        }
+        #expect(attempts > 1, "the write should have been retried after growing")
+        #expect(try environment.info().mapSize == 1 << 20)
+        try environment.read { txn throws in
+            #expect(try database.count(in: txn) == 1)
+        }
+        try environment.write { txn in try database.put([2], forKey: [2], in: txn) }
+        #expect(try environment.read { txn in try database.count(in: txn) } == 2)
+    }
+
+    @Test func aWriteThatWrapsTheMapFullErrorIsStillRetriedAfterGrowing() throws {
+        struct Wrapped: Error {}
+        let directory = try TemporaryDirectory()
+        let options = Environment.Options(mapSize: 64 << 10, maxMapSize: 64 << 20)
+        let environment = try Environment(path: directory.file("store.lmdb"), options: options)
+        let database = try environment.createDatabase(named: "things")
+        try environment.write { txn throws in
+            for index in 0..<200 {
+                do {
+                    try database.put([UInt8](repeating: 3, count: 4096), forKey: Self.key("w", index), in: txn)
+                } catch {
+                    throw Wrapped()
+                }
+            }
+        }
+        #expect(try environment.read { txn in try database.count(in: txn) } == 200)
+    }
+
+    @Test func growingTheMapInsideAnotherTransactionOfTheSameThreadIsAnErrorNotADeadlock() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("store.lmdb")
+        let options = Environment.Options(mapSize: 64 << 10, maxMapSize: 64 << 20)
+        let environment = try Environment(path: path, options: options)
+        let database = try environment.createDatabase(named: "things")
+        #expect(throws: EnvironmentError.cannotGrowWithOpenTransaction(path: path)) {
+            try environment.read { _ throws in
+                try environment.write { txn throws in
+                    for index in 0..<200 {
+                        try database.put([UInt8](repeating: 3, count: 4096), forKey: Self.key("n", index), in: txn)
+                    }
+                }
+            }
+        }
+        #expect(try environment.read { txn in try database.count(in: txn) } == 0)
+    }
+
+    @Test func anotherProcessGrowsTheMapWhileThisOneKeepsReadingAndWriting() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("store.lmdb")
+        let options = Environment.Options(mapSize: 64 << 10, maxMapSize: 4 << 30)
+        let environment = try Environment(path: path, options: options)
+        let database = try environment.createDatabase(named: "shared")
+        let childCount = 300
+        let childSize = 256 << 10  // the child writes ~75 MB
+
+        let (child, output) = try Helper.start(["lmdb-grow", path, "\(childCount)", "\(childSize)"])
+        var written = 0
+        var childValuesSeen = 0
+        while child.isRunning || written < 50 {
+            try environment.write { txn throws in
+                try database.put(Array("parent \(written)".utf8), forKey: Self.key("p", written), in: txn)
+            }
+            written += 1
+            childValuesSeen = try environment.read { txn throws in
+                var seen = 0
+                try database.forEach(in: txn, range: .prefix(Array("g".utf8))) { entry in
+                    let index = Int(entry.key.dropFirst().reduce(0) { $0 << 8 | UInt32($1) })
+                    #expect(entry.value.count == childSize)
+                    #expect(entry.value.last == UInt8(truncatingIfNeeded: index &* 7 &+ 1))
+                    seen += 1
+                    return true
+                }
+                return seen
+            }
+        }
+        child.waitUntilExit()
+        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(child.terminationStatus == 0, "child: \(report)")
+        #expect(report.hasPrefix("wrote \(childCount)"))
+        #expect(childValuesSeen > 0)
+
+        try environment.read { txn throws in
+            #expect(try database.count(in: txn) == childCount + written)
+            for index in 0..<written {
+                #expect(try database.value(forKey: Self.key("p", index), in: txn) == Array("parent \(index)".utf8))
+            }
+            for index in 0..<childCount {
+                let value = try #require(try database.value(forKey: Self.key("g", index), in: txn))
+                #expect(value == Self.value(index, size: childSize), "child value \(index)")
+            }
+        }
+        #expect(try environment.info().mapSize >= childCount * childSize)
+    }
+}
