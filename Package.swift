@@ -4,6 +4,7 @@ import PackageDescription
 let package = Package(
     name: "Kura",
     products: [
+        .library(name: "Kura", targets: ["Kura"]),
         .library(name: "KuraLMDB", targets: ["KuraLMDB"]),
     ],
     targets: [
@@ -13,8 +14,10 @@ let package = Package(
             providers: [.apt(["liblmdb-dev"])]
         ),
         .target(name: "KuraLMDB", dependencies: ["CLMDB"]),
-        .executableTarget(name: "kura-test-helper", dependencies: ["KuraLMDB"], path: "Sources/KuraTestHelper"),
+        .target(name: "Kura", dependencies: ["KuraLMDB"]),
+        .executableTarget(name: "kura-test-helper", dependencies: ["Kura", "KuraLMDB"], path: "Sources/KuraTestHelper"),
         .target(name: "KuraTestSupport", path: "Tests/KuraTestSupport"),
         .testTarget(name: "KuraLMDBTests", dependencies: ["KuraLMDB", "KuraTestSupport", "kura-test-helper"]),
+        .testTarget(name: "KuraTests", dependencies: ["Kura", "KuraTestSupport", "kura-test-helper"]),
     ]
 )

@@ -1,0 +1,88 @@
+/// Declares a stored attribute of a ``ManagedObject`` subclass: the property's
+/// name is the attribute's name, its type the attribute's type, an optional
+/// type makes it optional, and its initial value is the default.
+///
+/// ```swift
+/// final class News: ManagedObject {
+///     @Attribute(.unique) var objectId: String = ""
+///     @Attribute var title: String = ""
+///     @Attribute var imageURL: String?
+///     @Attribute var dateCreated: Date?
+///     @Attribute(.indexed) var sortOrder: Int = 0
+/// }
+/// ```
+///
+/// Reading the property reads the object's current value (decoding it from
+/// the stored record the first time); setting it records a change that the
+/// next ``ManagedObjectContext/save()`` writes. Setting the value it already
+/// has changes nothing.
+///
+/// The initial value is evaluated each time an object is created, fetched
+/// ones included, so keep it a constant; set computed starting values (a new
+/// UUID, the current date) in ``ManagedObject/awakeFromInsert()``. A
+/// non-optional attribute without an initial value must be set before the
+/// object is saved (validation fails otherwise), and reading it before then
+/// stops the program with a message saying so.
+@propertyWrapper
+public struct Attribute<Value: AttributeValueConvertible>: AttributeDeclaration {
+    let declaredDefault: Value?
+    /// Whether the attribute gets an index, and whether it is unique.
+    public let options: AttributeOptions
+
+    /// An attribute with no initial value.
+    public init(_ options: AttributeOptions = []) {
+        declaredDefault = nil
+        self.options = options
+    }
+
+    /// An attribute whose new objects start with `wrappedValue`.
+    public init(wrappedValue: Value, _ options: AttributeOptions = []) {
+        declaredDefault = wrappedValue
+        self.options = options
+    }
+
+    @available(*, unavailable, message: "@Attribute declares properties of ManagedObject subclasses only")
+    public var wrappedValue: Value {
+        get { fatalError("unavailable") }
+        set { fatalError("unavailable") }  // swiftlint:disable:this unused_setter_value
+    }
+
+    /// Reads and writes the value through the enclosing object.
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> Value {
+        get {
+            let number = object.entity.keyPaths.number(for: storageKeyPath, in: object.entity)
+            return object.typedValue(at: number, as: Value.self)
+        }
+        set {
+            let number = object.entity.keyPaths.number(for: storageKeyPath, in: object.entity)
+            object.setTypedValue(newValue.attributeValue, at: number)
+        }
+    }
+
+    var attributeType: AttributeType { Value.attributeType }
+    var isOptional: Bool { Value.isOptionalAttribute }
+    var declaredDefaultValue: AttributeValue? { declaredDefault?.attributeValue }
+}
+
+/// Options of an ``Attribute``.
+public struct AttributeOptions: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// Keep an index on this attribute alone.
+    public static let indexed = AttributeOptions(rawValue: 1)
+    /// Keep a unique index on this attribute alone.
+    public static let unique = AttributeOptions(rawValue: 3)
+}
+
+/// What the model builder reads from an ``Attribute`` through reflection.
+protocol AttributeDeclaration {
+    var attributeType: AttributeType { get }
+    var isOptional: Bool { get }
+    var declaredDefaultValue: AttributeValue? { get }
+    var options: AttributeOptions { get }
+}

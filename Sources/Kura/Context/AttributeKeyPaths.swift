@@ -1,0 +1,64 @@
+import Synchronization
+
+/// Maps the key paths of ``Attribute`` properties to attribute positions,
+/// once per property, so reading a typed property costs a few comparisons.
+///
+/// A property wrapper learns which property it serves only from the key path
+/// of its storage (`\News._title`). The first access resolves the path's name
+/// ("title") to the attribute's position and remembers the key path object
+/// itself in a slot; later accesses compare object identities against the
+/// slots without locking. Key paths from literals are created once per
+/// program, so the slots fill once; any other key path falls back to a
+/// locked table. Every key path kept is retained, so an identity is never
+/// reused by another key path.
+final class AttributeKeyPaths: Sendable {
+    private final class Slot: Sendable {
+        let identity = Atomic<UInt>(0)
+    }
+
+    private let slots: [Slot]
+    private let others = Mutex<[ObjectIdentifier: Resolved]>([:])
+
+    /// A resolved key path, kept alive. `@unchecked Sendable`: key path objects
+    /// are immutable, and this one is only compared and retained.
+    private struct Resolved: @unchecked Sendable {
+        let keyPath: AnyKeyPath
+        let number: Int
+    }
+
+    init(count: Int) {
+        slots = (0..<count).map { _ in Slot() }
+    }
+
+    @inline(__always)
+    func number(for keyPath: AnyKeyPath, in entity: EntityDescription) -> Int {
+        let identity = UInt(bitPattern: ObjectIdentifier(keyPath))
+        for number in slots.indices where slots[number].identity.load(ordering: .relaxed) == identity {
+            return number
+        }
+        return resolve(keyPath, in: entity)
+    }
+
+    private func resolve(_ keyPath: AnyKeyPath, in entity: EntityDescription) -> Int {
+        if let known = others.withLock({ $0[ObjectIdentifier(keyPath)]?.number }) { return known }
+        let name = Self.attributeName(of: keyPath)
+        guard let number = entity.attributeNumber(named: name) else {
+            preconditionFailure(
+                "\(keyPath) is not an attribute of entity \(entity.name). "
+                    + "Attributes can't be read in init(entity:insertInto:); use awakeFromInsert().")
+        }
+        let resolved = Resolved(keyPath: keyPath, number: number)
+        others.withLock { $0[ObjectIdentifier(keyPath)] = resolved }
+        let identity = UInt(bitPattern: ObjectIdentifier(keyPath))
+        _ = slots[number].identity.compareExchange(expected: 0, desired: identity, ordering: .relaxed)
+        return number
+    }
+
+    /// `\News._title` → `title`.
+    static func attributeName(of keyPath: AnyKeyPath) -> String {
+        var name = Substring(keyPath.debugDescription)
+        if let dot = name.lastIndex(of: ".") { name = name[name.index(after: dot)...] }
+        if name.first == "_" { name = name.dropFirst() }
+        return String(name)
+    }
+}

@@ -1,0 +1,213 @@
+extension ManagedObject {
+    // MARK: Dynamic access
+
+    /// The current value of the attribute called `key` (`nil` when it has none).
+    ///
+    /// ```swift
+    /// let title = try object.value(forKey: "title")       // AttributeValue? such as .string("Kura")
+    /// ```
+    ///
+    /// - Throws: ``KuraError/unknownAttribute(entity:key:)``;
+    ///   ``KuraError/objectNotFound(_:)`` when the object was a fault whose
+    ///   record is gone; ``KuraError/objectDetached(_:)``.
+    public func value(forKey key: String) throws -> AttributeValue? {
+        let number = try entity.requireAttributeNumber(key)
+        try loadValues()
+        return values[number]
+    }
+
+    /// The current value of the attribute called `key`, as a Swift type.
+    ///
+    /// ```swift
+    /// let order = try object.value(forKey: "sortOrder", as: Int.self)
+    /// let image = try object.value(forKey: "imageURL", as: String?.self)
+    /// ```
+    ///
+    /// - Throws: as ``value(forKey:)``, and ``KuraError/typeMismatch(entity:key:expected:found:)``
+    ///   when the value is not a `T` (or is `nil` and `T` is not optional).
+    public func value<T: AttributeValueConvertible>(forKey key: String, as type: T.Type) throws -> T {
+        let number = try entity.requireAttributeNumber(key)
+        try loadValues()
+        guard let typed = T(attributeValue: values[number]) else {
+            throw KuraError.typeMismatch(
+                entity: entity.name, key: key, expected: entity.attributes[number].type,
+                found: values[number].map { "\(T.self) (the value is \($0.kindName))" } ?? "nil")
+        }
+        return typed
+    }
+
+    /// Sets the attribute called `key` to `value`, or to no value with `nil`.
+    ///
+    /// The value is converted as ``AttributeValue/converted(to:)`` describes
+    /// (an `.int` fits a `Double` attribute; a number out of an `Int16`'s range
+    /// does not). `nil` is accepted for any attribute; a non-optional one
+    /// without a value fails validation at save.
+    ///
+    /// - Throws: ``KuraError/unknownAttribute(entity:key:)``,
+    ///   ``KuraError/typeMismatch(entity:key:expected:found:)``,
+    ///   ``KuraError/objectDetached(_:)``.
+    public func setValue(_ value: AttributeValue?, forKey key: String) throws {
+        let number = try entity.requireAttributeNumber(key)
+        let attribute = entity.attributes[number]
+        var converted: AttributeValue?
+        if let value {
+            guard let fitting = value.converted(to: attribute.type) else {
+                throw KuraError.typeMismatch(entity: entity.name, key: key, expected: attribute.type, found: value.kindName)
+            }
+            converted = fitting
+        }
+        try setValue(converted, at: number)
+    }
+
+    /// Sets the attribute called `key` to a Swift value.
+    ///
+    /// ```swift
+    /// try object.setValue("Kura ships", forKey: "title")
+    /// try object.setValue(42, forKey: "sortOrder")
+    /// ```
+    public func setValue<T: AttributeValueConvertible>(_ value: T, forKey key: String) throws {
+        try setValue(value.attributeValue, forKey: key)
+    }
+
+    // MARK: Changes
+
+    /// The attributes whose values will be written by the next save, with
+    /// their new values: every attribute with a value for an inserted object,
+    /// the changed ones for a saved object.
+    public func changedValues() -> [String: AttributeValue?] {
+        var changes: [String: AttributeValue?] = [:]
+        switch state {
+        case .inserted:
+            for (number, value) in values.enumerated() where value != nil {
+                changes[entity.attributes[number].name] = .some(value)
+            }
+        case .persisted:
+            for number in changedAttributes.elements {
+                changes[entity.attributes[number].name] = .some(values[number])
+            }
+        default:
+            break
+        }
+        return changes
+    }
+
+    /// The values last read from or saved to the store, for `keys` (every
+    /// attribute when `nil`). Empty for an object never saved.
+    ///
+    /// - Throws: ``KuraError/unknownAttribute(entity:key:)``.
+    public func committedValues(forKeys keys: [String]?) throws -> [String: AttributeValue?] {
+        guard state != .inserted && state != .unregistered else { return [:] }
+        try loadValues()
+        let numbers = try (keys ?? entity.attributes.map(\.name)).map { try entity.requireAttributeNumber($0) }
+        var committed: [String: AttributeValue?] = [:]
+        for number in numbers {
+            committed[entity.attributes[number].name] = .some(committedValue(number))
+        }
+        return committed
+    }
+
+    /// The stored value of attribute `number` (`nil` for a new object).
+    func committedValue(_ number: Int) -> AttributeValue? {
+        guard let record else { return nil }
+        return record.withUnsafeBytes { RecordView(trusted: $0).value(number, of: entity) }
+    }
+
+    // MARK: Typed access (used by Attribute)
+
+    /// The value for a typed property. A value the type can't hold (no value
+    /// for a non-optional property) is a programming error.
+    @inline(__always)
+    final func typedValue<T: AttributeValueConvertible>(at number: Int, as type: T.Type) -> T {
+        if values.isEmpty {
+            do {
+                try loadValues()
+            } catch {
+                preconditionFailure("\(entity.name).\(entity.attributes[number].name): \(error)")
+            }
+        }
+        guard let typed = T(attributeValue: values[number]) else {
+            preconditionFailure(
+                "\(entity.name).\(entity.attributes[number].name) has no value yet. Set it before reading it "
+                    + "(for a new object, in awakeFromInsert()), or give the attribute an initial value.")
+        }
+        return typed
+    }
+
+    /// Sets a typed property; a detached object is a programming error.
+    @inline(__always)
+    final func setTypedValue(_ value: AttributeValue?, at number: Int) {
+        do {
+            try setValue(value, at: number)
+        } catch {
+            preconditionFailure("setting \(entity.name).\(entity.attributes[number].name): \(error)")
+        }
+    }
+
+    // MARK: Storage
+
+    /// Sets attribute `number`, recording the change unless it sets the value
+    /// already there or change tracking is off.
+    final func setValue(_ value: AttributeValue?, at number: Int) throws(KuraError) {
+        switch state {
+        case .inserted, .persisted, .deleted:
+            guard context != nil else { throw KuraError.objectDetached(objectID) }
+        case .unregistered:
+            break
+        case .removed, .detached:
+            throw KuraError.objectDetached(objectID)
+        }
+        try loadValues()
+        if values[number] == value { return }
+        values[number] = value
+        guard isTrackingChanges else { return }
+        if state == .persisted || state == .deleted {
+            if committedValue(number) == value {
+                changedAttributes.remove(number)
+            } else {
+                changedAttributes.insert(number)
+            }
+        }
+        context?.noteChange(self)
+    }
+
+    /// Makes ``values`` hold every attribute's current value: the defaults
+    /// for a new object, else decoded from the record (loading it first for
+    /// a fault).
+    final func loadValues() throws(KuraError) {
+        guard values.isEmpty, !entity.attributes.isEmpty else { return }
+        var firedFault = false
+        if record == nil {
+            switch state {
+            case .unregistered, .inserted:
+                values = ContiguousArray(entity.attributes.map(\.defaultValue))
+                return
+            case .persisted, .deleted:
+                guard let context else { throw KuraError.objectDetached(objectID) }
+                record = try context.loadRecord(of: self)
+                firedFault = true
+            case .removed, .detached:
+                throw KuraError.objectDetached(objectID)
+            }
+        }
+        values = record!.withUnsafeBytes { bytes in
+            let view = RecordView(trusted: bytes)
+            return ContiguousArray(entity.attributes.indices.lazy.map { view.value($0, of: self.entity) })
+        }
+        if firedFault {
+            withoutTrackingChanges { awakeFromFetch() }
+        }
+    }
+
+    /// The value of attribute `number` without loading a fault; `nil` if not loaded.
+    func peekValue(_ number: Int) -> AttributeValue? {
+        if !values.isEmpty { return values[number] }
+        return committedValue(number)
+    }
+
+    /// Forgets the current values and changes; the record stays as the
+    /// committed state (or, if `record` is cleared too, the object is a fault).
+    func discardChanges() {
+        values = []
+        changedAttributes.removeAll()
+    }
+}

@@ -1,0 +1,204 @@
+/// An object of an entity, living in a ``ManagedObjectContext``.
+///
+/// Subclass it and declare attributes with ``Attribute``; the subclass needs
+/// no initializer of its own:
+///
+/// ```swift
+/// final class News: ManagedObject {
+///     @Attribute(.unique) var objectId: String = ""
+///     @Attribute var title: String = ""
+///     @Attribute var dateCreated: Date?
+///     @Attribute var dateUpdated: Date?
+///
+///     override func awakeFromInsert() {
+///         super.awakeFromInsert()
+///         objectId = UUID().uuidString
+///         dateCreated = Date()
+///     }
+///
+///     override func willSave() {
+///         super.willSave()
+///         if !isDeleted { dateUpdated = Date() }   // joins this save; no loop
+///     }
+/// }
+///
+/// let news = News(context: context)
+/// news.title = "Kura ships"
+/// try context.save()
+/// ```
+///
+/// An entity without a Swift class works the same through the dynamic API,
+/// ``value(forKey:)`` and ``setValue(_:forKey:)-(AttributeValue?,_)``.
+///
+/// Objects are not `Sendable`: each belongs to one context, used in one
+/// isolation domain. Pass ``objectID`` to other contexts instead.
+open class ManagedObject: Hashable, CustomStringConvertible {
+    /// Where an object is in its life.
+    enum State {
+        /// Made with no context; not yet inserted.
+        case unregistered
+        /// Inserted and not yet saved.
+        case inserted
+        /// In the store (its values may not be loaded yet: a fault).
+        case persisted
+        /// In the store, and deleted in its context; the next save removes it.
+        case deleted
+        /// Its deletion was saved.
+        case removed
+        /// No longer in a context: its insertion was rolled back, or the
+        /// context was reset.
+        case detached
+    }
+
+    /// The object's entity.
+    public let entity: EntityDescription
+    /// The object's identity; temporary until its first save.
+    public internal(set) var objectID: ObjectID
+
+    weak var context: ManagedObjectContext?
+    var state: State = .unregistered
+    /// The stored record as last read or saved: the committed values. `nil`
+    /// for an inserted object, or a fault whose record isn't loaded.
+    var record: [UInt8]?
+    /// The current values, one per attribute; empty until first needed.
+    var values = ContiguousArray<AttributeValue?>()
+    /// Attributes whose current value differs from the committed one.
+    var changedAttributes = AttributeMask()
+    /// False inside ``awakeFromFetch()``: values set there are not changes.
+    var isTrackingChanges = true
+    /// True while the object is in its context's list of changed objects.
+    var isInPendingList = false
+    /// True while the object is in its context's list of changes not yet
+    /// announced by ``ManagedObjectContext/processPendingChanges()``.
+    var isInUnprocessedList = false
+
+    /// Makes an object of `entity`, inserted into `context` when one is given
+    /// (``awakeFromInsert()`` runs then).
+    ///
+    /// Override this only to set up non-attribute state: attributes can't be
+    /// read or written here (the same initializer makes fetched objects).
+    public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+        self.entity = entity
+        self.objectID = ObjectID(entity: entity, number: 0, isTemporaryID: true)
+        if let context {
+            context.insert(self)
+        }
+    }
+
+    /// Makes a new object of this class's entity in `context`.
+    ///
+    /// Stops the program with a message when the class is not an entity of
+    /// the context's model (a programming error); to handle that as an error,
+    /// use ``ManagedObjectContext/insertNewObject(forEntityName:)``.
+    public convenience init(context: ManagedObjectContext) {
+        guard let entity = context.model.entity(for: Self.self) else {
+            preconditionFailure("\(Self.self) is not an entity of the context's model; add it to ManagedObjectModel(...)")
+        }
+        self.init(entity: entity, insertInto: context)
+    }
+
+    /// The entity name a subclass's entity gets. Defaults to the class's name.
+    open class var entityName: String {
+        String(describing: self)
+    }
+
+    /// Indexes of the subclass's entity beyond those its attributes declare
+    /// with `.indexed` and `.unique`: compound ones, or ones with a name.
+    open class var indexes: [IndexDescription] {
+        []
+    }
+
+    /// The context the object belongs to, or `nil` once it left it.
+    public var managedObjectContext: ManagedObjectContext? {
+        switch state {
+        case .inserted, .persisted, .deleted: context
+        case .unregistered, .removed, .detached: nil
+        }
+    }
+
+    /// True when the object was inserted and not yet saved.
+    public var isInserted: Bool { state == .inserted }
+
+    /// True when the object will be removed from the store at the next save.
+    public var isDeleted: Bool { state == .deleted }
+
+    /// True when a saved object has attributes whose values differ from the
+    /// stored ones.
+    public var isUpdated: Bool { state == .persisted && !changedAttributes.isEmpty }
+
+    /// True when the next save would write this object.
+    public var hasChanges: Bool { isInserted || isDeleted || isUpdated }
+
+    /// True when the object's values have not been loaded from the store yet;
+    /// reading any attribute loads them.
+    public var isFault: Bool {
+        (state == .persisted || state == .deleted) && record == nil && values.isEmpty
+    }
+
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool {
+        lhs === rhs
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
+
+    // MARK: Lifecycle hooks (empty by default; call super when overriding)
+
+    /// Called once, when the object is inserted into a context, after its
+    /// attributes got their initial values. What it sets are the new object's
+    /// starting values (not changes to report). Set a new `UUID`, the
+    /// creation date, and the like here.
+    open func awakeFromInsert() {}
+
+    /// Called each time the object's values are loaded from the store: when a
+    /// fetch or ``ManagedObjectContext/object(with:)`` first brings it into
+    /// the context, and again after ``ManagedObjectContext/refresh(_:mergeChanges:)``.
+    /// Change tracking is off inside it: values set here are not changes (they
+    /// are written only if the object is saved for another reason).
+    open func awakeFromFetch() {}
+
+    /// Called once per save for each object the save writes, deletions
+    /// included (check ``isDeleted``), before validation.
+    ///
+    /// Unlike Core Data, setting attributes here is safe: the change joins the
+    /// same save, and this method is not called again for it. An object first
+    /// changed inside another object's `willSave` gets its own call in the
+    /// same save; if that keeps going for more than
+    /// ``ManagedObjectContext/maximumWillSavePasses`` rounds, the save throws
+    /// ``KuraError/willSaveDidNotSettle(passes:objectIDs:)`` and writes nothing.
+    open func willSave() {}
+
+    /// Called after the save that wrote the object committed. The object's
+    /// ``objectID`` is permanent by then; a deleted object has left its context.
+    open func didSave() {}
+
+    /// Called when the object is deleted from its context with
+    /// ``ManagedObjectContext/delete(_:)``, before the deletion is saved.
+    open func prepareForDeletion() {}
+
+    /// Checks the object before a save inserts it. By default, that every
+    /// non-optional attribute has a value. Throw ``ValidationFailure`` or
+    /// ``KuraError/validationFailed(_:)``; the save collects the failures of
+    /// every object into one ``KuraError/validationFailed(_:)`` and writes nothing.
+    open func validateForInsert() throws {
+        try validateRequiredAttributes()
+    }
+
+    /// Checks the object before a save updates it; see ``validateForInsert()``.
+    open func validateForUpdate() throws {
+        try validateRequiredAttributes()
+    }
+
+    /// Checks the object before a save deletes it. By default, nothing.
+    open func validateForDelete() throws {}
+
+    /// `News kura://News/42 {title: Kura ships, …}`; a fault shows as such.
+    open var description: String {
+        guard !isFault else { return "\(entity.name) \(objectID) (fault)" }
+        let shown = entity.attributes.indices.map { number in
+            "\(entity.attributes[number].name): \(peekValue(number).map { "\($0)" } ?? "nil")"
+        }
+        return "\(entity.name) \(objectID) {\(shown.joined(separator: ", "))}"
+    }
+}

@@ -1,0 +1,149 @@
+extension ManagedObjectContext {
+    /// Writes every insertion, change and deletion to the store in one write
+    /// transaction.
+    ///
+    /// In order:
+    /// 1. ``processPendingChanges()`` announces unannounced changes, then
+    ///    ``willSaveNotification`` is posted;
+    /// 2. ``ManagedObject/willSave()`` runs once for each object to write.
+    ///    Objects first changed inside a `willSave` get their own call in a
+    ///    further round; after ``maximumWillSavePasses`` rounds the save
+    ///    throws ``KuraError/willSaveDidNotSettle(passes:objectIDs:)``;
+    /// 3. `validateForInsert`/`validateForUpdate`/`validateForDelete` run for
+    ///    every object, and all failures are thrown together as
+    ///    ``KuraError/validationFailed(_:)``;
+    /// 4. records, index entries and ID counters are written and committed
+    ///    together; new objects get permanent IDs;
+    /// 5. ``ManagedObject/didSave()`` runs for each written object, then
+    ///    ``didSaveNotification`` is posted.
+    ///
+    /// If any step throws, nothing is written and every pending change stays
+    /// in the context (including what `willSave` set), so you can fix the
+    /// cause and save again.
+    ///
+    /// - Throws: ``KuraError/validationFailed(_:)``,
+    ///   ``KuraError/uniqueConstraintViolated(entity:index:values:objectID:)``,
+    ///   ``KuraError/conflict(objectIDs:)``, ``KuraError/storeFull(maximumBytes:)``,
+    ///   ``KuraError/willSaveDidNotSettle(passes:objectIDs:)``,
+    ///   ``KuraError/storeClosed(path:)``, ``KuraError/storeReadOnly(path:)``,
+    ///   ``KuraError/storage(path:reason:)``.
+    public func save() throws {
+        precondition(!isSaving, "save() was called from inside a save (a willSave, validate or didSave hook)")
+        processPendingChanges()
+        compactPending()
+        guard !pending.isEmpty else { return }
+        isSaving = true
+        defer { isSaving = false }
+
+        post(Self.willSaveNotification, changes: ContextChanges())
+        try runWillSave()
+        compactPending()
+        try validatePending()
+
+        let saving = pending
+        var changes = ChangeSet()
+        var inserted: [ManagedObject] = []
+        var updated: [ManagedObject] = []
+        var deleted: [ManagedObject] = []
+        for object in saving {
+            switch object.state {
+            case .inserted:
+                try object.loadValues()
+                changes.inserts.append(.init(objectID: object.objectID, values: object.values))
+                inserted.append(object)
+            case .persisted:
+                try object.loadValues()
+                changes.updates.append(.init(
+                    objectID: object.objectID, values: object.values, expectedVersion: expectedVersion(of: object)))
+                updated.append(object)
+            case .deleted:
+                changes.deletes.append(.init(objectID: object.objectID, expectedVersion: expectedVersion(of: object)))
+                deleted.append(object)
+            case .unregistered, .removed, .detached:
+                break
+            }
+        }
+
+        let result = try store.save(changes)
+
+        // Committed: adopt what was written.
+        var saved = ContextChanges()
+        for (position, object) in inserted.enumerated() {
+            temporaries[object.objectID.number] = nil
+            let primaryKey = result.insertedKeys[position]
+            object.objectID = ObjectID(entity: object.entity, number: primaryKey, isTemporaryID: false)
+            object.record = result.insertedRecords[position]
+            object.state = .persisted
+            object.changedAttributes.removeAll()
+            registry(for: object.entity).objects[primaryKey] = object
+            saved.insertedObjectIDs.insert(object.objectID)
+        }
+        for (position, object) in updated.enumerated() {
+            object.record = result.updatedRecords[position]
+            object.changedAttributes.removeAll()
+            saved.updatedObjectIDs.insert(object.objectID)
+        }
+        for object in deleted {
+            registries[ObjectIdentifier(object.entity)]?.objects[object.objectID.number] = nil
+            object.state = .removed
+            object.changedAttributes.removeAll()
+            saved.deletedObjectIDs.insert(object.objectID)
+        }
+        for object in pending { object.isInPendingList = false }
+        pending.removeAll()
+        for object in unprocessed { object.isInUnprocessedList = false }
+        unprocessed.removeAll()
+
+        for object in saving where object.state == .persisted || object.state == .removed {
+            object.didSave()
+        }
+        post(Self.didSaveNotification, changes: saved)
+    }
+
+    /// The version to check at save, or `nil` to write regardless.
+    private func expectedVersion(of object: ManagedObject) -> UInt64? {
+        guard mergePolicy == .error, let record = object.record else { return nil }
+        return record.withUnsafeBytes { RecordView(trusted: $0).rowVersion }
+    }
+
+    /// Calls `willSave` once per object to save, in rounds, until no object
+    /// that hasn't had its call has changes.
+    private func runWillSave() throws {
+        var called = Set<ObjectIdentifier>()
+        var passes = 0
+        while true {
+            let round = pending.filter { $0.hasChanges && !called.contains(ObjectIdentifier($0)) }
+            if round.isEmpty { return }
+            guard passes < maximumWillSavePasses else {
+                throw KuraError.willSaveDidNotSettle(passes: passes, objectIDs: round.map(\.objectID))
+            }
+            passes += 1
+            for object in round {
+                called.insert(ObjectIdentifier(object))
+                object.willSave()
+            }
+        }
+    }
+
+    /// Validates every object to save; throws all failures at once.
+    private func validatePending() throws {
+        var failures: [ValidationFailure] = []
+        for object in pending {
+            do {
+                switch object.state {
+                case .inserted: try object.validateForInsert()
+                case .persisted: try object.validateForUpdate()
+                case .deleted: try object.validateForDelete()
+                default: break
+                }
+            } catch KuraError.validationFailed(let list) {
+                failures += list
+            } catch let failure as ValidationFailure {
+                failures.append(failure)
+            } catch {
+                failures.append(ValidationFailure(objectID: object.objectID, key: nil, message: "\(error)"))
+            }
+        }
+        if !failures.isEmpty { throw KuraError.validationFailed(failures) }
+    }
+}

@@ -1,0 +1,298 @@
+import Foundation
+
+/// A scratchpad of objects: it fetches them from a store, tracks what you
+/// insert, change and delete, and writes all of it in one ``save()``.
+///
+/// ```swift
+/// let context = container.newContext()
+/// let news = News(context: context)          // inserted; awakeFromInsert ran
+/// news.title = "Kura ships"
+/// context.insertedObjects.count              // 1
+/// try context.save()                         // one write transaction
+/// news.objectID.isTemporaryID                // false: kura://News/1
+/// ```
+///
+/// A context holds at most one object per stored record (its identity map):
+/// fetching or resolving the same ID again returns the same instance, with
+/// whatever unsaved changes it has. It keeps every object it registered
+/// until ``reset()`` (like Core Data with `retainsRegisteredObjects`), so
+/// prefer short-lived contexts for large jobs.
+///
+/// A context is not `Sendable`: it and its objects stay in the isolation
+/// domain that made them. Use one context per task or thread
+/// (``PersistentContainer/newContext()``,
+/// ``PersistentContainer/performBackgroundTask(_:)``) and pass
+/// ``ObjectID``s between them.
+public final class ManagedObjectContext {
+    /// The store the context reads from and saves to.
+    public let store: PersistentStore
+    /// The model of the store.
+    public var model: ManagedObjectModel { store.model }
+
+    /// What a save does when another context or process changed an object
+    /// since this context read it. Default ``MergePolicy/error``.
+    public var mergePolicy = MergePolicy.error
+
+    /// How many rounds of `willSave` a save allows for objects first changed
+    /// inside other objects' `willSave` before it gives up with
+    /// ``KuraError/willSaveDidNotSettle(passes:objectIDs:)``. Default 100.
+    public var maximumWillSavePasses = 100
+
+    /// Where the context posts its notifications. Default `NotificationCenter.default`.
+    public var notificationCenter = NotificationCenter.default
+
+    /// Saved objects by entity, then primary key.
+    var registries: [ObjectIdentifier: EntityRegistry] = [:]
+    /// Inserted objects by temporary number.
+    var temporaries: [UInt64: ManagedObject] = [:]
+    private var nextTemporaryNumber: UInt64 = 1
+    /// Objects with changes, in the order they first changed (some may have
+    /// no changes any more; ``compactPending()`` drops them).
+    var pending: [ManagedObject] = []
+    /// Objects changed since the last objects-did-change notification.
+    var unprocessed: [ManagedObject] = []
+    var isSaving = false
+
+    /// A context on `store`. Most code gets one from ``PersistentContainer/newContext()``.
+    public init(store: PersistentStore) {
+        self.store = store
+    }
+
+    deinit {
+        for object in registeredObjects { object.context = nil }
+    }
+
+    // MARK: Inserting and deleting
+
+    /// Inserts a new object made with no context
+    /// (`News(entity: entity, insertInto: nil)`); objects made with
+    /// `News(context:)` are inserted already. ``ManagedObject/awakeFromInsert()`` runs.
+    public func insert(_ object: ManagedObject) {
+        if object.state == .inserted && object.context === self { return }
+        precondition(object.state == .unregistered, "\(object.objectID) already belongs to a context; it can't be inserted again")
+        precondition(model.entity(named: object.entity.name) === object.entity,
+                     "entity \(object.entity.name) of \(type(of: object)) is not part of this context's model")
+        let number = nextTemporaryNumber
+        nextTemporaryNumber += 1
+        object.objectID = ObjectID(entity: object.entity, number: number, isTemporaryID: true)
+        object.context = self
+        object.state = .inserted
+        if object.values.isEmpty { object.values = ContiguousArray(object.entity.attributes.map(\.defaultValue)) }
+        temporaries[number] = object
+        noteChange(object)
+        object.awakeFromInsert()
+    }
+
+    /// Inserts a new object of the entity called `name`: an instance of the
+    /// entity's class, or a plain ``ManagedObject`` for an entity without one.
+    ///
+    /// - Throws: ``KuraError/unknownEntity(_:)``.
+    @discardableResult
+    public func insertNewObject(forEntityName name: String) throws -> ManagedObject {
+        let entity = try model.requireEntity(named: name)
+        return entity.managedObjectClass.init(entity: entity, insertInto: self)
+    }
+
+    /// Marks `object` for deletion at the next save and calls its
+    /// ``ManagedObject/prepareForDeletion()``. Deleting an object inserted
+    /// since the last save just forgets it: it is never written, and appears
+    /// in neither ``insertedObjects`` nor ``deletedObjects``.
+    public func delete(_ object: ManagedObject) {
+        precondition(object.context === self && object.managedObjectContext != nil,
+                     "\(object.objectID) is not an object of this context")
+        switch object.state {
+        case .inserted:
+            object.state = .detached
+            temporaries[object.objectID.number] = nil
+            object.prepareForDeletion()
+        case .persisted:
+            object.state = .deleted
+            noteChange(object)
+            object.prepareForDeletion()
+        default:
+            break
+        }
+    }
+
+    // MARK: Changes
+
+    /// Objects inserted since the last save.
+    public var insertedObjects: Set<ManagedObject> {
+        Set(pending.lazy.filter(\.isInserted))
+    }
+
+    /// Saved objects with changed attributes.
+    public var updatedObjects: Set<ManagedObject> {
+        Set(pending.lazy.filter(\.isUpdated))
+    }
+
+    /// Saved objects that the next save deletes.
+    public var deletedObjects: Set<ManagedObject> {
+        Set(pending.lazy.filter(\.isDeleted))
+    }
+
+    /// True when the next ``save()`` would write anything.
+    public var hasChanges: Bool {
+        pending.contains { $0.hasChanges }
+    }
+
+    /// Every object the context holds: saved ones it fetched or resolved,
+    /// and inserted ones.
+    public var registeredObjects: Set<ManagedObject> {
+        var objects = Set(temporaries.values)
+        for registry in registries.values { objects.formUnion(registry.objects.values) }
+        return objects
+    }
+
+    /// Records that `object` changed, for the pending list and the next
+    /// objects-did-change notification.
+    func noteChange(_ object: ManagedObject) {
+        if !object.isInPendingList {
+            object.isInPendingList = true
+            pending.append(object)
+        }
+        if !object.isInUnprocessedList {
+            object.isInUnprocessedList = true
+            unprocessed.append(object)
+        }
+    }
+
+    /// Drops objects without changes from the pending list.
+    func compactPending() {
+        pending.removeAll { object in
+            guard !object.hasChanges else { return false }
+            object.isInPendingList = false
+            return true
+        }
+    }
+
+    // MARK: Identity
+
+    /// The registry of saved `entity` objects.
+    func registry(for entity: EntityDescription) -> EntityRegistry {
+        if let registry = registries[ObjectIdentifier(entity)] { return registry }
+        let registry = EntityRegistry()
+        registries[ObjectIdentifier(entity)] = registry
+        return registry
+    }
+
+    /// The object with `objectID` if this context holds it, else `nil`.
+    public func registeredObject(for objectID: ObjectID) -> ManagedObject? {
+        if objectID.isTemporaryID { return temporaries[objectID.number] }
+        return registries[ObjectIdentifier(objectID.entity)]?.objects[objectID.number]
+    }
+
+    /// The object with `objectID`: the one this context holds, or a fault
+    /// whose values load from the store when first read.
+    ///
+    /// Reading a typed attribute of a fault whose object no longer exists
+    /// stops the program; use ``existingObject(with:)`` when the object may be gone.
+    ///
+    /// - Throws: ``KuraError/invalidObjectID(_:)`` for an ID of another model,
+    ///   or a temporary ID this context doesn't know.
+    public func object(with objectID: ObjectID) throws -> ManagedObject {
+        let objectID = try adopt(objectID)
+        if let registered = registeredObject(for: objectID) { return registered }
+        if objectID.isTemporaryID {
+            throw KuraError.invalidObjectID("\(objectID) is a temporary ID this context didn't make")
+        }
+        let object = objectID.entity.managedObjectClass.init(entity: objectID.entity, insertInto: nil)
+        object.objectID = objectID
+        object.context = self
+        object.state = .persisted
+        registry(for: objectID.entity).objects[objectID.number] = object
+        return object
+    }
+
+    /// The object with `objectID`, its values loaded, or an error when the
+    /// store doesn't have it.
+    ///
+    /// - Throws: ``KuraError/objectNotFound(_:)``; ``KuraError/invalidObjectID(_:)``.
+    public func existingObject(with objectID: ObjectID) throws -> ManagedObject {
+        let object = try object(with: objectID)
+        let objectID = object.objectID
+        do {
+            try object.loadValues()
+        } catch {
+            if case .objectNotFound = error, object.state == .persisted, object.values.isEmpty {
+                // Don't keep a fault for an object that doesn't exist.
+                registries[ObjectIdentifier(objectID.entity)]?.objects[objectID.number] = nil
+                object.state = .detached
+            }
+            throw error
+        }
+        return object
+    }
+
+    /// `objectID` with this model's entity. An ID made with another model
+    /// instance of the same schema (the store reopened) names the same object.
+    private func adopt(_ objectID: ObjectID) throws -> ObjectID {
+        guard let entity = model.entity(named: objectID.entity.name) else {
+            throw KuraError.invalidObjectID("\(objectID) names an entity that is not in this model")
+        }
+        if entity === objectID.entity { return objectID }
+        guard entity.hasSameSchema(as: objectID.entity), !objectID.isTemporaryID else {
+            throw KuraError.invalidObjectID("\(objectID) belongs to another model")
+        }
+        return ObjectID(entity: entity, number: objectID.number, isTemporaryID: false)
+    }
+
+    /// Reads a fault's record. Runs ``ManagedObject/awakeFromFetch()`` after.
+    func loadRecord(of object: ManagedObject) throws(KuraError) -> [UInt8] {
+        let record: [UInt8]?
+        do {
+            record = try store.read { txn in try store.record(of: object.objectID, in: txn) }
+        } catch let error as KuraError {
+            throw error
+        } catch {
+            throw KuraError.storage(path: store.path, reason: "\(error)")
+        }
+        guard let record else { throw KuraError.objectNotFound(object.objectID) }
+        return record
+    }
+
+    /// The registered object for a stored record read by a fetch, made (and
+    /// awoken) if the context doesn't hold it yet. A registered object keeps
+    /// its values and changes; a registered fault gets the record.
+    func registeredObject(
+        for entity: EntityDescription, primaryKey: UInt64, record: UnsafeRawBufferPointer, in registry: EntityRegistry
+    ) -> ManagedObject {
+        if let existing = registry.objects[primaryKey] {
+            if existing.isFault {
+                existing.record = Array(record)
+                existing.withoutTrackingChanges { existing.awakeFromFetch() }
+            }
+            return existing
+        }
+        let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+        object.objectID = ObjectID(entity: entity, number: primaryKey, isTemporaryID: false)
+        object.context = self
+        object.state = .persisted
+        object.record = Array(record)
+        registry.objects[primaryKey] = object
+        object.withoutTrackingChanges { object.awakeFromFetch() }
+        return object
+    }
+}
+
+/// The saved objects of one entity that a context holds, by primary key.
+final class EntityRegistry {
+    var objects: [UInt64: ManagedObject] = [:]
+}
+
+/// What a save does when the store changed under the context.
+///
+/// Each saved record carries a row version. A context remembers the version
+/// it read; at save, it compares it with the stored one.
+public enum MergePolicy: Sendable, Hashable {
+    /// The save throws ``KuraError/conflict(objectIDs:)``, listing every
+    /// object another context or process changed or deleted since this
+    /// context read it, and writes nothing. Refresh those objects
+    /// (``ManagedObjectContext/refresh(_:mergeChanges:)``) and save again.
+    /// Core Data's default, and Kura's.
+    case error
+    /// This context's values replace the stored ones whatever changed them:
+    /// last writer wins, by choice. An object deleted elsewhere still can't
+    /// be updated: that is a conflict.
+    case overwrite
+}

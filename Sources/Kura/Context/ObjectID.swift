@@ -1,0 +1,69 @@
+/// The identity of one object: its entity and its primary key.
+///
+/// A newly inserted object has a temporary ID until its first save gives it
+/// a permanent one (``ManagedObject/objectID`` changes then). A permanent ID
+/// names the same stored object in every context and process, has a stable
+/// string form (`kura://News/42`), and is `Sendable`, so it is what you pass
+/// between contexts and tasks:
+///
+/// ```swift
+/// let id = news.objectID                                         // after save
+/// try await container.performBackgroundTask { context in
+///     let same = try context.existingObject(with: id) as! News
+/// }
+/// ```
+public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
+    /// The object's entity.
+    public let entity: EntityDescription
+    /// The primary key, or for a temporary ID the context's sequence number.
+    let number: UInt64
+    /// True until the object's first save.
+    public let isTemporaryID: Bool
+
+    init(entity: EntityDescription, number: UInt64, isTemporaryID: Bool) {
+        self.entity = entity
+        self.number = number
+        self.isTemporaryID = isTemporaryID
+    }
+
+    /// The primary key the store knows the object by, or `nil` for a
+    /// temporary ID. Keys start at 1 and are never reused.
+    public var primaryKey: UInt64? {
+        isTemporaryID ? nil : number
+    }
+
+    /// The ID as a URI: `kura://News/42`, or `kura://News/t3` while temporary.
+    /// ``ManagedObjectModel/objectID(forURIRepresentation:)`` reads it back.
+    public var uriRepresentation: String {
+        "kura://\(entity.name)/\(isTemporaryID ? "t" : "")\(number)"
+    }
+
+    public var description: String { uriRepresentation }
+}
+
+extension ManagedObjectModel {
+    /// Reads the string form of a permanent ID (`kura://News/42`).
+    ///
+    /// - Throws: ``KuraError/invalidObjectID(_:)`` for text that is not such a
+    ///   URI, names an entity not in this model, or is a temporary ID.
+    public func objectID(forURIRepresentation uri: String) throws -> ObjectID {
+        let prefix = "kura://"
+        guard uri.hasPrefix(prefix) else {
+            throw KuraError.invalidObjectID("'\(uri)' does not start with \(prefix)")
+        }
+        let parts = uri.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2 else {
+            throw KuraError.invalidObjectID("'\(uri)' is not of the form kura://Entity/key")
+        }
+        guard let entity = entity(named: String(parts[0])) else {
+            throw KuraError.invalidObjectID("'\(uri)' names entity \(parts[0]), which is not in the model")
+        }
+        if parts[1].hasPrefix("t") {
+            throw KuraError.invalidObjectID("'\(uri)' is a temporary ID, which only its own context knows")
+        }
+        guard let number = UInt64(parts[1]), number > 0 else {
+            throw KuraError.invalidObjectID("'\(uri)' has no valid primary key")
+        }
+        return ObjectID(entity: entity, number: number, isTemporaryID: false)
+    }
+}

@@ -1,0 +1,67 @@
+/// Opens a store and hands out contexts on it: the entry point of Kura.
+///
+/// ```swift
+/// let model = try ManagedObjectModel(News.self)
+/// let container = try PersistentContainer(path: "news.kura", model: model)
+/// let context = container.newContext()
+/// ```
+///
+/// The container is `Sendable`: share it between tasks and threads, and give
+/// each its own context. LMDB lets any number of readers work while one
+/// writer saves, without blocking each other.
+///
+/// Open a store file once per process and share the container: a second
+/// container on the same file in the same process throws
+/// ``KuraError/storage(path:reason:)`` (LMDB forbids opening a file twice in
+/// one process). Other processes may open it at the same time.
+public final class PersistentContainer: Sendable {
+    /// The open store.
+    public let store: PersistentStore
+
+    /// The model in use.
+    public var model: ManagedObjectModel { store.model }
+
+    /// Opens (or creates) the store at `path` for `model`.
+    ///
+    /// - Throws: see ``PersistentStore/init(path:model:options:)``; notably
+    ///   ``KuraError/modelMismatch(path:differences:)`` when the store was
+    ///   made with a different model.
+    public init(path: String, model: ManagedObjectModel, options: StoreOptions = StoreOptions()) throws {
+        store = try PersistentStore(path: path, model: model, options: options)
+    }
+
+    /// Opens an existing store with the model it keeps, without the app's
+    /// classes: its objects are plain ``ManagedObject``s, used through
+    /// ``ManagedObject/value(forKey:)``. This is how `kura inspect` opens any store.
+    public init(path: String, options: StoreOptions = StoreOptions()) throws {
+        store = try PersistentStore(path: path, model: nil, options: options)
+    }
+
+    /// A new context on the store, for the caller's isolation domain.
+    public func newContext() -> ManagedObjectContext {
+        ManagedObjectContext(store: store)
+    }
+
+    /// Runs `body` with a new context, off the caller's executor, and returns
+    /// its result.
+    ///
+    /// ```swift
+    /// let count = try await container.performBackgroundTask { context in
+    ///     try context.count(for: FetchRequest(entityName: "News"))
+    /// }
+    /// ```
+    public func performBackgroundTask<Result: Sendable>(
+        _ body: @escaping @Sendable (ManagedObjectContext) throws -> Result
+    ) async throws -> Result {
+        let store = store
+        return try await Task.detached {
+            try body(ManagedObjectContext(store: store))
+        }.value
+    }
+
+    /// Closes the store; its contexts throw ``KuraError/storeClosed(path:)``
+    /// from then on.
+    public func close() {
+        store.close()
+    }
+}

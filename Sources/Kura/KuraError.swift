@@ -1,0 +1,161 @@
+import KuraLMDB
+
+/// An error from Kura: bad input named precisely, or a store that cannot do
+/// what was asked. Match the cases you handle:
+///
+/// ```swift
+/// do {
+///     try context.save()
+/// } catch KuraError.uniqueConstraintViolated(let entity, let index, _, _) {
+///     print("\(entity).\(index) already has that value")
+/// } catch KuraError.validationFailed(let failures) {
+///     for failure in failures { print(failure) }
+/// }
+/// ```
+///
+/// A save that throws has written nothing and left every pending change in
+/// the context, so you can fix the cause and save again.
+public enum KuraError: Error, Sendable, Hashable {
+    // MARK: Model and keys
+
+    /// The model is not valid: duplicate or empty names, an index over an
+    /// unknown attribute, a default value of the wrong type.
+    case invalidModel(String)
+    /// No entity has this name.
+    case unknownEntity(String)
+    /// The entity has no attribute with this name.
+    case unknownAttribute(entity: String, key: String)
+    /// A value does not fit the attribute: another type, or an integer out of
+    /// the attribute's range.
+    case typeMismatch(entity: String, key: String, expected: AttributeType, found: String)
+    /// The model is in use by a store, so it can no longer change.
+    case modelFrozen(String)
+    /// The class is not an entity of the context's model.
+    case classNotInModel(String)
+
+    // MARK: Saving
+
+    /// Validation at save failed; every failure of every object is listed.
+    case validationFailed([ValidationFailure])
+    /// A unique index already holds these values, in the store or earlier in
+    /// the same save.
+    case uniqueConstraintViolated(entity: String, index: String, values: [String], objectID: ObjectID?)
+    /// An indexed value is too long for LMDB's 511-byte keys.
+    case indexKeyTooLong(entity: String, index: String, objectID: ObjectID?)
+    /// `willSave` kept dirtying objects that had not been saved yet, for more
+    /// passes than ``ManagedObjectContext/maximumWillSavePasses``.
+    case willSaveDidNotSettle(passes: Int, objectIDs: [ObjectID])
+    /// Another context or process changed or deleted these objects since this
+    /// context read them (with ``MergePolicy/error``, the default).
+    case conflict(objectIDs: [ObjectID])
+    /// The store reached its configured maximum size; nothing was written.
+    case storeFull(maximumBytes: Int)
+
+    // MARK: Objects
+
+    /// No object with this ID exists in the store.
+    case objectNotFound(ObjectID)
+    /// The object no longer belongs to a context: it was inserted and then
+    /// rolled back, the context was reset, or the context is gone.
+    case objectDetached(ObjectID)
+    /// The object belongs to another context.
+    case objectInAnotherContext(ObjectID)
+    /// The ID's entity is not part of this context's model, or its string
+    /// form could not be read.
+    case invalidObjectID(String)
+
+    // MARK: Stores
+
+    /// The file is an LMDB environment but not a Kura store.
+    case notAKuraStore(path: String)
+    /// The store was written by a newer (or unknown) version of Kura.
+    case unsupportedFormatVersion(path: String, found: Int, supported: Int)
+    /// The store's model differs from the one given; each difference is listed.
+    case modelMismatch(path: String, differences: [String])
+    /// The store's contents are damaged.
+    case corruptStore(path: String, reason: String)
+    /// The store was closed.
+    case storeClosed(path: String)
+    /// The store was opened read-only.
+    case storeReadOnly(path: String)
+    /// LMDB could not open the file or failed an operation.
+    case storage(path: String, reason: String)
+}
+
+/// One failed validation: the object, the attribute (if any), and why.
+public struct ValidationFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The object that failed.
+    public var objectID: ObjectID
+    /// The attribute that failed, or `nil` when the failure is about the whole object.
+    public var key: String?
+    /// What is wrong, for a person.
+    public var message: String
+
+    public init(objectID: ObjectID, key: String?, message: String) {
+        self.objectID = objectID
+        self.key = key
+        self.message = message
+    }
+
+    public var description: String {
+        if let key { return "\(objectID) \(key): \(message)" }
+        return "\(objectID): \(message)"
+    }
+}
+
+extension KuraError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .invalidModel(let reason):
+            "invalid model: \(reason)"
+        case .unknownEntity(let name):
+            "unknown entity '\(name)'"
+        case .unknownAttribute(let entity, let key):
+            "entity \(entity) has no attribute '\(key)'"
+        case .typeMismatch(let entity, let key, let expected, let found):
+            "\(entity).\(key) is \(expected.displayName), not \(found)"
+        case .modelFrozen(let reason):
+            "the model is in use and cannot change: \(reason)"
+        case .classNotInModel(let name):
+            "class \(name) is not an entity of this model"
+        case .validationFailed(let failures):
+            "validation failed: " + failures.map(\.description).joined(separator: "; ")
+        case .uniqueConstraintViolated(let entity, let index, let values, let objectID):
+            "unique index \(entity).\(index) already holds (\(values.joined(separator: ", ")))"
+                + (objectID.map { " (saving \($0))" } ?? "")
+        case .indexKeyTooLong(let entity, let index, let objectID):
+            "the values of index \(entity).\(index) are too long for an LMDB key (511 bytes)"
+                + (objectID.map { " (saving \($0))" } ?? "")
+        case .willSaveDidNotSettle(let passes, let objectIDs):
+            "willSave kept changing new objects after \(passes) passes: "
+                + objectIDs.prefix(5).map(\.description).joined(separator: ", ")
+        case .conflict(let objectIDs):
+            "another context changed these objects since they were read: "
+                + objectIDs.prefix(5).map(\.description).joined(separator: ", ")
+        case .storeFull(let maximum):
+            "the store reached its maximum size of \(maximum) bytes; nothing was written"
+        case .objectNotFound(let objectID):
+            "no object \(objectID) in the store"
+        case .objectDetached(let objectID):
+            "\(objectID) no longer belongs to a context (rolled back, reset, or its context is gone)"
+        case .objectInAnotherContext(let objectID):
+            "\(objectID) belongs to another context"
+        case .invalidObjectID(let reason):
+            "invalid object ID: \(reason)"
+        case .notAKuraStore(let path):
+            "'\(path)' is not a Kura store"
+        case .unsupportedFormatVersion(let path, let found, let supported):
+            "'\(path)' has store format \(found); this Kura reads format \(supported)"
+        case .modelMismatch(let path, let differences):
+            "the model of '\(path)' differs from the one given: " + differences.joined(separator: "; ")
+        case .corruptStore(let path, let reason):
+            "'\(path)' is damaged: \(reason)"
+        case .storeClosed(let path):
+            "the store '\(path)' is closed"
+        case .storeReadOnly(let path):
+            "the store '\(path)' was opened read-only"
+        case .storage(let path, let reason):
+            "'\(path)': \(reason)"
+        }
+    }
+}

@@ -1,0 +1,39 @@
+/// One attribute of an entity: its name, type, whether it may be `nil`, and
+/// the value a new object starts with.
+///
+/// ```swift
+/// AttributeDescription(name: "title", type: .string)
+/// AttributeDescription(name: "imageURL", type: .string, isOptional: true)
+/// AttributeDescription(name: "sortOrder", type: .int64, defaultValue: .int(0))
+/// ```
+///
+/// Subclasses of ``ManagedObject`` don't write these by hand: each ``Attribute``
+/// property becomes one.
+public struct AttributeDescription: Sendable, Hashable {
+    /// The attribute's name: the key in predicates, sort descriptors and
+    /// ``ManagedObject/value(forKey:)``.
+    public var name: String
+    /// The type of the attribute's values.
+    public var type: AttributeType
+    /// True when the attribute may have no value. A non-optional attribute
+    /// without a value fails validation at save.
+    public var isOptional: Bool
+    /// The value a newly inserted object starts with, or `nil` for none.
+    public var defaultValue: AttributeValue?
+
+    public init(name: String, type: AttributeType, isOptional: Bool = false, defaultValue: AttributeValue? = nil) {
+        self.name = name
+        self.type = type
+        self.isOptional = isOptional
+        self.defaultValue = defaultValue
+    }
+}
+
+extension AttributeDescription: CustomStringConvertible {
+    /// `name: Type?` and the default, as `schema` shows it.
+    public var description: String {
+        var text = "\(name): \(type.displayName)\(isOptional ? "?" : "")"
+        if let defaultValue { text += " = \(defaultValue)" }
+        return text
+    }
+}

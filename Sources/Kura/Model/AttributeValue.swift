@@ -1,0 +1,100 @@
+import Foundation
+
+/// One attribute value, of any ``AttributeType``; `nil` (no value) is
+/// `AttributeValue?.none`.
+///
+/// Typed properties of ``ManagedObject`` subclasses convert to and from this
+/// type; the dynamic API (``ManagedObject/value(forKey:)``), predicates and the
+/// inspect tool use it directly.
+public enum AttributeValue: Sendable, Hashable {
+    case bool(Bool)
+    /// Any integer attribute (`Int16`, `Int32`, `Int64`).
+    case int(Int64)
+    case double(Double)
+    case float(Float)
+    case decimal(Decimal)
+    case string(String)
+    case date(Date)
+    case uuid(UUID)
+    case data(Data)
+    case url(URL)
+
+    /// The attribute type this value naturally belongs to (integers: `int64`).
+    public var naturalType: AttributeType {
+        switch self {
+        case .bool: .bool
+        case .int: .int64
+        case .double: .double
+        case .float: .float
+        case .decimal: .decimal
+        case .string: .string
+        case .date: .date
+        case .uuid: .uuid
+        case .data: .data
+        case .url: .url
+        }
+    }
+
+    /// A short name of the value's kind, for messages ("Int", "String", …).
+    public var kindName: String {
+        switch self {
+        case .int: "Int"
+        default: naturalType.displayName
+        }
+    }
+
+    /// The value as a `Double`, for numeric comparisons across types.
+    var numericValue: Double? {
+        switch self {
+        case .int(let value): Double(value)
+        case .double(let value): value
+        case .float(let value): Double(value)
+        case .decimal(let value): NSDecimalNumber(decimal: value).doubleValue
+        case .bool(let value): value ? 1 : 0
+        default: nil
+        }
+    }
+
+    /// Converts the value to `type`, as setting it on an attribute of that type
+    /// would: integers widen to floating point and decimal, integers are
+    /// range-checked, strings become URLs. Returns `nil` when it doesn't fit.
+    public func converted(to type: AttributeType) -> AttributeValue? {
+        switch (self, type) {
+        case (.bool, .bool), (.double, .double), (.float, .float), (.decimal, .decimal),
+             (.string, .string), (.date, .date), (.uuid, .uuid), (.data, .data), (.url, .url):
+            return self
+        case (.int(let value), _) where type.isInteger:
+            return type.integerRange.contains(value) ? self : nil
+        case (.int(let value), .double): return .double(Double(value))
+        case (.int(let value), .float): return .float(Float(value))
+        case (.int(let value), .decimal): return .decimal(Decimal(value))
+        case (.float(let value), .double): return .double(Double(value))
+        case (.double(let value), .float):
+            let narrowed = Float(value)
+            return Double(narrowed) == value || value.isNaN ? .float(narrowed) : nil
+        case (.double(let value), .decimal) where value.isFinite: return .decimal(Decimal(value))
+        case (.string(let value), .url): return URL(string: value).map(AttributeValue.url)
+        case (.url(let value), .string): return .string(value.absoluteString)
+        default: return nil
+        }
+    }
+}
+
+extension AttributeValue: CustomStringConvertible {
+    /// The value as the inspect tool shows it: strings unquoted, dates in
+    /// ISO 8601, data as its size and first bytes.
+    public var description: String {
+        switch self {
+        case .bool(let value): value ? "true" : "false"
+        case .int(let value): String(value)
+        case .double(let value): String(value)
+        case .float(let value): String(value)
+        case .decimal(let value): value.description
+        case .string(let value): value
+        case .date(let value): value.formatted(.iso8601)
+        case .uuid(let value): value.uuidString
+        case .data(let value): "<\(value.count) bytes\(value.isEmpty ? "" : ": ")\(value.prefix(8).map { String(format: "%02x", $0) }.joined())\(value.count > 8 ? "…" : "")>"
+        case .url(let value): value.absoluteString
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+
+/// A Swift type that an attribute can hold: `Bool`, the integers, `Double`,
+/// `Float`, `Decimal`, `String`, `Date`, `UUID`, `Data`, `URL`, and an
+/// `Optional` of any of them.
+///
+/// Typed properties (``Attribute``) and ``ManagedObject/value(forKey:as:)``
+/// convert through this protocol; you don't conform your own types to it.
+public protocol AttributeValueConvertible {
+    /// The attribute type that stores this Swift type.
+    static var attributeType: AttributeType { get }
+    /// True for `Optional`: the attribute may have no value.
+    static var isOptionalAttribute: Bool { get }
+    /// Makes a value from what the store holds; `nil` when it doesn't fit
+    /// (a non-optional type given no value, or a value of another type).
+    init?(attributeValue: AttributeValue?)
+    /// The value to store; `nil` for an empty optional.
+    var attributeValue: AttributeValue? { get }
+}
+
+extension AttributeValueConvertible {
+    public static var isOptionalAttribute: Bool { false }
+}
+
+extension Optional: AttributeValueConvertible where Wrapped: AttributeValueConvertible {
+    public static var attributeType: AttributeType { Wrapped.attributeType }
+    public static var isOptionalAttribute: Bool { true }
+    public init?(attributeValue: AttributeValue?) {
+        guard let attributeValue else {
+            self = .none
+            return
+        }
+        guard let wrapped = Wrapped(attributeValue: attributeValue) else { return nil }
+        self = .some(wrapped)
+    }
+    public var attributeValue: AttributeValue? { self?.attributeValue }
+}
+
+extension Bool: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .bool }
+    public init?(attributeValue: AttributeValue?) {
+        guard case .bool(let value) = attributeValue else { return nil }
+        self = value
+    }
+    public var attributeValue: AttributeValue? { .bool(self) }
+}
+
+extension Int: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .int64 }
+    public init?(attributeValue: AttributeValue?) {
+        guard case .int(let value) = attributeValue else { return nil }
+        self = Int(value)
+    }
+    public var attributeValue: AttributeValue? { .int(Int64(self)) }
+}
+
+extension Int64: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .int64 }
+    public init?(attributeValue: AttributeValue?) {
+        guard case .int(let value) = attributeValue else { return nil }
+        self = value
+    }
+    public var attributeValue: AttributeValue? { .int(self) }
+}
+
+extension Int32: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .int32 }
+    public init?(attributeValue: AttributeValue?) {
+        guard case .int(let value) = attributeValue, let narrowed = Int32(exactly: value) else { return nil }
+        self = narrowed
+    }
+    public var attributeValue: AttributeValue? { .int(Int64(self)) }
+}
+
+extension Int16: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .int16 }
+    public init?(attributeValue: AttributeValue?) {
+        guard case .int(let value) = attributeValue, let narrowed = Int16(exactly: value) else { return nil }
+        self = narrowed
+    }
+    public var attributeValue: AttributeValue? { .int(Int64(self)) }
+}
+
+extension Double: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .double }
+    public init?(attributeValue: AttributeValue?) {
+        guard case .double(let value) = attributeValue else { return nil }
+        self = value
+    }
+    public var attributeValue: AttributeValue? { .double(self) }
+}
+
+extension Float: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .float }
+    public init?(attributeValue: AttributeValue?) {
+        guard case .float(let value) = attributeValue else { return nil }
+        self = value
+    }
+    public var attributeValue: AttributeValue? { .float(self) }
+}
+
+extension Decimal: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .decimal }
+    public init?(attributeValue: AttributeValue?) {
+        guard case .decimal(let value) = attributeValue else { return nil }
+        self = value
+    }
+    public var attributeValue: AttributeValue? { .decimal(self) }
+}
+
+extension String: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .string }
+    public init?(attributeValue: AttributeValue?) {
+        guard case .string(let value) = attributeValue else { return nil }
+        self = value
+    }
+    public var attributeValue: AttributeValue? { .string(self) }
+}
+
+extension Date: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .date }
+    public init?(attributeValue: AttributeValue?) {
+        guard case .date(let value) = attributeValue else { return nil }
+        self = value
+    }
+    public var attributeValue: AttributeValue? { .date(self) }
+}
+
+extension UUID: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .uuid }
+    public init?(attributeValue: AttributeValue?) {
+        guard case .uuid(let value) = attributeValue else { return nil }
+        self = value
+    }
+    public var attributeValue: AttributeValue? { .uuid(self) }
+}
+
+extension Data: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .data }
+    public init?(attributeValue: AttributeValue?) {
+        guard case .data(let value) = attributeValue else { return nil }
+        self = value
+    }
+    public var attributeValue: AttributeValue? { .data(self) }
+}
+
+extension URL: AttributeValueConvertible {
+    public static var attributeType: AttributeType { .url }
+    public init?(attributeValue: AttributeValue?) {
+        guard case .url(let value) = attributeValue else { return nil }
+        self = value
+    }
+    public var attributeValue: AttributeValue? { .url(self) }
+}

@@ -1,0 +1,49 @@
+extension EntityDescription {
+    /// Makes the entity of a ``ManagedObject`` subclass from its ``Attribute``
+    /// properties (the subclass's superclasses' attributes come first) and
+    /// its ``ManagedObject/indexes``.
+    ///
+    /// The class is reflected once, here, on one prototype object; objects
+    /// made later never are.
+    ///
+    /// - Throws: ``KuraError/invalidModel(_:)`` when the class declares no
+    ///   attributes or an invalid one.
+    public convenience init(_ type: ManagedObject.Type) throws {
+        let prototype = type.init(entity: .prototype, insertInto: nil)
+        var attributes: [AttributeDescription] = []
+        var indexes: [IndexDescription] = []
+        var mirrors: [Mirror] = []
+        var mirror: Mirror? = Mirror(reflecting: prototype)
+        while let current = mirror, current.subjectType != ManagedObject.self {
+            mirrors.insert(current, at: 0)
+            mirror = current.superclassMirror
+        }
+        for mirror in mirrors {
+            for child in mirror.children {
+                guard let declaration = child.value as? AttributeDeclaration, let label = child.label else { continue }
+                let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+                attributes.append(AttributeDescription(
+                    name: name,
+                    type: declaration.attributeType,
+                    isOptional: declaration.isOptional,
+                    defaultValue: declaration.declaredDefaultValue))
+                if declaration.options.contains(.unique) {
+                    indexes.append(.unique(name))
+                } else if declaration.options.contains(.indexed) {
+                    indexes.append(.index(name))
+                }
+            }
+        }
+        guard !attributes.isEmpty else {
+            throw KuraError.invalidModel("\(type) declares no @Attribute properties")
+        }
+        try self.init(
+            name: type.entityName,
+            attributes: attributes,
+            indexes: indexes + type.indexes,
+            managedObjectClass: type)
+    }
+
+    /// The entity of the prototype objects made while reflecting a class.
+    static let prototype = try! EntityDescription(name: "_Prototype", attributes: [])
+}

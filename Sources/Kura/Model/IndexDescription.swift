@@ -1,0 +1,47 @@
+/// An index over one or more attributes of an entity, unique or not.
+///
+/// An index keeps the entity's objects sorted by the indexed values, so a
+/// fetch can find equal values, ranges and prefixes without reading every
+/// object, and can return objects in the index's order without sorting. A
+/// unique index also refuses, at save, a second object with the same values.
+///
+/// ```swift
+/// IndexDescription.unique("objectId")
+/// IndexDescription.index("lastName", "firstName")    // compound
+/// ```
+///
+/// `nil` sorts before every value. Objects whose indexed values include `nil`
+/// never conflict in a unique index (SQLite's rule). Indexed strings and data
+/// must fit LMDB's 511-byte key together with the other indexed values.
+public struct IndexDescription: Sendable, Hashable {
+    /// The index's name, unique within its entity. Defaults to the attribute
+    /// names joined with `_`.
+    public var name: String
+    /// The indexed attributes, most significant first.
+    public var attributes: [String]
+    /// True when no two objects may have the same (non-nil) values.
+    public var isUnique: Bool
+
+    public init(_ attributes: [String], isUnique: Bool = false, name: String? = nil) {
+        self.attributes = attributes
+        self.isUnique = isUnique
+        self.name = name ?? attributes.joined(separator: "_")
+    }
+
+    /// A non-unique index over `attributes`.
+    public static func index(_ attributes: String...) -> IndexDescription {
+        IndexDescription(attributes)
+    }
+
+    /// A unique index over `attributes`.
+    public static func unique(_ attributes: String...) -> IndexDescription {
+        IndexDescription(attributes, isUnique: true)
+    }
+}
+
+extension IndexDescription: CustomStringConvertible {
+    /// `unique index objectId (objectId)`, as `schema` shows it.
+    public var description: String {
+        "\(isUnique ? "unique " : "")index \(name) (\(attributes.joined(separator: ", ")))"
+    }
+}

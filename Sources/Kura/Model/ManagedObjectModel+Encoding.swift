@@ -1,0 +1,89 @@
+import Foundation
+
+/// The model as a store keeps it: JSON with sorted keys, so a person (or the
+/// inspect tool) can read it and the same model always gives the same bytes.
+struct ModelDocument: Codable, Equatable {
+    struct Entity: Codable, Equatable {
+        var name: String
+        var attributes: [Attribute]
+        var indexes: [Index]
+    }
+
+    struct Attribute: Codable, Equatable {
+        var name: String
+        var type: AttributeType
+        var optional: Bool
+        var defaultValue: StoredValue?
+    }
+
+    struct Index: Codable, Equatable {
+        var name: String
+        var attributes: [String]
+        var unique: Bool
+    }
+
+    var entities: [Entity]
+}
+
+extension ManagedObjectModel {
+    /// The model as a document.
+    var document: ModelDocument {
+        ModelDocument(entities: entities.map { entity in
+            ModelDocument.Entity(
+                name: entity.name,
+                attributes: entity.attributes.map {
+                    ModelDocument.Attribute(
+                        name: $0.name, type: $0.type, optional: $0.isOptional,
+                        defaultValue: $0.defaultValue.map(StoredValue.init))
+                },
+                indexes: entity.indexes.map {
+                    ModelDocument.Index(name: $0.name, attributes: $0.attributes, unique: $0.isUnique)
+                })
+        })
+    }
+
+    /// The model as the bytes a store keeps.
+    func encoded() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return Array(try encoder.encode(document))
+    }
+
+    /// Rebuilds a model from stored bytes. Entities get no Swift class: their
+    /// objects are plain ``ManagedObject``s.
+    ///
+    /// - Throws: a description of what is wrong, for ``KuraError/corruptStore(path:reason:)``.
+    static func decode(_ bytes: [UInt8]) throws -> ManagedObjectModel {
+        let document: ModelDocument
+        do {
+            document = try JSONDecoder().decode(ModelDocument.self, from: Data(bytes))
+        } catch {
+            throw ModelDecodingError(reason: "the stored model is not valid JSON of a model (\(error))")
+        }
+        do {
+            return try ManagedObjectModel(entities: document.entities.map { entity in
+                try EntityDescription(
+                    name: entity.name,
+                    attributes: try entity.attributes.map { attribute in
+                        var value: AttributeValue?
+                        if let stored = attribute.defaultValue {
+                            guard let parsed = stored.value else {
+                                throw ModelDecodingError(reason: "the default of \(entity.name).\(attribute.name) does not parse")
+                            }
+                            value = parsed
+                        }
+                        return AttributeDescription(
+                            name: attribute.name, type: attribute.type, isOptional: attribute.optional, defaultValue: value)
+                    },
+                    indexes: entity.indexes.map { IndexDescription($0.attributes, isUnique: $0.unique, name: $0.name) })
+            })
+        } catch let error as KuraError {
+            throw ModelDecodingError(reason: "the stored model is invalid: \(error)")
+        }
+    }
+}
+
+struct ModelDecodingError: Error, CustomStringConvertible {
+    var reason: String
+    var description: String { reason }
+}

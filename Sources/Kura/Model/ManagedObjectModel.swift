@@ -1,0 +1,116 @@
+import Synchronization
+
+/// The schema of a store: its entities, and the named fetch request templates
+/// that use them.
+///
+/// ```swift
+/// let model = try ManagedObjectModel(News.self, Author.self)
+/// ```
+///
+/// Entities are fixed when the model is made. Fetch request templates can be
+/// added until a store opens with the model; from then on the model is frozen
+/// and changing it throws ``KuraError/modelFrozen(_:)``. A model is `Sendable`
+/// and can be shared by any number of containers.
+public final class ManagedObjectModel: Sendable {
+    /// The entities, in the order given.
+    public let entities: [EntityDescription]
+    /// A short stable hash of the schema (entities, attributes, indexes; not
+    /// the templates). Stores keep it to notice a model that changed.
+    public let fingerprint: String
+
+    private let entitiesByName: [String: EntityDescription]
+    private let entitiesByClass: [ObjectIdentifier: EntityDescription]
+    let state = Mutex(State())
+
+    struct State: ~Copyable {
+        var isFrozen = false
+    }
+
+    /// A model of the entities of these ``ManagedObject`` subclasses.
+    /// - Throws: ``KuraError/invalidModel(_:)``.
+    public convenience init(_ types: ManagedObject.Type...) throws {
+        try self.init(entities: types.map { try EntityDescription($0) })
+    }
+
+    /// A model of the entities of these ``ManagedObject`` subclasses.
+    /// - Throws: ``KuraError/invalidModel(_:)``.
+    public convenience init(types: [ManagedObject.Type]) throws {
+        try self.init(entities: types.map { try EntityDescription($0) })
+    }
+
+    /// A model of these entities.
+    /// - Throws: ``KuraError/invalidModel(_:)`` when two entities share a name
+    ///   or a class.
+    public init(entities: [EntityDescription]) throws {
+        var byName: [String: EntityDescription] = [:]
+        var byClass: [ObjectIdentifier: EntityDescription] = [:]
+        for entity in entities {
+            guard byName.updateValue(entity, forKey: entity.name) == nil else {
+                throw KuraError.invalidModel("two entities are named \(entity.name)")
+            }
+            if entity.managedObjectClass != ManagedObject.self {
+                guard byClass.updateValue(entity, forKey: ObjectIdentifier(entity.managedObjectClass)) == nil else {
+                    throw KuraError.invalidModel("class \(entity.managedObjectClass) is the class of two entities")
+                }
+            }
+        }
+        self.entities = entities
+        self.entitiesByName = byName
+        self.entitiesByClass = byClass
+        self.fingerprint = Self.fingerprint(of: entities)
+    }
+
+    /// The entity called `name`, or `nil`.
+    public func entity(named name: String) -> EntityDescription? {
+        entitiesByName[name]
+    }
+
+    /// The entity whose objects are of class `type`, or `nil`.
+    public func entity(for type: ManagedObject.Type) -> EntityDescription? {
+        entitiesByClass[ObjectIdentifier(type)]
+    }
+
+    /// The entity called `name`, or ``KuraError/unknownEntity(_:)``.
+    public func requireEntity(named name: String) throws -> EntityDescription {
+        guard let entity = entitiesByName[name] else { throw KuraError.unknownEntity(name) }
+        return entity
+    }
+
+    /// True once a store uses the model; it can no longer change.
+    public var isFrozen: Bool {
+        state.withLock { $0.isFrozen }
+    }
+
+    func freeze() {
+        state.withLock { $0.isFrozen = true }
+    }
+
+    /// True when `other` has the same entities, attributes and indexes.
+    public func hasSameSchema(as other: ManagedObjectModel) -> Bool {
+        fingerprint == other.fingerprint && entities.count == other.entities.count
+            && zip(entities, other.entities).allSatisfy { $0.hasSameSchema(as: $1) }
+    }
+
+    /// FNV-1a (64-bit) over a canonical text of the schema.
+    private static func fingerprint(of entities: [EntityDescription]) -> String {
+        var text = ""
+        for entity in entities {
+            text += "entity \(entity.name)\n"
+            for attribute in entity.attributes {
+                text += "attribute \(attribute.name) \(attribute.type.rawValue) \(attribute.isOptional)"
+                if let value = attribute.defaultValue { text += " \(StoredValue(value).text)" }
+                text += "\n"
+            }
+            for index in entity.indexes {
+                text += "index \(index.name) \(index.isUnique) \(index.attributes.joined(separator: ","))\n"
+            }
+        }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

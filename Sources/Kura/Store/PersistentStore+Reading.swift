@@ -1,0 +1,39 @@
+import KuraLMDB
+
+extension PersistentStore {
+    /// Runs `body` in a read transaction: one consistent snapshot of the
+    /// whole store, which writers never block or change.
+    func read<Result>(_ body: (borrowing Transaction) throws -> Result) throws -> Result {
+        try storageErrors(path) { try environment.read(body) }
+    }
+
+    /// A copy of the stored record of `objectID`, checked, or `nil` when the
+    /// object is not in the store.
+    func record(of objectID: ObjectID, in txn: borrowing Transaction) throws -> [UInt8]? {
+        try tables(for: objectID.entity).records.withValue(forKey: StoreLayout.key(objectID.number), in: txn) { bytes in
+            _ = try validatedRecord(bytes, of: objectID.entity)
+            return Array(bytes)
+        }
+    }
+
+    /// How many objects of `entity` the store holds, from LMDB's own count.
+    /// - Complexity: O(1).
+    func count(of entity: EntityDescription, in txn: borrowing Transaction) throws -> Int {
+        try tables(for: entity).records.count(in: txn)
+    }
+
+    /// Calls `body` with each stored record of `entity` in primary-key order
+    /// until it returns false. The bytes are checked, and valid only during
+    /// the call.
+    func forEachRecord(
+        of entity: EntityDescription, in txn: borrowing Transaction,
+        _ body: (UInt64, RecordView) throws -> Bool
+    ) throws {
+        try tables(for: entity).records.forEach(in: txn) { entry in
+            guard entry.key.count == 8 else {
+                throw KuraError.corruptStore(path: path, reason: "a record key of \(entity.name) is \(entry.key.count) bytes, not 8")
+            }
+            return try body(StoreLayout.primaryKey(fromSuffixOf: entry.key), try validatedRecord(entry.value, of: entity))
+        }
+    }
+}

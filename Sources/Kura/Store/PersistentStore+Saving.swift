@@ -1,0 +1,205 @@
+import KuraLMDB
+
+/// What a context asks the store to write in one save.
+struct ChangeSet {
+    struct Insert {
+        let objectID: ObjectID
+        let values: ContiguousArray<AttributeValue?>
+    }
+
+    struct Update {
+        let objectID: ObjectID
+        let values: ContiguousArray<AttributeValue?>
+        /// The row version the context read; `nil` to overwrite whatever is stored.
+        let expectedVersion: UInt64?
+    }
+
+    struct Delete {
+        let objectID: ObjectID
+        /// The row version the context read; `nil` to delete whatever is stored.
+        let expectedVersion: UInt64?
+    }
+
+    var inserts: [Insert] = []
+    var updates: [Update] = []
+    var deletes: [Delete] = []
+
+    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
+}
+
+/// What a save wrote, for the context to adopt once it committed.
+struct SaveResult {
+    /// The primary key each insert got, in the order of ``ChangeSet/inserts``.
+    var insertedKeys: [UInt64] = []
+    /// The stored record of each insert, in order.
+    var insertedRecords: [[UInt8]] = []
+    /// The stored record of each update, in order.
+    var updatedRecords: [[UInt8]] = []
+}
+
+extension PersistentStore {
+    /// Writes `changes` in one write transaction: records, index entries and
+    /// ID counters commit together or not at all.
+    ///
+    /// Deletions go first, then the index entries updates drop, then new
+    /// entries, so a value can move from one object to another in one save.
+    /// Unique indexes are checked against the store and against earlier
+    /// objects of the same save.
+    ///
+    /// - Throws: ``KuraError/uniqueConstraintViolated(entity:index:values:objectID:)``,
+    ///   ``KuraError/conflict(objectIDs:)`` when a stored row version is not the
+    ///   expected one, ``KuraError/storeFull(maximumBytes:)``,
+    ///   ``KuraError/storage(path:reason:)``. Nothing is written then.
+    func save(_ changes: ChangeSet) throws -> SaveResult {
+        if isReadOnly { throw KuraError.storeReadOnly(path: path) }
+        do {
+            return try storageErrors(path) {
+                // The closure runs again after the map grows: it only builds
+                // its result, it changes nothing outside.
+                try environment.write { txn in try write(changes, in: txn) }
+            }
+        } catch KuraError.storage(_, let reason) where reason == LMDBError.mapFull.description {
+            throw KuraError.storeFull(maximumBytes: options.maximumSize)
+        }
+    }
+
+    private func write(_ changes: ChangeSet, in txn: borrowing Transaction) throws -> SaveResult {
+        var result = SaveResult()
+        var conflicts: [ObjectID] = []
+
+        for delete in changes.deletes {
+            let tables = tables(for: delete.objectID.entity)
+            let key = StoreLayout.key(delete.objectID.number)
+            guard let stored = try storedRecord(key, in: tables, txn) else { continue }  // already gone
+            if let expected = delete.expectedVersion, stored.version != expected {
+                conflicts.append(delete.objectID)
+                continue
+            }
+            for index in tables.indexes {
+                try index.database.delete(index.key(primaryKey: delete.objectID.number) { stored.values[$0] }, in: txn)
+            }
+            try tables.records.delete(key, in: txn)
+        }
+
+        // Updates: check versions and drop the index entries whose values change.
+        var updateVersions: [UInt64] = []
+        var updateNewKeys: [[(IndexTable, [UInt8])]] = []
+        for update in changes.updates {
+            let tables = tables(for: update.objectID.entity)
+            guard let stored = try storedRecord(StoreLayout.key(update.objectID.number), in: tables, txn) else {
+                conflicts.append(update.objectID)
+                updateVersions.append(0)
+                updateNewKeys.append([])
+                continue
+            }
+            if let expected = update.expectedVersion, stored.version != expected {
+                conflicts.append(update.objectID)
+            }
+            var newKeys: [(IndexTable, [UInt8])] = []
+            for index in tables.indexes {
+                let old = index.key(primaryKey: update.objectID.number) { stored.values[$0] }
+                let new = index.key(primaryKey: update.objectID.number) { update.values[$0] }
+                if old != new {
+                    try index.database.delete(old, in: txn)
+                    newKeys.append((index, new))
+                }
+            }
+            updateVersions.append(stored.version)
+            updateNewKeys.append(newKeys)
+        }
+        if !conflicts.isEmpty { throw KuraError.conflict(objectIDs: conflicts) }
+
+        for (position, update) in changes.updates.enumerated() {
+            let tables = tables(for: update.objectID.entity)
+            for (index, key) in updateNewKeys[position] {
+                try putIndexEntry(key, index: index, objectID: update.objectID, values: update.values, in: txn)
+            }
+            let record = RecordFormat.encode(update.values, rowVersion: updateVersions[position] + 1)
+            try tables.records.put(record, forKey: StoreLayout.key(update.objectID.number), in: txn)
+            result.updatedRecords.append(record)
+        }
+
+        var counters: [ObjectIdentifier: (entity: EntityDescription, next: UInt64)] = [:]
+        for insert in changes.inserts {
+            let entity = insert.objectID.entity
+            let tables = tables(for: entity)
+            var counter = try counters[ObjectIdentifier(entity)] ?? (entity, nextPrimaryKey(of: entity, in: txn))
+            let primaryKey = counter.next
+            counter.next += 1
+            counters[ObjectIdentifier(entity)] = counter
+            for index in tables.indexes {
+                let key = index.key(primaryKey: primaryKey) { insert.values[$0] }
+                try putIndexEntry(key, index: index, objectID: insert.objectID, values: insert.values, in: txn)
+            }
+            let record = RecordFormat.encode(insert.values, rowVersion: 1)
+            do {
+                try tables.records.put(record, forKey: StoreLayout.key(primaryKey), in: txn, flags: .append)
+            } catch LMDBError.keyExists {
+                throw KuraError.corruptStore(path: path, reason: "the ID counter of \(entity.name) is behind its records")
+            }
+            result.insertedKeys.append(primaryKey)
+            result.insertedRecords.append(record)
+        }
+        for (entity, next) in counters.values {
+            try meta.put(StoreLayout.littleEndianBytes(next), forKey: StoreLayout.counterKey(entity.name), in: txn)
+        }
+        return result
+    }
+
+    /// The next primary key of `entity`: its counter, which only grows, so a
+    /// key is never reused even after deletions.
+    private func nextPrimaryKey(of entity: EntityDescription, in txn: borrowing Transaction) throws -> UInt64 {
+        guard let bytes = try meta.value(forKey: StoreLayout.counterKey(entity.name), in: txn) else { return 1 }
+        guard let next = StoreLayout.littleEndian(bytes, as: UInt64.self) else {
+            throw KuraError.corruptStore(path: path, reason: "the ID counter of \(entity.name) is damaged")
+        }
+        return next
+    }
+
+    /// Adds an index entry; for a unique index, first checks that no other
+    /// object holds the same values. Entries with a nil value never conflict.
+    private func putIndexEntry(
+        _ key: [UInt8], index: IndexTable, objectID: ObjectID,
+        values: ContiguousArray<AttributeValue?>, in txn: borrowing Transaction
+    ) throws {
+        let entity = objectID.entity
+        let reportedID = objectID.isTemporaryID ? nil : objectID
+        if index.description.isUnique, !index.attributeNumbers.contains(where: { values[$0] == nil }) {
+            let prefix = key.dropLast(8)
+            let taken = try index.database.withCursor(in: txn) { cursor in
+                guard let found = try cursor.seek(to: Array(prefix)) else { return false }
+                return found.key.count == key.count && found.key.starts(with: prefix)
+            }
+            if taken {
+                throw KuraError.uniqueConstraintViolated(
+                    entity: entity.name, index: index.description.name,
+                    values: index.attributeNumbers.map { values[$0].map { "\($0)" } ?? "nil" },
+                    objectID: reportedID)
+            }
+        }
+        do {
+            try index.database.put([], forKey: key, in: txn)
+        } catch LMDBError.badValueSize {
+            throw KuraError.indexKeyTooLong(entity: entity.name, index: index.description.name, objectID: reportedID)
+        }
+    }
+
+    /// A stored record's row version and values, or `nil` when absent.
+    private func storedRecord(
+        _ key: [UInt8], in tables: EntityTables, _ txn: borrowing Transaction
+    ) throws -> (version: UInt64, values: [AttributeValue?])? {
+        try tables.records.withValue(forKey: key, in: txn) { bytes in
+            let view = try validatedRecord(bytes, of: tables.entity)
+            return (view.rowVersion, tables.entity.attributes.indices.map { view.value($0, of: tables.entity) })
+        }
+    }
+
+    /// Checks stored bytes, naming the store when they are damaged.
+    func validatedRecord(_ bytes: UnsafeRawBufferPointer, of entity: EntityDescription) throws -> RecordView {
+        do {
+            return try RecordView(validating: bytes, entity: entity)
+        } catch {
+            throw KuraError.corruptStore(path: path, reason: "a record of \(entity.name): \(error)")
+        }
+    }
+}

@@ -1,0 +1,232 @@
+import KuraLMDB
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A Kura store: one LMDB file holding a model and the objects of its
+/// entities, with their indexes.
+///
+/// You rarely use the store directly: ``PersistentContainer`` opens one and
+/// its contexts read and save through it. The store is `Sendable`; every
+/// context of a container shares it.
+///
+/// The store keeps its own model, so it can be opened without the app's Swift
+/// code (``PersistentStore/init(path:model:options:)`` with a `nil` model,
+/// which is how `kura inspect` works). Opened with a model, the store checks
+/// that the model's schema is the one it holds, and throws
+/// ``KuraError/modelMismatch(path:differences:)`` listing what differs if not.
+public final class PersistentStore: Sendable {
+    /// The store file.
+    public let path: String
+    /// The model in use: the one given, or the store's own.
+    public let model: ManagedObjectModel
+    /// The options the store was opened with.
+    public let options: StoreOptions
+
+    let environment: Environment
+    let meta: Database
+    private let tables: [ObjectIdentifier: EntityTables]
+
+    /// Opens the store in the file at `path`, creating it when it doesn't
+    /// exist (unless read-only).
+    ///
+    /// - Parameters:
+    ///   - path: The store file; its directory must exist. LMDB keeps a lock
+    ///     file next to it, at `path-lock`.
+    ///   - model: The model the app expects, or `nil` to use the store's own
+    ///     (a new store needs a model).
+    ///   - options: Sizes, durability, read-only.
+    /// - Throws: ``KuraError/notAKuraStore(path:)``,
+    ///   ``KuraError/unsupportedFormatVersion(path:found:supported:)``,
+    ///   ``KuraError/modelMismatch(path:differences:)``,
+    ///   ``KuraError/corruptStore(path:reason:)``, or
+    ///   ``KuraError/storage(path:reason:)`` when LMDB can't open the file.
+    public init(path: String, model: ManagedObjectModel?, options: StoreOptions = StoreOptions()) throws {
+        self.path = path
+        self.options = options
+        var environmentOptions = Environment.Options(
+            mapSize: options.initialSize, maxMapSize: options.maximumSize,
+            maxDatabases: Self.databaseCount(for: model), maxReaders: options.maxReaders)
+        if options.isReadOnly { environmentOptions.flags.insert(.readOnly) }
+        switch options.durability {
+        case .full: break
+        case .noMetaSync: environmentOptions.flags.insert(.noMetaSync)
+        case .noSync: environmentOptions.flags.insert(.noSync)
+        }
+
+        var environment = try Self.openEnvironment(path: path, options: environmentOptions)
+        var stored = try Self.readStoredModel(environment, path: path)
+        if let (storedModel, _) = stored, model == nil,
+           Self.databaseCount(for: storedModel) > environmentOptions.maxDatabases {
+            // The store has more databases than a model-less open expected.
+            environment.close()
+            environmentOptions.maxDatabases = Self.databaseCount(for: storedModel)
+            environment = try Self.openEnvironment(path: path, options: environmentOptions)
+            stored = try Self.readStoredModel(environment, path: path)
+        }
+
+        let resolved: ManagedObjectModel
+        if let (storedModel, _) = stored {
+            if let model {
+                guard storedModel.hasSameSchema(as: model) else {
+                    throw KuraError.modelMismatch(path: path, differences: storedModel.differences(from: model))
+                }
+                resolved = model
+            } else {
+                resolved = storedModel
+            }
+        } else {
+            guard let model else {
+                throw KuraError.notAKuraStore(path: path)
+            }
+            guard !options.isReadOnly else {
+                throw KuraError.notAKuraStore(path: path)
+            }
+            try Self.initialize(environment, with: model, path: path)
+            resolved = model
+        }
+
+        self.environment = environment
+        self.model = resolved
+        do {
+            (meta, tables) = try Self.openTables(environment, model: resolved, path: path)
+        } catch {
+            throw error
+        }
+        resolved.freeze()
+    }
+
+    /// Closes the store. Contexts using it throw ``KuraError/storeClosed(path:)``
+    /// from then on.
+    public func close() {
+        environment.close()
+    }
+
+    /// True when opened read-only.
+    public var isReadOnly: Bool { options.isReadOnly }
+
+    /// The tables of `entity`, an entity of this store's model.
+    func tables(for entity: EntityDescription) -> EntityTables {
+        guard let tables = tables[ObjectIdentifier(entity)] else {
+            preconditionFailure("entity \(entity.name) is not part of the store's model")
+        }
+        return tables
+    }
+
+    // MARK: Opening
+
+    /// Room for the meta database, every entity's records and every index,
+    /// with some to spare; at least 128.
+    private static func databaseCount(for model: ManagedObjectModel?) -> Int {
+        guard let model else { return 128 }
+        let needed = 1 + model.entities.reduce(0) { $0 + 1 + $1.indexes.count }
+        return max(128, needed + 16)
+    }
+
+    private static func openEnvironment(path: String, options: Environment.Options) throws -> Environment {
+        do {
+            return try Environment(path: path, options: options)
+        } catch let error as EnvironmentError {
+            switch error {
+            case .cannotOpen(_, .invalid), .cannotOpen(_, .versionMismatch), .emptyFile:
+                throw KuraError.notAKuraStore(path: path)
+            case .truncated:
+                throw KuraError.corruptStore(path: path, reason: error.description)
+            default:
+                throw KuraError.storage(path: path, reason: error.description)
+            }
+        }
+    }
+
+    /// The model and format the store holds, or `nil` for an LMDB file with
+    /// nothing in it yet.
+    private static func readStoredModel(_ environment: Environment, path: String) throws -> (ManagedObjectModel, UInt32)? {
+        guard let meta = try storageErrors(path, { try environment.database(named: StoreLayout.metaDatabase) }) else {
+            let isEmpty = try storageErrors(path) { try environment.statistics().entries == 0 }
+            if isEmpty { return nil }
+            throw KuraError.notAKuraStore(path: path)
+        }
+        let (format, modelBytes) = try storageErrors(path) {
+            try environment.read { txn in
+                (try meta.value(forKey: StoreLayout.formatKey, in: txn),
+                 try meta.value(forKey: StoreLayout.modelKey, in: txn))
+            }
+        }
+        guard let format, let version = StoreLayout.littleEndian(format, as: UInt32.self) else {
+            throw KuraError.notAKuraStore(path: path)
+        }
+        guard version == StoreLayout.formatVersion else {
+            throw KuraError.unsupportedFormatVersion(path: path, found: Int(version), supported: Int(StoreLayout.formatVersion))
+        }
+        guard let modelBytes else {
+            throw KuraError.corruptStore(path: path, reason: "the store has no model")
+        }
+        do {
+            return (try ManagedObjectModel.decode(modelBytes), version)
+        } catch {
+            throw KuraError.corruptStore(path: path, reason: "\(error)")
+        }
+    }
+
+    /// Writes the format, the model and every entity's databases, in one transaction.
+    private static func initialize(_ environment: Environment, with model: ManagedObjectModel, path: String) throws {
+        let modelBytes = try model.encoded()
+        try storageErrors(path) {
+            try environment.write { txn in
+                let meta = try txn.createDatabase(named: StoreLayout.metaDatabase)
+                try meta.put(StoreLayout.littleEndianBytes(StoreLayout.formatVersion), forKey: StoreLayout.formatKey, in: txn)
+                try meta.put(modelBytes, forKey: StoreLayout.modelKey, in: txn)
+                try meta.put(Array(model.fingerprint.utf8), forKey: StoreLayout.fingerprintKey, in: txn)
+                for entity in model.entities {
+                    _ = try txn.createDatabase(named: StoreLayout.recordsDatabase(entity.name))
+                    for index in entity.indexes {
+                        _ = try txn.createDatabase(named: StoreLayout.indexDatabase(entity.name, index.name))
+                    }
+                }
+            }
+        }
+    }
+
+    private static func openTables(
+        _ environment: Environment, model: ManagedObjectModel, path: String
+    ) throws -> (Database, [ObjectIdentifier: EntityTables]) {
+        func open(_ name: String) throws -> Database {
+            guard let database = try storageErrors(path, { try environment.database(named: name) }) else {
+                throw KuraError.corruptStore(path: path, reason: "the database \(name) is missing")
+            }
+            return database
+        }
+        let meta = try open(StoreLayout.metaDatabase)
+        var tables: [ObjectIdentifier: EntityTables] = [:]
+        for entity in model.entities {
+            let records = try open(StoreLayout.recordsDatabase(entity.name))
+            let indexes = try zip(entity.indexes, entity.indexAttributeNumbers).map { index, numbers in
+                IndexTable(description: index, attributeNumbers: numbers,
+                           database: try open(StoreLayout.indexDatabase(entity.name, index.name)))
+            }
+            tables[ObjectIdentifier(entity)] = EntityTables(entity: entity, records: records, indexes: indexes)
+        }
+        return (meta, tables)
+    }
+}
+
+/// Runs `body`, turning LMDB's errors into ``KuraError``s that name the store.
+func storageErrors<Result>(_ path: String, _ body: () throws -> Result) throws -> Result {
+    do {
+        return try body()
+    } catch let error as LMDBError {
+        switch error {
+        case .corrupted, .pageNotFound, .cursorFull, .panic:
+            throw KuraError.corruptStore(path: path, reason: error.description)
+        default:
+            throw KuraError.storage(path: path, reason: error.description)
+        }
+    } catch let error as EnvironmentError {
+        switch error {
+        case .closed: throw KuraError.storeClosed(path: path)
+        case .readOnly: throw KuraError.storeReadOnly(path: path)
+        default: throw KuraError.storage(path: path, reason: error.description)
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+
+/// A stored record read in place: attribute values decode one at a time from
+/// the bytes, without copying the rest.
+///
+/// Make one with ``init(validating:entity:)`` for bytes from the store (it
+/// checks the whole layout once, so reads after that cannot fail) or with
+/// ``init(trusted:)`` for bytes already validated.
+struct RecordView {
+    let bytes: UnsafeRawBufferPointer
+    let count: Int
+
+    /// Wraps bytes that were validated before (an object's own copy).
+    init(trusted bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+        count = Int(bytes.loadUnaligned(fromByteOffset: 9, as: UInt16.self).littleEndian)
+    }
+
+    /// Checks every part of the record against `entity`: the format version,
+    /// the offset table, each tag against its attribute's type, each fixed
+    /// payload's size, and that decimals and URLs parse.
+    init(validating bytes: UnsafeRawBufferPointer, entity: EntityDescription) throws(RecordError) {
+        guard bytes.count >= RecordFormat.headerSize else { throw .tooShort(bytes.count) }
+        guard bytes[0] == RecordFormat.version else { throw .unknownVersion(bytes[0]) }
+        self.init(trusted: bytes)
+        guard count <= entity.attributes.count else { throw .tooManyValues(count, entity.attributes.count) }
+        let dataStart = RecordFormat.headerSize + count * 4
+        guard dataStart <= bytes.count else { throw .tooShort(bytes.count) }
+        var previousEnd = 0
+        for number in 0..<count {
+            let end = endOffset(number)
+            guard end >= previousEnd + 1, dataStart + end <= bytes.count else { throw .badOffset(number) }
+            let start = dataStart + previousEnd
+            guard let tag = RecordFormat.Tag(rawValue: bytes[start]) else { throw .badTag(number, bytes[start]) }
+            let type = entity.attributes[number].type
+            let payload = end - previousEnd - 1
+            if tag == .null {
+                guard payload == 0 else { throw .badSize(number) }
+            } else {
+                let expected = RecordFormat.tag(for: type)
+                let matches = tag == expected || (expected == .true && tag == .false)
+                guard matches else { throw .badTag(number, tag.rawValue) }
+                if let size = RecordFormat.payloadSize(of: tag), size != payload { throw .badSize(number) }
+                if tag == .decimal || tag == .url {
+                    let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(start + 1)..<(dataStart + end)]), as: UTF8.self)
+                    let parses = tag == .decimal ? Decimal(string: text) != nil : URL(string: text) != nil
+                    guard parses else { throw .badValue(number) }
+                }
+            }
+            previousEnd = end
+        }
+        guard dataStart + previousEnd == bytes.count else { throw .trailingBytes }
+    }
+
+    /// The row version: 1 when inserted, one more per saved update.
+    var rowVersion: UInt64 {
+        bytes.loadUnaligned(fromByteOffset: 1, as: UInt64.self).littleEndian
+    }
+
+    private func endOffset(_ number: Int) -> Int {
+        Int(bytes.loadUnaligned(fromByteOffset: RecordFormat.headerSize + number * 4, as: UInt32.self).littleEndian)
+    }
+
+    /// The bytes of value `number`: its tag first, then the payload.
+    @inline(__always)
+    private func valueBytes(_ number: Int) -> UnsafeRawBufferPointer {
+        let dataStart = RecordFormat.headerSize + count * 4
+        let start = number == 0 ? 0 : endOffset(number - 1)
+        return UnsafeRawBufferPointer(rebasing: bytes[(dataStart + start)..<(dataStart + endOffset(number))])
+    }
+
+    /// The tag of value `number`, or `nil` when the record predates that attribute.
+    func tag(_ number: Int) -> RecordFormat.Tag? {
+        guard number < count else { return nil }
+        return RecordFormat.Tag(rawValue: valueBytes(number)[0])
+    }
+
+    /// The payload of value `number` (no tag); empty for nil and booleans.
+    func payload(_ number: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: valueBytes(number).dropFirst())
+    }
+
+    /// Decodes value `number` of `entity`. Values the record predates read as
+    /// the attribute's default.
+    func value(_ number: Int, of entity: EntityDescription) -> AttributeValue? {
+        guard number < count else { return entity.attributes[number].defaultValue }
+        let stored = valueBytes(number)
+        let payload = UnsafeRawBufferPointer(rebasing: stored.dropFirst())
+        switch RecordFormat.Tag(rawValue: stored[0]) {
+        case .null, nil: return nil
+        case .false: return .bool(false)
+        case .true: return .bool(true)
+        case .int: return .int(Int64(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian))
+        case .double: return .double(Double(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian))
+        case .float: return .float(Float(bitPattern: payload.loadUnaligned(as: UInt32.self).littleEndian))
+        case .date:
+            return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian)))
+        case .decimal: return Decimal(string: String(decoding: payload, as: UTF8.self)).map(AttributeValue.decimal)
+        case .string: return .string(String(decoding: payload, as: UTF8.self))
+        case .uuid:
+            var uuid = UUID().uuid
+            withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: payload) }
+            return .uuid(UUID(uuid: uuid))
+        case .data: return .data(Data(payload))
+        case .url: return URL(string: String(decoding: payload, as: UTF8.self)).map(AttributeValue.url)
+        }
+    }
+}
+
+/// What is wrong with a stored record.
+enum RecordError: Error, CustomStringConvertible {
+    case tooShort(Int)
+    case unknownVersion(UInt8)
+    case tooManyValues(Int, Int)
+    case badOffset(Int)
+    case badTag(Int, UInt8)
+    case badSize(Int)
+    case badValue(Int)
+    case trailingBytes
+
+    var description: String {
+        switch self {
+        case .tooShort(let count): "record of \(count) bytes is too short"
+        case .unknownVersion(let version): "record format \(version) is unknown"
+        case .tooManyValues(let count, let attributes): "record has \(count) values for \(attributes) attributes"
+        case .badOffset(let number): "value \(number) has a bad offset"
+        case .badTag(let number, let tag): "value \(number) has tag \(tag), which doesn't fit its attribute"
+        case .badSize(let number): "value \(number) has the wrong size"
+        case .badValue(let number): "value \(number) does not parse"
+        case .trailingBytes: "record has bytes past its last value"
+        }
+    }
+}

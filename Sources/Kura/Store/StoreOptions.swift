@@ -1,0 +1,39 @@
+/// How a store is opened.
+///
+/// ```swift
+/// var options = StoreOptions()
+/// options.maximumSize = 1 << 30           // 1 GiB at most
+/// options.durability = .noMetaSync        // faster commits; see the case's risk
+/// let container = try PersistentContainer(path: "news.kura", model: model, options: options)
+/// ```
+public struct StoreOptions: Sendable, Hashable {
+    /// Open without writing: saves throw ``KuraError/storeReadOnly(path:)``,
+    /// the file never changes, and the store's writer is never blocked.
+    public var isReadOnly = false
+    /// The memory map to start with, in bytes (default 64 MiB). The file only
+    /// holds what is used; the map doubles when a save needs more room.
+    public var initialSize = 64 << 20
+    /// The largest the store may grow, in bytes (default 64 GiB). A save that
+    /// would need more throws ``KuraError/storeFull(maximumBytes:)`` and writes nothing.
+    public var maximumSize = 64 << 30
+    /// How many processes' and threads' read transactions may be open at once.
+    public var maxReaders = 126
+    /// What a commit waits for.
+    public var durability = Durability.full
+
+    /// When a save's data reaches the disk.
+    public enum Durability: Sendable, Hashable {
+        /// Every save is flushed before it returns (the default): a crash of
+        /// the process or the system loses nothing that saved.
+        case full
+        /// The data is flushed, the meta page is not: a system crash (not a
+        /// process crash) may lose the last save, never corrupt the file.
+        case noMetaSync
+        /// Nothing is flushed on save: a system crash may lose recent saves
+        /// and, on some file systems, corrupt the store. A process crash loses
+        /// nothing.
+        case noSync
+    }
+
+    public init() {}
+}

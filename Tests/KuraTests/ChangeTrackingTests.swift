@@ -1,0 +1,162 @@
+import Foundation
+import Kura
+import KuraTestSupport
+import Testing
+
+@Suite struct ChangeTrackingTests {
+    @Test func insertedUpdatedAndDeletedObjectsAreTracked() throws {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let context = container.newContext()
+        let first = News(context: context)
+        let second = News(context: context)
+        #expect(context.insertedObjects == [first, second])
+        #expect(context.hasChanges)
+        #expect(first.isInserted && first.hasChanges && !first.isUpdated)
+        try context.save()
+        #expect(context.insertedObjects.isEmpty && !context.hasChanges)
+        #expect(!first.hasChanges)
+
+        first.title = "changed"
+        context.delete(second)
+        #expect(context.updatedObjects == [first])
+        #expect(context.deletedObjects == [second])
+        #expect(first.isUpdated && second.isDeleted)
+        #expect(first.changedValues() == ["title": .string("changed")])
+        #expect(try first.committedValues(forKeys: ["title"]) == ["title": .string("")])
+        try context.save()
+        #expect(!context.hasChanges)
+        #expect(second.managedObjectContext == nil)
+        #expect(!second.isDeleted)
+    }
+
+    @Test func insertThenDeleteBeforeSaveCancelsOut() throws {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let context = container.newContext()
+        let news = News(context: context)
+        context.delete(news)
+        #expect(context.insertedObjects.isEmpty)
+        #expect(context.deletedObjects.isEmpty)
+        #expect(!context.hasChanges)
+        #expect(news.managedObjectContext == nil)
+        try context.save()
+        #expect(try container.newContext().count(for: FetchRequest(entityName: "News")) == 0)
+    }
+
+    @Test func settingTheValueAnAttributeAlreadyHasChangesNothing() throws {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let context = container.newContext()
+        let news = News(context: context)
+        news.title = "same"
+        try context.save()
+        news.title = "same"
+        #expect(!news.hasChanges)
+        #expect(!context.hasChanges)
+        news.title = "other"
+        #expect(news.isUpdated)
+        news.title = "same"
+        #expect(!news.isUpdated, "back to the stored value is no change")
+        #expect(news.changedValues().isEmpty)
+    }
+
+    @Test func theIdentityMapGivesOneInstancePerRecord() throws {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let context = container.newContext()
+        let news = News(context: context)
+        try context.save()
+        let fetched = try context.fetch(FetchRequest(entityName: "News"))
+        #expect(fetched.count == 1)
+        #expect(fetched[0] === news)
+        #expect(try context.object(with: news.objectID) === news)
+        #expect(context.registeredObject(for: news.objectID) === news)
+
+        let other = container.newContext()
+        let elsewhere = try other.existingObject(with: news.objectID)
+        #expect(elsewhere !== news)
+        #expect(try other.fetch(FetchRequest(entityName: "News"))[0] === elsewhere)
+    }
+
+    @Test func temporaryIDsBecomePermanentAtSave() throws {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let context = container.newContext()
+        let news = News(context: context)
+        let temporary = news.objectID
+        #expect(temporary.isTemporaryID)
+        #expect(temporary.primaryKey == nil)
+        #expect(temporary.uriRepresentation.hasPrefix("kura://News/t"))
+        #expect(context.registeredObject(for: temporary) === news)
+        try context.save()
+        #expect(!news.objectID.isTemporaryID)
+        #expect(news.objectID.primaryKey == 1)
+        #expect(news.objectID.uriRepresentation == "kura://News/1")
+        #expect(context.registeredObject(for: temporary) == nil)
+        let parsed = try container.model.objectID(forURIRepresentation: "kura://News/1")
+        #expect(parsed == news.objectID)
+        #expect(throws: KuraError.self) { try container.model.objectID(forURIRepresentation: "kura://Nope/1") }
+        #expect(throws: KuraError.self) { try container.model.objectID(forURIRepresentation: "kura://News/t1") }
+        #expect(throws: KuraError.self) { try container.model.objectID(forURIRepresentation: "http://News/1") }
+    }
+
+    @Test func primaryKeysAreNeverReusedAfterDeletion() throws {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let context = container.newContext()
+        let first = News(context: context)
+        try context.save()
+        context.delete(first)
+        try context.save()
+        let second = News(context: context)
+        try context.save()
+        #expect(second.objectID.primaryKey == 2)
+    }
+
+    @Test func existingObjectThrowsForAnObjectThatIsGone() throws {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let context = container.newContext()
+        let news = News(context: context)
+        try context.save()
+        let id = news.objectID
+        context.delete(news)
+        try context.save()
+        let other = container.newContext()
+        #expect(throws: KuraError.objectNotFound(id)) { try other.existingObject(with: id) }
+        let fault = try other.object(with: id)
+        #expect(fault.isFault)
+        #expect(throws: KuraError.objectNotFound(id)) { try fault.value(forKey: "title") }
+    }
+
+    @Test func objectsAreFaultsUntilAValueIsRead() throws {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let context = container.newContext()
+        let news = News(context: context)
+        news.title = "loaded later"
+        try context.save()
+        let other = container.newContext()
+        let fault = try other.object(with: news.objectID) as! News
+        #expect(fault.isFault)
+        #expect(fault.title == "loaded later")
+        #expect(!fault.isFault)
+    }
+
+    @Test func anIDOfAnotherSchemaIsRefusedAndOneOfTheSameSchemaIsAdopted() throws {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let context = container.newContext()
+        let news = News(context: context)
+        try context.save()
+        let sameSchema = try ManagedObjectModel.news().objectID(forURIRepresentation: "kura://News/1")
+        #expect(try context.object(with: sameSchema) === news)
+        let otherSchema = try ManagedObjectModel(entities: [
+            EntityDescription(name: "News", attributes: [AttributeDescription(name: "x", type: .int64)]),
+        ]).objectID(forURIRepresentation: "kura://News/1")
+        #expect(throws: KuraError.invalidObjectID("kura://News/1 belongs to another model")) {
+            try context.object(with: otherSchema)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Kura
+import KuraTestSupport
+import Testing
+
+final class Gadget: ManagedObject {
+    @Attribute var name: String
+    @Attribute var nickname: String?
+    @Attribute(.indexed) var rank: Int16 = 3
+    @Attribute var price: Decimal = 0
+    override class var entityName: String { "Device" }
+    override class var indexes: [IndexDescription] { [.unique("name", "rank")] }
+}
+
+final class NoAttributes: ManagedObject {}
+
+@Suite struct ModelTests {
+    @Test func anEntityIsBuiltFromAClassWithEachAttributeNamedOnce() throws {
+        let entity = try EntityDescription(Gadget.self)
+        #expect(entity.name == "Device")
+        #expect(entity.managedObjectClass == Gadget.self)
+        #expect(entity.attributes == [
+            AttributeDescription(name: "name", type: .string),
+            AttributeDescription(name: "nickname", type: .string, isOptional: true),
+            AttributeDescription(name: "rank", type: .int16, defaultValue: .int(3)),
+            AttributeDescription(name: "price", type: .decimal, defaultValue: .decimal(0)),
+        ])
+        #expect(entity.indexes == [.index("rank"), IndexDescription(["name", "rank"], isUnique: true)])
+        #expect(entity.indexes[1].name == "name_rank")
+    }
+
+    @Test func invalidModelsAreRefusedWithTheReason() throws {
+        #expect(throws: KuraError.invalidModel("NoAttributes declares no @Attribute properties")) {
+            try EntityDescription(NoAttributes.self)
+        }
+        #expect(throws: KuraError.invalidModel("index E.nope names unknown attribute 'nope'")) {
+            try EntityDescription(name: "E", attributes: [AttributeDescription(name: "a", type: .int64)], indexes: [.index("nope")])
+        }
+        #expect(throws: KuraError.invalidModel("entity E has two attributes named 'a'")) {
+            try EntityDescription(name: "E", attributes: [AttributeDescription(name: "a", type: .int64), AttributeDescription(name: "a", type: .string)])
+        }
+        #expect(throws: KuraError.invalidModel("the default of E.a is String, not Int64")) {
+            try EntityDescription(name: "E", attributes: [AttributeDescription(name: "a", type: .int64, defaultValue: .string("x"))])
+        }
+        #expect(throws: KuraError.self) {
+            try EntityDescription(name: "has space", attributes: [])
+        }
+        let entity = try EntityDescription(name: "E", attributes: [AttributeDescription(name: "a", type: .int64)])
+        #expect(throws: KuraError.invalidModel("two entities are named E")) {
+            try ManagedObjectModel(entities: [entity, try EntityDescription(name: "E", attributes: [])])
+        }
+    }
+
+    @Test func theFingerprintFollowsTheSchemaOnly() throws {
+        let first = try ManagedObjectModel(Gadget.self)
+        let second = try ManagedObjectModel(Gadget.self)
+        #expect(first.fingerprint == second.fingerprint)
+        #expect(first.fingerprint.count == 16)
+        let plain = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Device", attributes: try EntityDescription(Gadget.self).attributes,
+                              indexes: [.index("rank"), IndexDescription(["name", "rank"], isUnique: true)]),
+        ])
+        #expect(plain.fingerprint == first.fingerprint, "a plain entity with the same schema matches")
+        let other = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Device", attributes: [AttributeDescription(name: "name", type: .string)]),
+        ])
+        #expect(other.fingerprint != first.fingerprint)
+    }
+
+    @Test func aModelInUseIsFrozen() throws {
+        let store = try TestStore()
+        let model = try ManagedObjectModel.news()
+        #expect(!model.isFrozen)
+        _ = try store.open(model)
+        #expect(model.isFrozen)
+    }
+}

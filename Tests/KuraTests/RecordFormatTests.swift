@@ -1,0 +1,61 @@
+import Foundation
+@testable import Kura
+import KuraTestSupport
+import Testing
+
+@Suite struct RecordFormatTests {
+    static let entity = try! EntityDescription(name: "R", attributes: [
+        AttributeDescription(name: "a", type: .int64),
+        AttributeDescription(name: "b", type: .string, isOptional: true),
+        AttributeDescription(name: "c", type: .bool),
+        AttributeDescription(name: "d", type: .url, isOptional: true),
+        AttributeDescription(name: "added", type: .int32, defaultValue: .int(7)),
+    ])
+
+    @Test func aRecordDecodesValueByValueAndOlderRecordsReadDefaultsForNewAttributes() throws {
+        let bytes = RecordFormat.encode([.int(-3), .string("héllo"), .bool(true), nil], rowVersion: 9)
+        try bytes.withUnsafeBytes { raw in
+            let view = try RecordView(validating: raw, entity: Self.entity)
+            #expect(view.rowVersion == 9)
+            #expect(view.value(0, of: Self.entity) == .int(-3))
+            #expect(view.value(1, of: Self.entity) == .string("héllo"))
+            #expect(view.value(2, of: Self.entity) == .bool(true))
+            #expect(view.value(3, of: Self.entity) == nil)
+            #expect(view.value(4, of: Self.entity) == .int(7), "a record written before the attribute existed")
+        }
+    }
+
+    @Test func damagedRecordsAreRefusedNotMisread() throws {
+        let good = RecordFormat.encode([.int(1), .string("x"), .bool(false), .url(URL(string: "https://a.b")!)], rowVersion: 1)
+        var damaged: [[UInt8]] = []
+        damaged.append([])
+        damaged.append(Array(good.prefix(5)))
+        var version = good; version[0] = 2; damaged.append(version)
+        var tag = good; tag[11 + 4 * 4] = 7; damaged.append(tag)                 // int stored with a string tag
+        var offset = good; offset[11] = 200; damaged.append(offset)              // offset past the end
+        damaged.append(good + [0])                                               // trailing byte
+        var count = good; count[9] = 9; damaged.append(count)                    // more values than attributes
+        var url = RecordFormat.encode([.int(1), nil, .bool(true), nil], rowVersion: 1)
+        url[url.count - 1] = RecordFormat.Tag.url.rawValue
+        damaged.append(url)
+        for bytes in damaged {
+            #expect(throws: RecordError.self, "\(bytes)") {
+                try bytes.withUnsafeBytes { _ = try RecordView(validating: $0, entity: Self.entity) }
+            }
+        }
+        var generator = SplitMix64(seed: 11)
+        for _ in 0..<20_000 {
+            var bytes = good
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            if Bool.random(using: &generator) { bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &generator))) }
+            // Any outcome but a crash is fine; a record that validates must decode.
+            bytes.withUnsafeBytes { raw in
+                if let view = try? RecordView(validating: raw, entity: Self.entity) {
+                    for number in 0..<Self.entity.attributes.count { _ = view.value(number, of: Self.entity) }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import Kura
+import KuraTestSupport
+import Testing
+
+/// An entity whose validation reports two problems at once.
+final class Account: ManagedObject {
+    @Attribute var name: String
+    @Attribute var balance: Int = 0
+
+    override func validateForInsert() throws {
+        var failures: [ValidationFailure] = []
+        do { try super.validateForInsert() } catch KuraError.validationFailed(let list) { failures += list }
+        if balance < 0 {
+            failures.append(ValidationFailure(objectID: objectID, key: "balance", message: "must not be negative"))
+        }
+        if !failures.isEmpty { throw KuraError.validationFailed(failures) }
+    }
+}
+
+@Suite struct SavingTests {
+    @Test func aDuplicateUniqueValueInOneSaveWritesNothingAndKeepsTheChanges() throws {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let context = container.newContext()
+        let first = News(context: context)
+        let second = News(context: context)
+        first.objectId = "same"
+        second.objectId = "same"
+        #expect(throws: KuraError.uniqueConstraintViolated(entity: "News", index: "objectId", values: ["same"], objectID: nil)) {
+            try context.save()
+        }
+        #expect(context.insertedObjects == [first, second])
+        #expect(first.objectID.isTemporaryID)
+        #expect(try container.newContext().count(for: FetchRequest(entityName: "News")) == 0)
+
+        second.objectId = "different"
+        try context.save()
+        #expect(try container.newContext().count(for: FetchRequest(entityName: "News")) == 2)
+    }
+
+    @Test func aValueAlreadyStoredInAUniqueIndexIsRefusedAndTheStoreIsUnchangedOnReopen() throws {
+        let store = try TestStore()
+        do {
+            let container = try store.open(.news())
+            let context = container.newContext()
+            let stored = News(context: context)
+            stored.objectId = "taken"
+            stored.title = "original"
+            try context.save()
+
+            let other = News(context: context)
+            other.objectId = "taken"
+            stored.title = "changed in the failed save"
+            #expect(throws: KuraError.self) { try context.save() }
+            #expect(context.insertedObjects == [other])
+            #expect(context.updatedObjects == [stored])
+            #expect(stored.title == "changed in the failed save")
+            container.close()
+        }
+        let container = try store.open(.news())
+        let all = try container.newContext().fetch(FetchRequest(entityName: "News"), as: News.self)
+        #expect(all.map(\.title) == ["original"])
+    }
+
+    @Test func movingAUniqueValueFromOneObjectToAnotherInOneSaveWorks() throws {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let context = container.newContext()
+        let old = News(context: context)
+        old.objectId = "badge"
+        try context.save()
+        old.objectId = "retired"
+        let new = News(context: context)
+        new.objectId = "badge"
+        try context.save()
+        context.delete(new)
+        let newest = News(context: context)
+        newest.objectId = "badge"
+        try context.save()
+        let ids = try container.newContext().fetch(FetchRequest(entityName: "News"), as: News.self).map(\.objectId)
+        #expect(ids.sorted() == ["badge", "retired"])
+    }
+
+    @Test func nilValuesNeverConflictInAUniqueIndex() throws {
+        let store = try TestStore()
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Tag", attributes: [AttributeDescription(name: "code", type: .string, isOptional: true)],
+                              indexes: [.unique("code")]),
+        ])
+        let container = try store.open(model)
+        let context = container.newContext()
+        for _ in 0..<3 { try context.insertNewObject(forEntityName: "Tag") }
+        try context.save()
+        #expect(try context.count(for: FetchRequest(entityName: "Tag")) == 3)
+    }
+
+    @Test func everyValidationFailureOfEveryObjectIsCollected() throws {
+        let store = try TestStore()
+        let container = try store.open(ManagedObjectModel(Account.self))
+        let context = container.newContext()
+        let first = Account(context: context)
+        first.balance = -1
+        let second = Account(context: context)
+        second.name = "ok"
+        second.balance = -2
+        do {
+            try context.save()
+            Issue.record("the save should fail validation")
+        } catch KuraError.validationFailed(let failures) {
+            #expect(failures.count == 3)
+            #expect(failures.filter { $0.objectID == first.objectID }.compactMap(\.key).sorted() == ["balance", "name"])
+            #expect(failures.filter { $0.objectID == second.objectID }.compactMap(\.key) == ["balance"])
+            #expect(KuraError.validationFailed(failures).description.contains("a required attribute has no value"))
+        }
+        #expect(context.insertedObjects.count == 2)
+        first.name = "fixed"
+        first.balance = 0
+        second.balance = 0
+        try context.save()
+        #expect(try container.newContext().count(for: FetchRequest(entityName: "Account")) == 2)
+    }
+
+    @Test func aStaleContextCannotOverwriteANewerSaveByDefault() throws {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let setup = container.newContext()
+        let news = News(context: setup)
+        news.title = "v1"
+        try setup.save()
+
+        let stale = container.newContext()
+        let staleNews = try stale.existingObject(with: news.objectID) as! News
+        _ = staleNews.title
+        news.title = "v2 from the first context"
+        try setup.save()
+
+        staleNews.title = "v2 from the stale context"
+        #expect(throws: KuraError.conflict(objectIDs: [news.objectID])) { try stale.save() }
+        #expect(staleNews.isUpdated, "the stale context keeps its change")
+
+        try stale.refresh(staleNews, mergeChanges: true)
+        #expect(staleNews.title == "v2 from the stale context")
+        try stale.save()
+        let final = try container.newContext().existingObject(with: news.objectID) as! News
+        #expect(final.title == "v2 from the stale context")
+    }
+
+    @Test func theOverwritePolicyLetsTheLastWriterWinByChoice() throws {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let first = container.newContext()
+        let news = News(context: first)
+        try first.save()
+        let second = container.newContext()
+        second.mergePolicy = .overwrite
+        let other = try second.existingObject(with: news.objectID) as! News
+        news.title = "first"
+        try first.save()
+        other.title = "second"
+        try second.save()
+        #expect((try container.newContext().existingObject(with: news.objectID) as! News).title == "second")
+    }
+
+    @Test func aSaveThatWouldPassTheMaximumSizeWritesNothingAndTheContextKeepsItsChanges() throws {
+        let store = try TestStore()
+        var options = StoreOptions()
+        options.initialSize = 256 << 10
+        options.maximumSize = 1 << 20
+        let container = try store.open(.news(), options: options)
+        let context = container.newContext()
+        let small = News(context: context)
+        small.title = "fits"
+        try context.save()
+        for index in 0..<400 {
+            let news = News(context: context)
+            news.body = String(repeating: "x", count: 4000)
+            news.sortOrder = index
+        }
+        #expect(throws: KuraError.storeFull(maximumBytes: 1 << 20)) { try context.save() }
+        #expect(context.insertedObjects.count == 400)
+        #expect(try container.newContext().count(for: FetchRequest(entityName: "News")) == 1)
+        for object in context.insertedObjects.dropFirst(10) { context.delete(object) }
+        try context.save()
+        #expect(try container.newContext().count(for: FetchRequest(entityName: "News")) == 11)
+    }
+
+    @Test func aReadOnlyStoreRefusesToSave() throws {
+        let store = try TestStore()
+        try store.open(.news()).close()
+        var options = StoreOptions()
+        options.isReadOnly = true
+        let container = try store.open(.news(), options: options)
+        let context = container.newContext()
+        _ = News(context: context)
+        #expect(throws: KuraError.storeReadOnly(path: store.path)) { try context.save() }
+    }
+}
