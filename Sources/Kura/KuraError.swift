@@ -33,6 +33,24 @@ public enum KuraError: Error, Sendable, Hashable {
     /// The class is not an entity of the context's model.
     case classNotInModel(String)
 
+    // MARK: Predicates and fetching
+
+    /// The predicate can't apply to the entity: an operator used with the
+    /// wrong kind of value, a malformed list, a comparison that can't hold.
+    case invalidPredicate(String)
+    /// A `MATCHES` pattern is not a valid regular expression.
+    case invalidRegularExpression(pattern: String, reason: String)
+    /// A `$variable` has no value: the substitution didn't give one, or the
+    /// predicate was fetched without substituting.
+    case missingSubstitutionVariable(String)
+    /// A substitution value doesn't fit the attribute its variable is compared with.
+    case substitutionTypeMismatch(variable: String, expected: AttributeType, found: String)
+    /// The model has no fetch request template with this name.
+    case unknownTemplate(String)
+    /// The fetch request is not valid: a negative limit or offset, an unknown
+    /// sort key, properties to fetch that don't exist.
+    case invalidFetchRequest(String)
+
     // MARK: Saving
 
     /// Validation at save failed; every failure of every object is listed.
@@ -118,6 +136,18 @@ extension KuraError: CustomStringConvertible {
             "the model is in use and cannot change: \(reason)"
         case .classNotInModel(let name):
             "class \(name) is not an entity of this model"
+        case .invalidPredicate(let reason):
+            "invalid predicate: \(reason)"
+        case .invalidRegularExpression(let pattern, let reason):
+            "MATCHES pattern \(PredicateFormatter.quoted(pattern)) is not a valid regular expression: \(reason)"
+        case .missingSubstitutionVariable(let name):
+            "no value for the variable $\(name)"
+        case .substitutionTypeMismatch(let variable, let expected, let found):
+            "$\(variable) must be \(expected.displayName), not \(found)"
+        case .unknownTemplate(let name):
+            "the model has no fetch request template named '\(name)'"
+        case .invalidFetchRequest(let reason):
+            "invalid fetch request: \(reason)"
         case .validationFailed(let failures):
             "validation failed: " + failures.map(\.description).joined(separator: "; ")
         case .uniqueConstraintViolated(let entity, let index, let values, let objectID):

@@ -118,6 +118,7 @@ extension ManagedObject {
     /// for a non-optional property) is a programming error.
     @inline(__always)
     final func typedValue<T: AttributeValueConvertible>(at number: Int, as type: T.Type) -> T {
+        if probedAttributes != nil { probedAttributes!.append(number) }
         if values.isEmpty {
             do {
                 try loadValues()

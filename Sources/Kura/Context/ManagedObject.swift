@@ -71,6 +71,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// True while the object is in its context's list of changes not yet
     /// announced by ``ManagedObjectContext/processPendingChanges()``.
     var isInUnprocessedList = false
+    /// Set only on the probe objects that find a key path's attribute: the
+    /// attributes its typed accessors read.
+    var probedAttributes: [Int]?
 
     /// Makes an object of `entity`, inserted into `context` when one is given
     /// (``awakeFromInsert()`` runs then).

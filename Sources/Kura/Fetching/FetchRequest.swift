@@ -1,16 +1,104 @@
-/// A description of objects to fetch: an entity, and (coming with the next
-/// step) a predicate, sort descriptors, a limit and an offset.
-public struct FetchRequest: Sendable, Hashable {
+/// A description of objects to fetch: an entity, a predicate, sort
+/// descriptors, a limit and an offset, and the shape of the results.
+///
+/// ```swift
+/// var request = FetchRequest(entityName: "News", predicate: "sortOrder > 3")
+/// request.sortDescriptors = [SortDescriptor(key: "sortOrder")]
+/// request.fetchLimit = 10
+/// let news = try context.fetch(request, as: News.self)
+///
+/// let newest = News.fetchRequest().sorted(by: "dateCreated", ascending: false).limited(to: 5)
+/// ```
+///
+/// A request is a value: change a copy freely. Fetches check it against the
+/// model before reading anything.
+public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
+    /// What a fetch returns.
+    public enum ResultType: String, Sendable, Hashable {
+        /// Objects, registered in the context.
+        case managedObject
+        /// Object IDs only; no object is made.
+        case managedObjectID
+        /// Dictionaries of ``FetchRequest/propertiesToFetch`` (all attributes
+        /// when empty); no object is made for stored results.
+        case dictionary
+        /// The number of matches only.
+        case count
+    }
+
     /// The entity whose objects are fetched.
     public var entityName: String
+    /// The condition objects must meet; `nil` for every object.
+    public var predicate: Predicate?
+    /// The order of the results; empty for store order (primary key, then
+    /// unsaved objects in insertion order).
+    public var sortDescriptors: [SortDescriptor]
     /// At most this many results; 0 for no limit.
     public var fetchLimit = 0
     /// Skip this many results first.
     public var fetchOffset = 0
-    /// Whether the context's unsaved inserts, changes and deletions count.
+    /// What the fetch returns; see ``ManagedObjectContext/execute(_:)``.
+    public var resultType = ResultType.managedObject
+    /// The attributes of dictionary results; empty for all of them.
+    public var propertiesToFetch: [String] = []
+    /// Whether the context's unsaved changes count (default true): unsaved
+    /// inserts appear, deleted objects vanish, changed objects are filtered
+    /// and sorted by their current values, and the limit and offset apply
+    /// after that. When false, the results are what the store holds (objects
+    /// the context has changed still come back as the context's instances).
     public var includesPendingChanges = true
 
-    public init(entityName: String) {
+    public init(entityName: String, predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = []) {
         self.entityName = entityName
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+    }
+
+    /// A copy sorted by `key` after any sort descriptors it has.
+    public func sorted(by key: String, ascending: Bool = true, comparison: SortDescriptor.Comparison = .compare) -> FetchRequest {
+        var copy = self
+        copy.sortDescriptors.append(SortDescriptor(key: key, ascending: ascending, comparison: comparison))
+        return copy
+    }
+
+    /// A copy sorted by a key path after any sort descriptors it has.
+    public func sorted<Root: ManagedObject, Value>(by keyPath: KeyPath<Root, Value>, ascending: Bool = true) -> FetchRequest {
+        var copy = self
+        copy.sortDescriptors.append(SortDescriptor(keyPath, ascending: ascending))
+        return copy
+    }
+
+    /// A copy that also requires `predicate`.
+    public func filtered(by predicate: Predicate) -> FetchRequest {
+        var copy = self
+        copy.predicate = self.predicate.map { $0 && predicate } ?? predicate
+        return copy
+    }
+
+    /// A copy with a fetch limit (and an offset).
+    public func limited(to limit: Int, offset: Int = 0) -> FetchRequest {
+        var copy = self
+        copy.fetchLimit = limit
+        copy.fetchOffset = offset
+        return copy
+    }
+
+    /// `News where sortOrder > 3 sort sortOrder ASC limit 10`, as `kura` reads it.
+    public var description: String {
+        var text = entityName
+        if let predicate { text += " where \(predicate.predicateFormat)" }
+        if !sortDescriptors.isEmpty {
+            text += " sort " + sortDescriptors.map { "\($0.key) \($0.ascending ? "asc" : "desc")" }.joined(separator: ", ")
+        }
+        if fetchLimit > 0 { text += " limit \(fetchLimit)" }
+        if fetchOffset > 0 { text += " offset \(fetchOffset)" }
+        return text
+    }
+}
+
+extension ManagedObject {
+    /// A request for the objects of this class's entity.
+    public class func fetchRequest() -> FetchRequest {
+        FetchRequest(entityName: entityName)
     }
 }

@@ -1,35 +1,177 @@
+/// The results of ``ManagedObjectContext/execute(_:)``, in the shape the
+/// request's ``FetchRequest/resultType`` asks for.
+public enum FetchResult {
+    case objects([ManagedObject])
+    case objectIDs([ObjectID])
+    case dictionaries([[String: AttributeValue?]])
+    case count(Int)
+}
+
 extension ManagedObjectContext {
-    /// The objects `request` describes.
+    /// The objects `request` describes, registered in this context.
+    ///
+    /// ```swift
+    /// let request = FetchRequest(entityName: "News", predicate: "sortOrder >= 3").sorted(by: "sortOrder")
+    /// let news = try context.fetch(request)
+    /// ```
+    ///
+    /// A fetch returns the context's own instance of each object: the same
+    /// instance as before for an object the context holds (with its unsaved
+    /// changes; ``ManagedObject/awakeFromFetch()`` doesn't run again), a new
+    /// one for an object it loads. With ``FetchRequest/includesPendingChanges``
+    /// (the default), unsaved inserts and changes count and deleted objects
+    /// don't. The whole fetch reads one consistent snapshot of the store.
+    ///
+    /// - Throws: ``KuraError/unknownEntity(_:)``, the predicate's errors
+    ///   (``KuraError/unknownAttribute(entity:key:)``,
+    ///   ``KuraError/typeMismatch(entity:key:expected:found:)``,
+    ///   ``KuraError/missingSubstitutionVariable(_:)``, ``PredicateSyntaxError``, …),
+    ///   ``KuraError/invalidFetchRequest(_:)``; all before any data is read.
+    /// - Complexity: see ``QueryPlan``; ``explain(_:)`` shows the plan.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
-        let entity = try model.requireEntity(named: request.entityName)
-        let registry = registry(for: entity)
-        var objects: [ManagedObject] = try store.read { txn in
-            var found: [ManagedObject] = []
-            try store.forEachRecord(of: entity, in: txn) { key, view in
-                let object = registeredObject(for: entity, primaryKey: key, record: view.bytes, in: registry)
-                if !(request.includesPendingChanges && object.isDeleted) { found.append(object) }
-                return true
-            }
-            return found
-        }
-        if request.includesPendingChanges {
-            objects += pending.filter { $0.isInserted && $0.entity === entity }
-        }
-        let start = min(request.fetchOffset, objects.count)
-        let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, objects.count) : objects.count
-        return Array(objects[start..<end])
+        let fetch = try PreparedFetch(request, model: model)
+        let registry = registry(for: fetch.entity)
+        return try run(fetch,
+                       stored: { primaryKey, view in
+                           self.registeredObject(for: fetch.entity, primaryKey: primaryKey, record: view.bytes, in: registry)
+                       },
+                       pending: { $0 })
     }
 
-    /// The objects `request` describes, as `type`.
+    /// The objects `request` describes, as instances of `type`.
+    ///
+    /// - Throws: as ``fetch(_:)``, and ``KuraError/classNotInModel(_:)`` when
+    ///   the entity's objects are not `T`s.
     public func fetch<T: ManagedObject>(_ request: FetchRequest, as type: T.Type) throws -> [T] {
-        try fetch(request).map { object in
-            guard let typed = object as? T else { throw KuraError.classNotInModel("\(T.self)") }
-            return typed
+        let objects = try fetch(request)
+        guard let typed = objects as? [T] else {
+            throw KuraError.classNotInModel("\(T.self) (the objects of \(request.entityName) are \(objects.first.map { "\(Swift.type(of: $0))" } ?? "another class"))")
+        }
+        return typed
+    }
+
+    /// The IDs of the objects `request` describes; no object is made for
+    /// stored results.
+    public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
+        let fetch = try PreparedFetch(request, model: model)
+        let entity = fetch.entity
+        return try run(fetch,
+                       stored: { primaryKey, _ in ObjectID(entity: entity, number: primaryKey, isTemporaryID: false) },
+                       pending: { $0.objectID })
+    }
+
+    /// Dictionaries of the ``FetchRequest/propertiesToFetch`` (every
+    /// attribute when it is empty) of the objects `request` describes; `nil`
+    /// values are present as `.some(nil)`.
+    public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: AttributeValue?]] {
+        let fetch = try PreparedFetch(request, model: model)
+        let entity = fetch.entity
+        func dictionary(_ source: some AttributeSource) -> [String: AttributeValue?] {
+            var values: [String: AttributeValue?] = [:]
+            for number in fetch.properties { values[entity.attributes[number].name] = .some(source.attributeValue(number)) }
+            return values
+        }
+        return try run(fetch,
+                       stored: { _, view in dictionary(RecordSource(view: view, entity: entity)) },
+                       pending: { dictionary(ObjectSource(object: $0)) })
+    }
+
+    /// How many objects `request` would fetch, limit and offset applied.
+    /// Without a predicate, this reads LMDB's entry count (O(1)) and adjusts
+    /// it for unsaved changes.
+    public func count(for request: FetchRequest) throws -> Int {
+        let fetch = try PreparedFetch(request, model: model)
+        let pending = try pendingState(for: fetch)
+        let tables = store.tables(for: fetch.entity)
+        let stored = try store.read { txn in
+            let plan = try QueryPlanner.plan(fetch, tables: tables, store: store, forCount: true, in: txn)
+            return try StoreQuery(fetch: fetch, plan: plan, tables: tables, store: store, excluded: pending.excluded).count(in: txn)
+        }
+        let total = max(0, stored + pending.matches.count - fetch.offset)
+        return fetch.limit.map { min($0, total) } ?? total
+    }
+
+    /// Runs `request` for the result type it asks for.
+    public func execute(_ request: FetchRequest) throws -> FetchResult {
+        switch request.resultType {
+        case .managedObject: .objects(try fetch(request))
+        case .managedObjectID: .objectIDs(try fetchObjectIDs(request))
+        case .dictionary: .dictionaries(try fetchDictionaries(request))
+        case .count: .count(try count(for: request))
         }
     }
 
-    /// How many objects `request` would fetch.
-    public func count(for request: FetchRequest) throws -> Int {
-        try fetch(request).count
+    /// The plan a fetch of `request` would follow now: which index, if any,
+    /// how it orders, how many records it expects to read.
+    ///
+    /// ```swift
+    /// print(try context.explain(FetchRequest(entityName: "News", predicate: "objectId == 'A1'")))
+    /// // SEARCH News USING UNIQUE INDEX objectId (objectId == "A1") (~1 objects)
+    /// ```
+    public func explain(_ request: FetchRequest) throws -> QueryPlan {
+        let fetch = try PreparedFetch(request, model: model)
+        let tables = store.tables(for: fetch.entity)
+        return try store.read { txn in
+            try QueryPlanner.plan(fetch, tables: tables, store: store, forCount: request.resultType == .count, in: txn)
+        }
+    }
+
+    // MARK: Running
+
+    /// What the context's unsaved changes mean for a fetch: stored records it
+    /// must not use (it has newer values or deleted them), and its own objects
+    /// that match.
+    private func pendingState(for fetch: PreparedFetch) throws -> (excluded: Set<UInt64>, matches: [ManagedObject]) {
+        guard fetch.request.includesPendingChanges else { return ([], []) }
+        var excluded = Set<UInt64>()
+        var matches: [ManagedObject] = []
+        for object in pending where object.entity === fetch.entity {
+            switch object.state {
+            case .deleted:
+                excluded.insert(object.objectID.number)
+            case .persisted where object.isUpdated:
+                excluded.insert(object.objectID.number)
+                if try fetch.predicate?.evaluate(on: object) ?? true { matches.append(object) }
+            case .inserted:
+                if try fetch.predicate?.evaluate(on: object) ?? true { matches.append(object) }
+            default:
+                break
+            }
+        }
+        return (excluded, matches)
+    }
+
+    /// Runs a fetch: the store's matches in one read transaction, merged
+    /// with the context's own matches, then the offset and limit.
+    private func run<Element>(
+        _ fetch: PreparedFetch,
+        stored: (UInt64, RecordView) -> Element,
+        pending makePending: (ManagedObject) -> Element
+    ) throws -> [Element] {
+        let (excluded, matches) = try pendingState(for: fetch)
+        let tables = store.tables(for: fetch.entity)
+        let ordering = RowOrdering(sorts: fetch.sorts)
+        let storedRows: [SortableRow<Element>] = try store.read { txn in
+            let plan = try QueryPlanner.plan(fetch, tables: tables, store: store, in: txn)
+            let rows = try StoreQuery(fetch: fetch, plan: plan, tables: tables, store: store, excluded: excluded).rows(in: txn)
+            // Without unsaved matches the offset applies now, and only the
+            // results become elements.
+            let kept = matches.isEmpty ? rows.dropFirst(fetch.offset) : rows[...]
+            return kept.map { SortableRow(keys: $0.keys, tier: 0, number: $0.number, payload: stored($0.number, $0.payload)) }
+        }
+        if matches.isEmpty { return storedRows.map(\.payload) }
+
+        var merged = storedRows
+        for object in matches {
+            try object.loadValues()
+            let isNew = object.state == .inserted
+            merged.append(SortableRow(
+                keys: ordering.keys(of: ObjectSource(object: object)), tier: isNew ? 1 : 0,
+                number: object.objectID.number, payload: makePending(object)))
+        }
+        merged.sort(by: ordering.precedes)
+        let start = min(fetch.offset, merged.count)
+        let end = fetch.limit.map { min(start + $0, merged.count) } ?? merged.count
+        return merged[start..<end].map(\.payload)
     }
 }

@@ -22,8 +22,31 @@ struct ModelDocument: Codable, Equatable {
         var unique: Bool
     }
 
+    struct Template: Codable, Equatable {
+        struct Sort: Codable, Equatable {
+            var key: String
+            var ascending: Bool
+            var comparison: SortDescriptor.Comparison
+        }
+
+        var name: String
+        var entity: String
+        var predicate: String?
+        var sortDescriptors: [Sort]
+        var fetchLimit: Int
+        var fetchOffset: Int
+        var resultType: FetchRequest.ResultType
+        var propertiesToFetch: [String]
+        var includesPendingChanges: Bool
+    }
+
     var entities: [Entity]
+    /// Absent in stores written before templates were kept.
+    var templates: [Template]?
 }
+
+extension SortDescriptor.Comparison: Codable {}
+extension FetchRequest.ResultType: Codable {}
 
 extension ManagedObjectModel {
     /// The model as a document.
@@ -39,6 +62,12 @@ extension ManagedObjectModel {
                 indexes: entity.indexes.map {
                     ModelDocument.Index(name: $0.name, attributes: $0.attributes, unique: $0.isUnique)
                 })
+        }, templates: fetchRequestTemplatesByName.sorted { $0.key < $1.key }.map { name, request in
+            ModelDocument.Template(
+                name: name, entity: request.entityName, predicate: request.predicate?.predicateFormat,
+                sortDescriptors: request.sortDescriptors.map { .init(key: $0.key, ascending: $0.ascending, comparison: $0.comparison) },
+                fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset, resultType: request.resultType,
+                propertiesToFetch: request.propertiesToFetch, includesPendingChanges: request.includesPendingChanges)
         })
     }
 
@@ -60,8 +89,9 @@ extension ManagedObjectModel {
         } catch {
             throw ModelDecodingError(reason: "the stored model is not valid JSON of a model (\(error))")
         }
+        let model: ManagedObjectModel
         do {
-            return try ManagedObjectModel(entities: document.entities.map { entity in
+            model = try ManagedObjectModel(entities: document.entities.map { entity in
                 try EntityDescription(
                     name: entity.name,
                     attributes: try entity.attributes.map { attribute in
@@ -80,6 +110,24 @@ extension ManagedObjectModel {
         } catch let error as KuraError {
             throw ModelDecodingError(reason: "the stored model is invalid: \(error)")
         }
+        for template in document.templates ?? [] {
+            do {
+                var request = FetchRequest(entityName: template.entity)
+                request.predicate = try template.predicate.map { try Predicate(format: $0) }
+                request.sortDescriptors = template.sortDescriptors.map {
+                    SortDescriptor(key: $0.key, ascending: $0.ascending, comparison: $0.comparison)
+                }
+                request.fetchLimit = template.fetchLimit
+                request.fetchOffset = template.fetchOffset
+                request.resultType = template.resultType
+                request.propertiesToFetch = template.propertiesToFetch
+                request.includesPendingChanges = template.includesPendingChanges
+                try model.setFetchRequestTemplate(request, forName: template.name)
+            } catch {
+                throw ModelDecodingError(reason: "the stored template '\(template.name)' is invalid: \(error)")
+            }
+        }
+        return model
     }
 }
 

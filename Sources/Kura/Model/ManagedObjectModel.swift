@@ -24,6 +24,7 @@ public final class ManagedObjectModel: Sendable {
 
     struct State: ~Copyable {
         var isFrozen = false
+        var templates: [String: FetchRequestTemplate] = [:]
     }
 
     /// A model of the entities of these ``ManagedObject`` subclasses.

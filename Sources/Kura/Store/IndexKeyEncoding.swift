@@ -73,6 +73,15 @@ enum IndexKeyEncoding {
         text.utf8.allSatisfy({ $0 < 0x80 }) ? text : text.precomposedStringWithCanonicalMapping
     }
 
+    /// The key prefix shared by every string value that begins with `prefix`
+    /// (in NFC): the encoding without its terminator.
+    static func stringPrefix(_ prefix: String) -> [UInt8] {
+        var key: [UInt8] = [0x01]
+        appendEscaped(normalized(prefix).utf8, to: &key)
+        key.removeLast(2)
+        return key
+    }
+
     static func appendEscaped<Bytes: Sequence>(_ bytes: Bytes, to key: inout [UInt8]) where Bytes.Element == UInt8 {
         for byte in bytes {
             key.append(byte)

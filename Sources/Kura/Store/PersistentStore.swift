@@ -72,6 +72,16 @@ public final class PersistentStore: Sendable {
                 guard storedModel.hasSameSchema(as: model) else {
                     throw KuraError.modelMismatch(path: path, differences: storedModel.differences(from: model))
                 }
+                // Same schema; keep the app's templates in the store for `kura`.
+                if !options.isReadOnly && storedModel.document != model.document {
+                    let bytes = try model.encoded()
+                    try storageErrors(path) {
+                        try environment.write { txn in
+                            guard let meta = try txn.openDatabase(named: StoreLayout.metaDatabase) else { return }
+                            try meta.put(bytes, forKey: StoreLayout.modelKey, in: txn)
+                        }
+                    }
+                }
                 resolved = model
             } else {
                 resolved = storedModel

@@ -1,0 +1,55 @@
+/// A fetch request checked against the model: the entity resolved, the
+/// predicate compiled, sort keys resolved to attribute positions.
+struct PreparedFetch {
+    let request: FetchRequest
+    let entity: EntityDescription
+    let predicate: CompiledPredicate?
+    let sorts: [PreparedSort]
+    /// `nil` for no limit.
+    let limit: Int?
+    let offset: Int
+    /// Attribute positions of dictionary results.
+    let properties: [Int]
+
+    /// How many results the store side must produce before the offset is
+    /// applied: offset + limit, or everything.
+    var window: Int? { limit.map { offset + $0 } }
+
+    /// - Throws: ``KuraError/unknownEntity(_:)``, the predicate's errors,
+    ///   ``KuraError/invalidFetchRequest(_:)`` for a negative limit or offset,
+    ///   an unknown sort key or property.
+    /// - Parameter allowingVariables: For templates: `$variables` may remain.
+    init(_ request: FetchRequest, model: ManagedObjectModel, allowingVariables: Bool = false) throws {
+        self.request = request
+        let entity = try model.requireEntity(named: request.entityName)
+        self.entity = entity
+        predicate = try request.predicate.map { try $0.compiled(for: entity, allowingVariables: allowingVariables) }
+        guard request.fetchLimit >= 0 else {
+            throw KuraError.invalidFetchRequest("fetchLimit is \(request.fetchLimit); it must be 0 (no limit) or more")
+        }
+        guard request.fetchOffset >= 0 else {
+            throw KuraError.invalidFetchRequest("fetchOffset is \(request.fetchOffset); it must be 0 or more")
+        }
+        limit = request.fetchLimit == 0 ? nil : request.fetchLimit
+        offset = request.fetchOffset
+        sorts = try request.sortDescriptors.map { descriptor in
+            guard let number = entity.attributeNumber(named: descriptor.key) else {
+                throw KuraError.invalidFetchRequest("unknown sort key '\(descriptor.key)': \(entity.name) has no such attribute")
+            }
+            return PreparedSort(number: number, ascending: descriptor.ascending, comparison: descriptor.comparison)
+        }
+        properties = try (request.propertiesToFetch.isEmpty ? entity.attributes.map(\.name) : request.propertiesToFetch).map { name in
+            guard let number = entity.attributeNumber(named: name) else {
+                throw KuraError.invalidFetchRequest("unknown property to fetch '\(name)': \(entity.name) has no such attribute")
+            }
+            return number
+        }
+    }
+}
+
+/// One sort descriptor, resolved.
+struct PreparedSort {
+    let number: Int
+    let ascending: Bool
+    let comparison: SortDescriptor.Comparison
+}

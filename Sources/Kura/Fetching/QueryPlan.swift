@@ -1,0 +1,100 @@
+import KuraLMDB
+
+/// How a fetch reads the store, as ``ManagedObjectContext/explain(_:)`` and
+/// `kura plan` show it:
+///
+/// ```
+/// SEARCH News USING UNIQUE INDEX objectId (objectId == "A1")
+/// SCAN News (100000 objects), FILTER title CONTAINS[c] "kura", TOP 10 BY title ASC
+/// SEARCH News USING INDEX sortOrder (sortOrder BETWEEN {10, 20}) IN INDEX ORDER, LIMIT 5
+/// WALK News BY INDEX sortOrder DESC, LIMIT 100
+/// COUNT News FROM ENTRY COUNT
+/// ```
+///
+/// The planner estimates what each way costs and takes the cheapest:
+/// a full scan reads every record in primary-key order and checks the
+/// predicate; an index search reads only the key ranges the predicate
+/// allows (counting them first, up to a quarter of the entity, to see
+/// whether they are selective) and fetches each record; an index walk reads
+/// records in the order of an index that matches the sort descriptors and
+/// stops at the limit. Without such an index, a limit keeps only the best
+/// results in a bounded heap (top-K) instead of sorting everything.
+/// Whatever the plan, the full predicate is checked on every record, so the
+/// plan changes the speed, never the results.
+public struct QueryPlan: Sendable, CustomStringConvertible {
+    enum Access {
+        /// Every record, in primary-key order.
+        case scan
+        /// The ranges of an index the predicate allows.
+        case search(IndexAccess)
+        /// An entire index, in its order (for the sort).
+        case walk(IndexTable)
+        /// Only a count: LMDB's entry count, adjusted for unsaved changes.
+        case entryCount
+    }
+
+    let access: Access
+    let entityName: String
+    /// True when records come out already in the requested order.
+    let isInSortOrder: Bool
+    /// Walk the index backwards (a descending sort).
+    let isReversed: Bool
+    /// Keep only this many of the sorted results (a bounded heap).
+    let topK: Int?
+    /// The predicate as the filter applied to each record.
+    let filter: String?
+    /// The sort descriptors, for the description.
+    let sortText: String?
+    let limit: Int?
+    let offset: Int
+    /// The primary keys found while estimating an index search, in index
+    /// order: the search need not run again.
+    let foundPrimaryKeys: [UInt64]?
+
+    /// How many records the plan expects to read, when it knows.
+    public let estimatedRows: Int?
+
+    /// The name of the index the plan uses, or `nil` for a scan.
+    public var indexName: String? {
+        switch access {
+        case .search(let search): search.index.description.name
+        case .walk(let index): index.description.name
+        case .scan, .entryCount: nil
+        }
+    }
+
+    /// True when the results are sorted in memory (fully, or top-K).
+    public var sortsInMemory: Bool { sortText != nil && !isInSortOrder }
+
+    public var description: String {
+        var parts: [String] = []
+        switch access {
+        case .scan:
+            parts.append("SCAN \(entityName)" + (estimatedRows.map { " (\($0) objects)" } ?? ""))
+        case .search(let search):
+            let kind = search.index.description.isUnique ? "UNIQUE INDEX" : "INDEX"
+            var text = "SEARCH \(entityName) USING \(kind) \(search.index.description.name) (\(search.conditions.joined(separator: " AND ")))"
+            if let estimatedRows { text += " (~\(estimatedRows) objects)" }
+            parts.append(text)
+        case .walk(let index):
+            parts.append("WALK \(entityName) BY INDEX \(index.description.name)\(isReversed ? " DESC" : "")")
+        case .entryCount:
+            parts.append("COUNT \(entityName) FROM ENTRY COUNT")
+        }
+        if let filter { parts.append("FILTER \(filter)") }
+        if let sortText {
+            if isInSortOrder {
+                if case .search = access { parts.append("IN INDEX ORDER\(isReversed ? " DESC" : "")") }
+            } else if let topK {
+                parts.append("TOP \(topK) BY \(sortText)")
+            } else {
+                parts.append("SORT BY \(sortText)")
+            }
+        } else if case .search = access {
+            parts.append("ORDER BY PRIMARY KEY")
+        }
+        if let limit { parts.append("LIMIT \(limit)") }
+        if offset > 0 { parts.append("OFFSET \(offset)") }
+        return parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,158 @@
+import KuraLMDB
+
+/// Runs a query plan inside one read transaction: finds the matching
+/// records, in the fetch's order, without making any object.
+///
+/// The records are read in place: their bytes are valid until the
+/// transaction ends, which is after the caller made objects of the ones it keeps.
+struct StoreQuery {
+    let fetch: PreparedFetch
+    let plan: QueryPlan
+    let tables: EntityTables
+    let store: PersistentStore
+    /// Records the context has changed or deleted: it evaluates those itself.
+    let excluded: Set<UInt64>
+
+    private var ordering: RowOrdering { RowOrdering(sorts: fetch.sorts) }
+
+    /// The matching records in order: the first offset + limit of them when
+    /// there is a limit, else all.
+    func rows(in txn: borrowing Transaction) throws -> [SortableRow<RecordView>] {
+        let window = fetch.window
+        let ordering = ordering
+        let entity = fetch.entity
+        var rows: [SortableRow<RecordView>] = []
+
+        if plan.isInSortOrder && fetch.sorts.isEmpty {
+            // A scan with no sort: primary-key order, stop at the window.
+            if window == 0 { return [] }
+            try forEachCandidate(in: txn) { primaryKey, view in
+                rows.append(SortableRow(keys: [], tier: 0, number: primaryKey, payload: view))
+                return window.map { rows.count < $0 } ?? true
+            }
+            return rows
+        }
+
+        if plan.isInSortOrder {
+            // Records come in sort order, except that equal sort keys come in
+            // index order: reorder each run of equal keys by primary key.
+            var run: [SortableRow<RecordView>] = []
+            func flush() {
+                run.sort { $0.number < $1.number }
+                rows.append(contentsOf: run)
+                run.removeAll(keepingCapacity: true)
+            }
+            try forEachCandidate(in: txn) { primaryKey, view in
+                let row = SortableRow(keys: ordering.keys(of: RecordSource(view: view, entity: entity)), tier: 0,
+                                      number: primaryKey, payload: view)
+                if let last = run.last, !Self.sameKeys(last.keys, row.keys) {
+                    flush()
+                    if let window, rows.count >= window { return false }
+                }
+                run.append(row)
+                return true
+            }
+            flush()
+            return window.map { Array(rows.prefix($0)) } ?? rows
+        }
+
+        // Collect, then order by primary key or sort (bounded with a limit).
+        try forEachCandidate(in: txn) { primaryKey, view in
+            let keys = fetch.sorts.isEmpty ? [] : ordering.keys(of: RecordSource(view: view, entity: entity))
+            rows.append(SortableRow(keys: keys, tier: 0, number: primaryKey, payload: view))
+            return true
+        }
+        if let topK = plan.topK, !fetch.sorts.isEmpty {
+            return ordering.smallest(topK, of: rows)
+        }
+        rows.sort(by: ordering.precedes)
+        return window.map { Array(rows.prefix($0)) } ?? rows
+    }
+
+    /// How many records match, not counting excluded ones.
+    func count(in txn: borrowing Transaction) throws -> Int {
+        if case .entryCount = plan.access {
+            var count = try tables.records.count(in: txn)
+            for primaryKey in excluded where try tables.records.contains(StoreLayout.key(primaryKey), in: txn) {
+                count -= 1
+            }
+            return count
+        }
+        var count = 0
+        try forEachCandidate(in: txn) { _, _ in
+            count += 1
+            return true
+        }
+        return count
+    }
+
+    private static func sameKeys(_ a: [SortKey], _ b: [SortKey]) -> Bool {
+        zip(a, b).allSatisfy { SortKey.compare($0, $1) == 0 }
+    }
+
+    /// Calls `body` with each record the plan reads that is not excluded and
+    /// matches the predicate, until `body` returns false.
+    private func forEachCandidate(
+        in txn: borrowing Transaction, _ body: (UInt64, RecordView) throws -> Bool
+    ) throws {
+        let entity = fetch.entity
+        let predicate = fetch.predicate
+        func consider(_ primaryKey: UInt64, _ view: RecordView) throws -> Bool {
+            if !excluded.isEmpty && excluded.contains(primaryKey) { return true }
+            if let predicate, !predicate.evaluate(on: RecordSource(view: view, entity: entity)) { return true }
+            return try body(primaryKey, view)
+        }
+        switch plan.access {
+        case .scan, .entryCount:
+            try store.forEachRecord(of: entity, in: txn, consider)
+        case .search(let access):
+            if let keys = plan.foundPrimaryKeys {
+                for primaryKey in plan.isReversed ? keys.reversed() : keys {
+                    guard let view = try record(primaryKey, in: txn) else { continue }
+                    guard try consider(primaryKey, view) else { return }
+                }
+                return
+            }
+            let direction: IterationDirection = plan.isReversed ? .reverse : .forward
+            for range in plan.isReversed ? access.ranges.reversed() : access.ranges {
+                var stopped = false
+                try walk(access.index, range: range, direction: direction, in: txn) { primaryKey, view in
+                    let more = try consider(primaryKey, view)
+                    stopped = !more
+                    return more
+                }
+                if stopped { return }
+            }
+        case .walk(let index):
+            try walk(index, range: .all, direction: plan.isReversed ? .reverse : .forward, in: txn, consider)
+        }
+    }
+
+    /// Reads the records of an index's entries in `range`.
+    private func walk(
+        _ index: IndexTable, range: KeyRange, direction: IterationDirection, in txn: borrowing Transaction,
+        _ body: (UInt64, RecordView) throws -> Bool
+    ) throws {
+        try index.database.forEach(in: txn, range: range, direction: direction) { entry in
+            guard entry.key.count > 8 else {
+                throw KuraError.corruptStore(path: store.path, reason: "an entry of index \(index.description.name) is too short")
+            }
+            let primaryKey = StoreLayout.primaryKey(fromSuffixOf: entry.key)
+            guard let view = try record(primaryKey, in: txn) else { return true }
+            return try body(primaryKey, view)
+        }
+    }
+
+    /// The record of `primaryKey`, which an index entry names. A missing one
+    /// means the index and the records disagree: the store is damaged.
+    private func record(_ primaryKey: UInt64, in txn: borrowing Transaction) throws -> RecordView? {
+        let view = try tables.records.withValue(forKey: StoreLayout.key(primaryKey), in: txn) { bytes in
+            try store.validatedRecord(bytes, of: fetch.entity)
+        }
+        guard let view else {
+            throw KuraError.corruptStore(
+                path: store.path, reason: "an index of \(fetch.entity.name) names record \(primaryKey), which is missing")
+        }
+        return view
+    }
+}

@@ -1,0 +1,138 @@
+/// A named fetch request kept in a model, checked when it was registered.
+struct FetchRequestTemplate: Sendable {
+    let request: FetchRequest
+    let entity: EntityDescription
+    /// What each `$variable` must be given.
+    let variables: [String: VariableRequirement]
+}
+
+/// A `$variable` of a fetch request template, and what it must be given.
+public struct TemplateVariable: Sendable, Hashable {
+    /// The variable's name, without `$`.
+    public var name: String
+    /// The attribute the variable is compared with.
+    public var key: String
+    /// The attribute's type: the type a value must convert to.
+    public var type: AttributeType
+    /// True when the variable takes a list of values (`IN $ids`, `BETWEEN $range`).
+    public var isList: Bool
+}
+
+extension ManagedObjectModel {
+    /// Registers `request` as the template called `name` (or removes the
+    /// template with `nil`).
+    ///
+    /// ```swift
+    /// try model.setFetchRequestTemplate(FetchRequest(entityName: "News"), forName: "allNews")
+    /// try model.setFetchRequestTemplate(
+    ///     FetchRequest(entityName: "News", predicate: "objectId == $objectId"), forName: "getNews")
+    /// ```
+    ///
+    /// The request is checked against the model now, not at the first fetch:
+    /// its entity, every key of its predicate (each `$variable` takes the type
+    /// of the attribute it is compared with), its sort keys and properties.
+    /// Stores opened with the model keep its templates, so `kura` can list
+    /// and run them.
+    ///
+    /// - Throws: ``KuraError/modelFrozen(_:)`` once a store uses the model;
+    ///   any error the request would give at fetch (``KuraError/unknownEntity(_:)``,
+    ///   ``KuraError/unknownAttribute(entity:key:)``, ``PredicateSyntaxError``, …).
+    public func setFetchRequestTemplate(_ request: FetchRequest?, forName name: String) throws {
+        guard !name.isEmpty else { throw KuraError.invalidFetchRequest("a template needs a name") }
+        let checked = try request.map { try self.template(for: $0) }
+        try state.withLock { state in
+            guard !state.isFrozen else {
+                throw KuraError.modelFrozen("a store uses this model, so template '\(name)' can't be set")
+            }
+            state.templates[name] = checked
+        }
+    }
+
+    /// Checks a request for use as a template.
+    func template(for request: FetchRequest) throws -> FetchRequestTemplate {
+        let fetch = try PreparedFetch(request, model: self, allowingVariables: true)
+        return FetchRequestTemplate(request: request, entity: fetch.entity, variables: fetch.predicate?.variables ?? [:])
+    }
+
+    /// The template called `name`, unsubstituted, or `nil`.
+    public func fetchRequestTemplate(forName name: String) -> FetchRequest? {
+        state.withLock { $0.templates[name]?.request }
+    }
+
+    /// Every template, by name.
+    public var fetchRequestTemplatesByName: [String: FetchRequest] {
+        state.withLock { $0.templates.mapValues(\.request) }
+    }
+
+    /// The variables of the template called `name`, sorted by name, or `nil`
+    /// for an unknown template.
+    public func templateVariables(forName name: String) -> [TemplateVariable]? {
+        state.withLock { state in
+            state.templates[name].map { template in
+                template.variables.map { TemplateVariable(name: $0.key, key: $0.value.key, type: $0.value.type, isList: $0.value.isList) }
+                    .sorted { $0.name < $1.name }
+            }
+        }
+    }
+
+    /// A copy of the template called `name` with its `$variables` replaced.
+    ///
+    /// ```swift
+    /// let request = try model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": id])
+    /// let news = try context.fetch(request).last
+    /// ```
+    ///
+    /// Each value is converted to the type of the attribute its variable is
+    /// compared with (an `Int` for a `Double` attribute, a `String` for a
+    /// `UUID`). The predicate tree is rewritten, never parsed again, so the
+    /// request costs what a hand-built one does. Extra variables are ignored.
+    ///
+    /// - Throws: ``KuraError/unknownTemplate(_:)``,
+    ///   ``KuraError/missingSubstitutionVariable(_:)`` naming the variable,
+    ///   ``KuraError/substitutionTypeMismatch(variable:expected:found:)``.
+    public func fetchRequestFromTemplate(withName name: String, substitutionVariables: [String: Any]) throws -> FetchRequest {
+        guard let template = state.withLock({ $0.templates[name] }) else { throw KuraError.unknownTemplate(name) }
+        var request = template.request
+        guard let predicate = request.predicate, !template.variables.isEmpty else { return request }
+        var values: [String: Predicate.Expression] = [:]
+        for (variable, requirement) in template.variables {
+            guard let given = substitutionVariables[variable] else { throw KuraError.missingSubstitutionVariable(variable) }
+            values[variable] = try Self.substitution(given, for: variable, requirement)
+        }
+        request.predicate = Predicate(predicate.root.substituting(values))
+        return request
+    }
+
+    /// A substitution value converted for its variable.
+    private static func substitution(_ given: Any, for variable: String, _ requirement: VariableRequirement) throws -> Predicate.Expression {
+        func mismatch(_ found: String) -> KuraError {
+            .substitutionTypeMismatch(variable: variable, expected: requirement.type, found: found)
+        }
+        func convert(_ value: AttributeValue?) throws -> Predicate.Expression {
+            guard let value else { return .value(nil) }
+            guard let converted = value.convertedForComparison(to: requirement.type) else {
+                throw mismatch("\(value.kindName) \(PredicateFormatter.format(value))")
+            }
+            return .value(converted)
+        }
+        let expression: Predicate.Expression
+        do {
+            expression = try PredicateArguments.expression(from: given)
+        } catch {
+            throw mismatch("\(type(of: given))")
+        }
+        switch (expression, requirement.isList) {
+        case (.list(let elements), true):
+            return .list(try elements.map { element in
+                guard case .value(let value) = element else { throw mismatch("a list of lists") }
+                return try convert(value)
+            })
+        case (.value(let value), false):
+            return try convert(value)
+        case (.value(let value), true):
+            throw mismatch("\(value?.kindName ?? "nil") (a list is needed)")
+        default:
+            throw mismatch("a list")
+        }
+    }
+}

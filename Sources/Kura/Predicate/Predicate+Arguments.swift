@@ -1,0 +1,43 @@
+import Foundation
+
+/// Turns the Swift values given as `%@` arguments and substitution variables
+/// into predicate values.
+enum PredicateArguments {
+    struct Unsupported: Error, CustomStringConvertible {
+        let typeName: String
+        var description: String { "a \(typeName) is not an attribute value" }
+    }
+
+    /// `value` as a predicate expression: a constant, or a list for an array.
+    static func expression(from value: Any?) throws -> Predicate.Expression {
+        guard let value = flatten(value) else { return .value(nil) }
+        if let expression = value as? Predicate.Expression { return expression }
+        if let array = value as? [Any?] { return .list(try array.map(expression(from:))) }
+        if let array = value as? [Any] { return .list(try array.map(expression(from:))) }
+        return .value(try attributeValue(from: value))
+    }
+
+    /// `value` as an attribute value (`nil` for nil).
+    static func attributeValue(from value: Any?) throws -> AttributeValue? {
+        guard let value = flatten(value) else { return nil }
+        if let attributeValue = value as? AttributeValue { return attributeValue }
+        if let convertible = value as? any AttributeValueConvertible { return convertible.attributeValue }
+        if let integer = value as? any BinaryInteger {
+            guard let exact = Int64(exactly: integer) else { throw Unsupported(typeName: "\(type(of: value)) this large") }
+            return .int(exact)
+        }
+        if let text = value as? Substring { return .string(String(text)) }
+        if value is NSNull { return nil }
+        throw Unsupported(typeName: "\(type(of: value))")
+    }
+
+    /// Unwraps nested optionals: `Optional(Optional(nil))` is nil.
+    private static func flatten(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional {
+            return mirror.children.first.flatMap { flatten($0.value) }
+        }
+        return value
+    }
+}

@@ -1,0 +1,276 @@
+import Foundation
+
+/// A predicate checked against an entity and made ready to evaluate: keys
+/// are attribute positions, constants have the attribute's type, string
+/// patterns are folded and regular expressions compiled.
+struct CompiledPredicate: Sendable {
+    let entity: EntityDescription
+    let root: CompiledNode
+    /// What each `$variable` must be, for a template: the type of the
+    /// attribute it is compared with, and whether it is a list.
+    let variables: [String: VariableRequirement]
+}
+
+/// What a template's `$variable` must be given.
+struct VariableRequirement: Sendable, Hashable {
+    /// The attribute the variable is compared with.
+    var key: String
+    var type: AttributeType
+    /// True for `IN $list` and `BETWEEN $pair`.
+    var isList: Bool
+}
+
+indirect enum CompiledNode: Sendable {
+    case constant(Bool)
+    case not(CompiledNode)
+    case and([CompiledNode])
+    case or([CompiledNode])
+    case comparison(CompiledComparison)
+}
+
+/// One side of a compiled comparison.
+indirect enum Operand: Sendable, Hashable {
+    case attribute(Int)
+    case constant(AttributeValue?)
+    case variable(String)
+    case list([Operand])
+}
+
+struct CompiledComparison: Sendable {
+    var left: Operand
+    var operation: Predicate.Operator
+    var right: Operand
+    /// `[c]`/`[d]`, kept only where strings are compared.
+    var options: Predicate.ComparisonOptions
+    /// A constant string pattern, folded by `options` once.
+    var pattern: String?
+    /// A `LIKE` pattern as characters.
+    var likePattern: [Character]?
+    /// A `MATCHES` pattern, compiled.
+    var regularExpression: RegularExpression?
+}
+
+extension Predicate {
+    /// Checks the predicate against `entity` and compiles it.
+    ///
+    /// - Parameter allowingVariables: True for templates: `$variables` stay,
+    ///   and what each must be is recorded. Otherwise a variable is
+    ///   ``KuraError/missingSubstitutionVariable(_:)``.
+    /// - Throws: ``PredicateSyntaxError`` for a literal that didn't parse;
+    ///   ``KuraError/unknownAttribute(entity:key:)``,
+    ///   ``KuraError/typeMismatch(entity:key:expected:found:)``,
+    ///   ``KuraError/invalidPredicate(_:)``,
+    ///   ``KuraError/invalidRegularExpression(pattern:reason:)``.
+    func compiled(for entity: EntityDescription, allowingVariables: Bool = false) throws -> CompiledPredicate {
+        try checkSyntax()
+        var compiler = PredicateCompiler(entity: entity, allowsVariables: allowingVariables)
+        let root = try compiler.compile(root)
+        return CompiledPredicate(entity: entity, root: root, variables: compiler.variables)
+    }
+}
+
+private struct PredicateCompiler {
+    let entity: EntityDescription
+    let allowsVariables: Bool
+    var variables: [String: VariableRequirement] = [:]
+
+    init(entity: EntityDescription, allowsVariables: Bool) {
+        self.entity = entity
+        self.allowsVariables = allowsVariables
+    }
+
+    mutating func compile(_ node: Predicate.Node) throws -> CompiledNode {
+        switch node {
+        case .constant(let value): return .constant(value)
+        case .not(let inner): return .not(try compile(inner))
+        case .and(let nodes): return .and(try nodes.map { try compile($0) })
+        case .or(let nodes): return .or(try nodes.map { try compile($0) })
+        case .comparison(let left, let operation, let right, let options):
+            return try compileComparison(left, operation, right, options)
+        }
+    }
+
+    private func operand(_ expression: Predicate.Expression) throws -> Operand {
+        switch expression {
+        case .key(let key): return .attribute(try entity.requireAttributeNumber(key))
+        case .value(let value): return .constant(value)
+        case .variable(let name):
+            guard allowsVariables else { throw KuraError.missingSubstitutionVariable(name) }
+            return .variable(name)
+        case .list(let elements):
+            return .list(try elements.map { element in
+                if case .list = element { throw KuraError.invalidPredicate("a list can't contain a list") }
+                return try operand(element)
+            })
+        }
+    }
+
+    private static func mirrored(_ operation: Predicate.Operator) -> Predicate.Operator? {
+        switch operation {
+        case .equal, .notEqual: operation
+        case .less: .greater
+        case .lessOrEqual: .greaterOrEqual
+        case .greater: .less
+        case .greaterOrEqual: .lessOrEqual
+        default: nil
+        }
+    }
+
+    private mutating func compileComparison(
+        _ leftExpression: Predicate.Expression, _ operation: Predicate.Operator,
+        _ rightExpression: Predicate.Expression, _ options: Predicate.ComparisonOptions
+    ) throws -> CompiledNode {
+        var left = try operand(leftExpression)
+        var right = try operand(rightExpression)
+        var operation = operation
+        // Keep the attribute on the left: `3 < sortOrder` is `sortOrder > 3`.
+        if case .attribute = right, !Self.isAttribute(left), let flipped = Self.mirrored(operation) {
+            swap(&left, &right)
+            operation = flipped
+        }
+        var comparison = CompiledComparison(
+            left: left, operation: operation, right: right, options: [],
+            pattern: nil, likePattern: nil, regularExpression: nil)
+
+        guard case .attribute(let number) = left else {
+            if case .list = left { throw KuraError.invalidPredicate("a list can only be on the right of IN or BETWEEN") }
+            if case .variable(let name) = left {
+                throw KuraError.invalidPredicate("$\(name) must be compared with an attribute")
+            }
+            if case .variable(let name) = right {
+                throw KuraError.invalidPredicate("$\(name) must be compared with an attribute")
+            }
+            // Two constants: decide now.
+            try checkListShape(operation, right)
+            return .constant(comparison.evaluate(on: NoAttributes()))
+        }
+        let attribute = entity.attributes[number]
+        let isString = attribute.type.isTextual
+
+        switch operation {
+        case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
+            comparison.right = try coerce(right, to: attribute, operation: operation)
+        case .between:
+            comparison.right = try coerceList(right, to: attribute, operation: operation, count: 2)
+        case .in:
+            comparison.right = try coerceList(right, to: attribute, operation: operation, count: nil)
+        case .beginsWith, .endsWith, .contains, .like, .matches:
+            guard isString else {
+                throw KuraError.invalidPredicate(
+                    "\(operation.rawValue) needs a String attribute; \(entity.name).\(attribute.name) is \(attribute.type.displayName)")
+            }
+            comparison.right = try coerce(right, to: AttributeDescription(name: attribute.name, type: .string, isOptional: true),
+                                          operation: operation)
+        }
+        if isString { comparison.options = options }
+
+        // Prepare constant string patterns once.
+        if operation.isStringOperator, case .constant(.string(let pattern)?) = comparison.right {
+            switch operation {
+            case .matches:
+                comparison.regularExpression = try RegularExpression(pattern, caseInsensitive: options.contains(.caseInsensitive))
+                if options.contains(.diacriticInsensitive) {
+                    comparison.regularExpression = try RegularExpression(
+                        StringMatching.fold(pattern, .diacriticInsensitive), caseInsensitive: options.contains(.caseInsensitive))
+                }
+            case .like:
+                comparison.likePattern = Array(StringMatching.fold(pattern, comparison.options))
+            default:
+                comparison.pattern = StringMatching.fold(pattern, comparison.options)
+            }
+        }
+        return .comparison(comparison)
+    }
+
+    private static func isAttribute(_ operand: Operand) -> Bool {
+        if case .attribute = operand { return true }
+        return false
+    }
+
+    private func checkListShape(_ operation: Predicate.Operator, _ right: Operand) throws {
+        switch operation {
+        case .between:
+            guard case .list(let elements) = right, elements.count == 2 else {
+                throw KuraError.invalidPredicate("BETWEEN needs a list of two values, {lower, upper}")
+            }
+        case .in:
+            guard case .list = right else { throw KuraError.invalidPredicate("IN needs a list of values, such as {1, 2}") }
+        default:
+            break
+        }
+    }
+
+    /// The other side of a comparison with `attribute`, checked and converted.
+    private mutating func coerce(_ operand: Operand, to attribute: AttributeDescription, operation: Predicate.Operator) throws -> Operand {
+        switch operand {
+        case .attribute(let number):
+            let other = entity.attributes[number]
+            let compatible = other.type == attribute.type || (other.type.isNumeric && attribute.type.isNumeric)
+                || (other.type.isTextual && attribute.type.isTextual)
+            guard compatible else {
+                throw KuraError.invalidPredicate(
+                    "\(entity.name).\(attribute.name) (\(attribute.type.displayName)) can't be compared with \(entity.name).\(other.name) (\(other.type.displayName))")
+            }
+            return operand
+        case .constant(let value):
+            return .constant(try coerce(value, to: attribute))
+        case .variable(let name):
+            try require(name, VariableRequirement(key: attribute.name, type: attribute.type, isList: false))
+            return operand
+        case .list:
+            throw KuraError.invalidPredicate("\(operation.rawValue) compares \(entity.name).\(attribute.name) with one value, not a list")
+        }
+    }
+
+    private mutating func coerceList(
+        _ operand: Operand, to attribute: AttributeDescription, operation: Predicate.Operator, count: Int?
+    ) throws -> Operand {
+        switch operand {
+        case .list(let elements):
+            if let count, elements.count != count {
+                throw KuraError.invalidPredicate("BETWEEN needs a list of two values, {lower, upper}; it has \(elements.count)")
+            }
+            return .list(try elements.map { try coerce($0, to: attribute, operation: .equal) })
+        case .variable(let name):
+            try require(name, VariableRequirement(key: attribute.name, type: attribute.type, isList: true))
+            return operand
+        default:
+            throw KuraError.invalidPredicate(
+                operation == .between ? "BETWEEN needs a list of two values, {lower, upper}" : "IN needs a list of values, such as {1, 2}")
+        }
+    }
+
+    private mutating func require(_ name: String, _ requirement: VariableRequirement) throws {
+        if let existing = variables[name], existing.type != requirement.type || existing.isList != requirement.isList {
+            throw KuraError.invalidPredicate("$\(name) is compared with both \(existing.key) and \(requirement.key), of different types")
+        }
+        variables[name] = requirement
+    }
+
+    /// `value` as a value of `attribute`'s type, or a type mismatch naming the key.
+    private func coerce(_ value: AttributeValue?, to attribute: AttributeDescription) throws -> AttributeValue? {
+        guard let value else { return nil }
+        if let converted = value.convertedForComparison(to: attribute.type) { return converted }
+        throw KuraError.typeMismatch(
+            entity: entity.name, key: attribute.name, expected: attribute.type,
+            found: "\(value.kindName) \(PredicateFormatter.format(value))")
+    }
+}
+
+/// A source with no attributes, for comparisons of two constants.
+private struct NoAttributes: AttributeSource {
+    func attributeValue(_ number: Int) -> AttributeValue? { nil }
+}
+
+extension AttributeValue {
+    /// This value made comparable with an attribute of `type`, or `nil`.
+    /// Numbers compare with any numeric attribute as they are; other values
+    /// convert as a value set on the attribute would; a string can name a
+    /// UUID or a URL, and 0 or 1 a Bool.
+    func convertedForComparison(to type: AttributeType) -> AttributeValue? {
+        if type.isNumeric, naturalType.isNumeric { return self }
+        if type == .bool, case .int(let number) = self, number == 0 || number == 1 { return .bool(number == 1) }
+        if type == .uuid, case .string(let text) = self { return UUID(uuidString: text).map(AttributeValue.uuid) }
+        return converted(to: type)
+    }
+}

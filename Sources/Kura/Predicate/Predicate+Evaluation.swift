@@ -1,0 +1,142 @@
+/// Where a predicate reads attribute values: a stored record or an object.
+/// The same evaluation serves both, so a fetch filters stored and unsaved
+/// objects alike.
+protocol AttributeSource {
+    func attributeValue(_ number: Int) -> AttributeValue?
+}
+
+/// A stored record, read in place.
+struct RecordSource: AttributeSource {
+    let view: RecordView
+    let entity: EntityDescription
+
+    @inline(__always)
+    func attributeValue(_ number: Int) -> AttributeValue? {
+        view.value(number, of: entity)
+    }
+}
+
+/// An object's current values (loaded before evaluation).
+struct ObjectSource: AttributeSource {
+    let object: ManagedObject
+
+    @inline(__always)
+    func attributeValue(_ number: Int) -> AttributeValue? {
+        object.values[number]
+    }
+}
+
+extension CompiledPredicate {
+    /// True when the object or record in `source` matches.
+    @inline(__always)
+    func evaluate<Source: AttributeSource>(on source: Source) -> Bool {
+        root.evaluate(on: source)
+    }
+
+    /// True when `object` matches; loads its values first.
+    func evaluate(on object: ManagedObject) throws -> Bool {
+        try object.loadValues()
+        return root.evaluate(on: ObjectSource(object: object))
+    }
+}
+
+extension CompiledNode {
+    func evaluate<Source: AttributeSource>(on source: Source) -> Bool {
+        switch self {
+        case .constant(let value): value
+        case .not(let node): !node.evaluate(on: source)
+        case .and(let nodes): nodes.allSatisfy { $0.evaluate(on: source) }
+        case .or(let nodes): nodes.contains { $0.evaluate(on: source) }
+        case .comparison(let comparison): comparison.evaluate(on: source)
+        }
+    }
+}
+
+extension CompiledComparison {
+    /// Core Data's meaning: `nil` equals only `nil` and is never less or
+    /// greater than anything; numbers compare by value whatever their type;
+    /// strings compare folded by `[c]`/`[d]`; string operators never match nil.
+    func evaluate<Source: AttributeSource>(on source: Source) -> Bool {
+        let value = resolve(left, source)
+        switch operation {
+        case .equal:
+            return equal(value, resolve(right, source))
+        case .notEqual:
+            return !equal(value, resolve(right, source))
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            guard let value, let other = resolve(right, source) else { return false }
+            let order = compare(value, other)
+            switch operation {
+            case .less: return order < 0
+            case .lessOrEqual: return order <= 0
+            case .greater: return order > 0
+            default: return order >= 0
+            }
+        case .between:
+            guard let value, case .list(let bounds) = right, bounds.count == 2,
+                  let lower = resolve(bounds[0], source), let upper = resolve(bounds[1], source) else { return false }
+            return compare(value, lower) >= 0 && compare(value, upper) <= 0
+        case .in:
+            guard case .list(let elements) = right else { return false }
+            return elements.contains { equal(value, resolve($0, source)) }
+        case .beginsWith, .endsWith, .contains, .like, .matches:
+            guard let text = Self.text(value) else { return false }
+            return matchString(text, source)
+        }
+    }
+
+    private func resolve<Source: AttributeSource>(_ operand: Operand, _ source: Source) -> AttributeValue? {
+        switch operand {
+        case .attribute(let number): source.attributeValue(number)
+        case .constant(let value): value
+        case .variable, .list: nil
+        }
+    }
+
+    private static func text(_ value: AttributeValue?) -> String? {
+        switch value {
+        case .string(let text)?: text
+        case .url(let url)?: url.absoluteString
+        default: nil
+        }
+    }
+
+    private func equal(_ a: AttributeValue?, _ b: AttributeValue?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case (nil, _), (_, nil): return false
+        case (let a?, let b?): return compare(a, b) == 0
+        }
+    }
+
+    private func compare(_ a: AttributeValue, _ b: AttributeValue) -> Int {
+        if !options.isEmpty, let x = Self.text(a), let y = Self.text(b) {
+            return AttributeValue.compareStrings(StringMatching.fold(x, options), StringMatching.fold(y, options))
+        }
+        return a.compare(to: b)
+    }
+
+    private func matchString<Source: AttributeSource>(_ text: String, _ source: Source) -> Bool {
+        let folded = StringMatching.fold(text, options)
+        if let regularExpression {
+            return regularExpression.matches(options.contains(.diacriticInsensitive) ? folded : text)
+        }
+        if let likePattern { return StringMatching.like(folded, pattern: likePattern) }
+        let pattern: String
+        if let prepared = self.pattern {
+            pattern = prepared
+        } else if let other = Self.text(resolve(right, source)) {
+            pattern = StringMatching.fold(other, options)
+        } else {
+            return false
+        }
+        switch operation {
+        case .beginsWith: return folded.hasPrefix(pattern)
+        case .endsWith: return folded.hasSuffix(pattern)
+        case .contains: return pattern.isEmpty || folded.contains(pattern)
+        case .like: return StringMatching.like(folded, pattern: Array(pattern))
+        case .matches: return (try? RegularExpression(pattern, caseInsensitive: options.contains(.caseInsensitive)))?.matches(text) ?? false
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// Writes a predicate tree as NSPredicate format text, in one canonical way:
+/// parsing the text gives the same tree back.
+///
+/// Values NSPredicate can't write as literals use `CAST`: dates as
+/// `CAST(seconds since 2001, "NSDate")`, and `CAST("…", "Type")` for floats,
+/// decimals, UUIDs, data (base64), URLs and non-finite doubles.
+enum PredicateFormatter {
+    static func format(_ node: Predicate.Node) -> String {
+        switch node {
+        case .constant(let value):
+            return value ? "TRUEPREDICATE" : "FALSEPREDICATE"
+        case .not(let inner):
+            return "NOT (\(format(inner)))"
+        case .and(let nodes):
+            return nodes.map { node in
+                if case .or = node { return "(\(format(node)))" }
+                return format(node)
+            }.joined(separator: " AND ")
+        case .or(let nodes):
+            return nodes.map { node in
+                if case .and = node { return "(\(format(node)))" }
+                return format(node)
+            }.joined(separator: " OR ")
+        case .comparison(let left, let operation, let right, let options):
+            var flags = ""
+            if options.contains(.caseInsensitive) { flags += "c" }
+            if options.contains(.diacriticInsensitive) { flags += "d" }
+            return "\(format(left)) \(operation.rawValue)\(flags.isEmpty ? "" : "[\(flags)]") \(format(right))"
+        }
+    }
+
+    static func format(_ expression: Predicate.Expression) -> String {
+        switch expression {
+        case .key(let name):
+            return PredicateParser.keywords.contains(name.uppercased()) || !isIdentifier(name) ? "#\(name)" : name
+        case .variable(let name):
+            return "$\(name)"
+        case .list(let elements):
+            return "{" + elements.map(format).joined(separator: ", ") + "}"
+        case .value(let value):
+            return format(value)
+        }
+    }
+
+    /// The parser's rule for a word: a letter or `_`, then letters, digits and `_`.
+    private static func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic else { return false }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
+    }
+
+    static func format(_ value: AttributeValue?) -> String {
+        guard let value else { return "nil" }
+        switch value {
+        case .bool(let flag): return flag ? "TRUE" : "FALSE"
+        case .int(let integer): return String(integer)
+        case .double(let number):
+            return number.isFinite ? String(number) : "CAST(\(quoted(String(number))), \"Double\")"
+        case .float(let number): return "CAST(\(quoted(String(number))), \"Float\")"
+        case .decimal(let number): return "CAST(\(quoted(number.description)), \"NSDecimalNumber\")"
+        case .string(let text): return quoted(text)
+        case .date(let date): return "CAST(\(String(date.timeIntervalSinceReferenceDate)), \"NSDate\")"
+        case .uuid(let uuid): return "CAST(\(quoted(uuid.uuidString)), \"UUID\")"
+        case .data(let data): return "CAST(\(quoted(data.base64EncodedString())), \"NSData\")"
+        case .url(let url): return "CAST(\(quoted(url.absoluteString)), \"NSURL\")"
+        }
+    }
+
+    /// A double-quoted string literal with `"`, `\` and control characters escaped.
+    static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\r": result += "\\r"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    result += String(format: "\\u%04X", scalar.value)
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result + "\""
+    }
+}

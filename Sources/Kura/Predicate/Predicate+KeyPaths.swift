@@ -1,0 +1,58 @@
+// Predicates from key paths: the same trees as the format syntax, checked by
+// the compiler.
+//
+//     let p = \News.sortOrder > 3 && \News.imageURL != nil
+//     let q = Predicate.compare(\News.title, .beginsWith, "Ku", options: .caseInsensitive)
+//     let r = Predicate.in(\News.sortOrder, [1, 2, 3])
+
+extension Predicate {
+    /// The key expression of an ``Attribute`` key path: `\News.title` → `title`.
+    public static func key<Root: ManagedObject, Value>(_ keyPath: KeyPath<Root, Value>) -> Expression {
+        .key(AttributeKeyPathNames.name(of: keyPath))
+    }
+
+    /// `keyPath op[options] value`, for any operator.
+    public static func compare<Root: ManagedObject, Value: AttributeValueConvertible>(
+        _ keyPath: KeyPath<Root, Value>, _ operation: Operator, _ value: Value, options: ComparisonOptions = []
+    ) -> Predicate {
+        .comparison(key(keyPath), operation, .value(value.attributeValue), options: options)
+    }
+
+    /// `keyPath IN {values…}`.
+    public static func `in`<Root: ManagedObject, Value: AttributeValueConvertible>(
+        _ keyPath: KeyPath<Root, Value>, _ values: [Value]
+    ) -> Predicate {
+        .comparison(key(keyPath), .in, .list(values.map { .value($0.attributeValue) }))
+    }
+
+    /// `keyPath BETWEEN {lower, upper}`: both bounds included.
+    public static func between<Root: ManagedObject, Value: AttributeValueConvertible>(
+        _ keyPath: KeyPath<Root, Value>, _ lower: Value, _ upper: Value
+    ) -> Predicate {
+        .comparison(key(keyPath), .between, .list([.value(lower.attributeValue), .value(upper.attributeValue)]))
+    }
+}
+
+public func == <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate {
+    .compare(lhs, .equal, rhs)
+}
+
+public func != <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate {
+    .compare(lhs, .notEqual, rhs)
+}
+
+public func < <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate {
+    .compare(lhs, .less, rhs)
+}
+
+public func <= <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate {
+    .compare(lhs, .lessOrEqual, rhs)
+}
+
+public func > <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate {
+    .compare(lhs, .greater, rhs)
+}
+
+public func >= <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate {
+    .compare(lhs, .greaterOrEqual, rhs)
+}

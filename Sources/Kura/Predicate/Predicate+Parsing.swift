@@ -1,0 +1,484 @@
+import Foundation
+
+/// A predicate's text that doesn't parse: where, and what was expected there.
+///
+/// ```swift
+/// do {
+///     _ = try Predicate(format: "sortOrder > ")
+/// } catch let error as PredicateSyntaxError {
+///     print(error)               // expected a value after '>' at position 12
+///     print(error.caretDiagram)  // sortOrder >
+///                                //             ^
+/// }
+/// ```
+public struct PredicateSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The text that was parsed.
+    public let format: String
+    /// Where the problem is: the offset in characters from the start (0-based).
+    public let position: Int
+    /// What is wrong or what was expected, for a person.
+    public let message: String
+
+    public init(format: String, position: Int, message: String) {
+        self.format = format
+        self.position = position
+        self.message = message
+    }
+
+    public var description: String {
+        "\(message) at position \(position)"
+    }
+
+    /// The text on one line and a caret under the position on the next.
+    public var caretDiagram: String {
+        let line = format.replacingOccurrences(of: "\n", with: " ")
+        return line + "\n" + String(repeating: " ", count: max(0, position)) + "^"
+    }
+}
+
+/// Reads NSPredicate's format syntax into a predicate tree.
+struct PredicateParser {
+    private enum Token: Equatable {
+        case word(String)            // identifiers and keywords
+        case escapedKey(String)      // #key: a key spelled like a keyword
+        case string(String)
+        case number(String)
+        case variable(String)
+        case argument(String)        // %@, %K, %d, …
+        case symbol(String)
+        case end
+    }
+
+    private struct Located {
+        let token: Token
+        let position: Int
+    }
+
+    private let format: String
+    /// Unicode scalars, not Characters: a combining mark after a quote must
+    /// not merge with it.
+    private let characters: [Unicode.Scalar]
+    private var tokens: [Located] = []
+    private var current = 0
+    private var arguments: [Any?]
+    private var nextArgument = 0
+
+    /// Words that are operators or literals; a key spelled like one needs `#`.
+    static let keywords: Set<String> = [
+        "AND", "OR", "NOT", "BETWEEN", "IN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES",
+        "TRUEPREDICATE", "FALSEPREDICATE", "TRUE", "FALSE", "YES", "NO", "NIL", "NULL",
+        "ANY", "ALL", "NONE", "SOME", "SELF", "CAST", "FIRST", "LAST", "SIZE", "SUBQUERY", "FUNCTION",
+    ]
+
+    init(format: String, arguments: [Any?]) {
+        self.format = format
+        self.characters = Array(format.unicodeScalars)
+        self.arguments = arguments
+    }
+
+    mutating func parse() throws(PredicateSyntaxError) -> Predicate.Node {
+        try tokenize()
+        let node = try parseOr()
+        guard case .end = peek.token else {
+            throw error("expected AND, OR or the end of the predicate, found \(describe(peek.token))", at: peek.position)
+        }
+        if nextArgument < arguments.count {
+            throw error("\(arguments.count) arguments were given but only \(nextArgument) are used", at: characters.count)
+        }
+        return node
+    }
+
+    // MARK: Errors
+
+    private func error(_ message: String, at position: Int) -> PredicateSyntaxError {
+        PredicateSyntaxError(format: format, position: position, message: message)
+    }
+
+    private func describe(_ token: Token) -> String {
+        switch token {
+        case .word(let word): "'\(word)'"
+        case .escapedKey(let key): "'#\(key)'"
+        case .string(let text): "the string \"\(text)\""
+        case .number(let text): "'\(text)'"
+        case .variable(let name): "'$\(name)'"
+        case .argument(let text): "'\(text)'"
+        case .symbol(let symbol): "'\(symbol)'"
+        case .end: "the end"
+        }
+    }
+
+    // MARK: Tokens
+
+    private var peek: Located { tokens[current] }
+
+    private mutating func advance() -> Located {
+        let token = tokens[current]
+        if current < tokens.count - 1 { current += 1 }
+        return token
+    }
+
+    private func isKeyword(_ token: Token, _ keyword: String) -> Bool {
+        if case .word(let word) = token { return word.uppercased() == keyword }
+        return false
+    }
+
+    private func isSymbol(_ token: Token, _ symbols: String...) -> Bool {
+        if case .symbol(let symbol) = token { return symbols.contains(symbol) }
+        return false
+    }
+
+    private mutating func tokenize() throws(PredicateSyntaxError) {
+        var index = 0
+        func character(_ offset: Int) -> Unicode.Scalar? {
+            index + offset < characters.count ? characters[index + offset] : nil
+        }
+        while index < characters.count {
+            let start = index
+            let char = characters[index]
+            if char.properties.isWhitespace {
+                index += 1
+            } else if char == "\"" || char == "'" {
+                index += 1
+                var text = String.UnicodeScalarView()
+                var closed = false
+                while index < characters.count {
+                    let next = characters[index]
+                    if next == char {
+                        closed = true
+                        index += 1
+                        break
+                    }
+                    if next == "\\" {
+                        guard index + 1 < characters.count else { break }
+                        let escaped = characters[index + 1]
+                        index += 2
+                        switch escaped {
+                        case "n": text.append("\n")
+                        case "t": text.append("\t")
+                        case "r": text.append("\r")
+                        case "0": text.append("\0")
+                        case "u":
+                            let hex = String(String.UnicodeScalarView(characters[index..<min(index + 4, characters.count)]))
+                            guard hex.count == 4, let scalar = UInt32(hex, radix: 16).flatMap(Unicode.Scalar.init) else {
+                                throw error("expected four hexadecimal digits after \\u", at: index)
+                            }
+                            text.append(scalar)
+                            index += 4
+                        default: text.append(escaped)
+                        }
+                        continue
+                    }
+                    text.append(next)
+                    index += 1
+                }
+                guard closed else { throw error("the string that starts here is not closed", at: start) }
+                tokens.append(Located(token: .string(String(text)), position: start))
+            } else if Self.isDigit(char) {
+                if char == "0", let x = character(1), x == "x" || x == "X" {
+                    index += 2
+                    while let digit = character(0), Self.isDigit(digit) || ("a"..."f").contains(digit) || ("A"..."F").contains(digit) {
+                        index += 1
+                    }
+                } else {
+                    while let digit = character(0), Self.isDigit(digit) { index += 1 }
+                    if character(0) == ".", let digit = character(1), Self.isDigit(digit) {
+                        index += 1
+                        while let digit = character(0), Self.isDigit(digit) { index += 1 }
+                    }
+                    if let e = character(0), e == "e" || e == "E" {
+                        var lookahead = 1
+                        if let sign = character(1), sign == "+" || sign == "-" { lookahead = 2 }
+                        if let digit = character(lookahead), Self.isDigit(digit) {
+                            index += lookahead
+                            while let digit = character(0), Self.isDigit(digit) { index += 1 }
+                        }
+                    }
+                }
+                tokens.append(Located(token: .number(Self.text(characters[start..<index])), position: start))
+            } else if Self.isWordStart(char) || char == "#" || char == "$" {
+                index += 1
+                while let next = character(0), Self.isWordStart(next) || Self.isDigit(next) { index += 1 }
+                let name = Self.text(characters[(start + 1)..<index])
+                switch char {
+                case "#":
+                    guard !name.isEmpty else { throw error("expected a key after '#'", at: start) }
+                    tokens.append(Located(token: .escapedKey(name), position: start))
+                case "$":
+                    guard !name.isEmpty else { throw error("expected a variable name after '$'", at: start) }
+                    tokens.append(Located(token: .variable(name), position: start))
+                default:
+                    tokens.append(Located(token: .word(Self.text(characters[start..<index])), position: start))
+                }
+            } else if char == "%" {
+                let specifiers = ["@", "K", "d", "i", "ld", "lld", "f", "lf", "u", "lu"]
+                guard let specifier = specifiers.sorted(by: { $0.count > $1.count }).first(where: { spec in
+                    spec.unicodeScalars.enumerated().allSatisfy { character($0.offset + 1) == $0.element }
+                }) else {
+                    throw error("expected %@ or %K after '%'", at: start)
+                }
+                index += 1 + specifier.count
+                tokens.append(Located(token: .argument("%" + specifier), position: start))
+            } else {
+                let two = character(1).map { Self.text([char, $0]) } ?? ""
+                if ["==", "!=", "<>", "<=", ">=", "=<", "=>", "&&", "||"].contains(two) {
+                    index += 2
+                    tokens.append(Located(token: .symbol(two), position: start))
+                } else if "=<>!(){},[]-".unicodeScalars.contains(char) {
+                    index += 1
+                    tokens.append(Located(token: .symbol(Self.text([char])), position: start))
+                } else {
+                    throw error("unexpected character '\(char)'", at: start)
+                }
+            }
+        }
+        tokens.append(Located(token: .end, position: characters.count))
+    }
+
+    private static func isDigit(_ scalar: Unicode.Scalar) -> Bool { ("0"..."9").contains(scalar) }
+
+    private static func isWordStart(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "_" || scalar.properties.isAlphabetic
+    }
+
+    private static func text<Scalars: Sequence>(_ scalars: Scalars) -> String where Scalars.Element == Unicode.Scalar {
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars)
+        return String(view)
+    }
+
+    // MARK: Predicates
+
+    private mutating func parseOr() throws(PredicateSyntaxError) -> Predicate.Node {
+        var nodes = [try parseAnd()]
+        while isKeyword(peek.token, "OR") || isSymbol(peek.token, "||") {
+            _ = advance()
+            nodes.append(try parseAnd())
+        }
+        return nodes.count == 1 ? nodes[0] : Predicate.Node.or(nodes).flattened
+    }
+
+    private mutating func parseAnd() throws(PredicateSyntaxError) -> Predicate.Node {
+        var nodes = [try parseNot()]
+        while isKeyword(peek.token, "AND") || isSymbol(peek.token, "&&") {
+            _ = advance()
+            nodes.append(try parseNot())
+        }
+        return nodes.count == 1 ? nodes[0] : Predicate.Node.and(nodes).flattened
+    }
+
+    private mutating func parseNot() throws(PredicateSyntaxError) -> Predicate.Node {
+        if isKeyword(peek.token, "NOT") || isSymbol(peek.token, "!") {
+            _ = advance()
+            return .not(try parseNot())
+        }
+        return try parsePrimary()
+    }
+
+    private mutating func parsePrimary() throws(PredicateSyntaxError) -> Predicate.Node {
+        let start = peek
+        if isSymbol(start.token, "(") {
+            _ = advance()
+            let node = try parseOr()
+            guard isSymbol(peek.token, ")") else {
+                throw error("expected ')' to close the '(' at position \(start.position), found \(describe(peek.token))", at: peek.position)
+            }
+            _ = advance()
+            return node
+        }
+        if isKeyword(start.token, "TRUEPREDICATE") {
+            _ = advance()
+            return .constant(true)
+        }
+        if isKeyword(start.token, "FALSEPREDICATE") {
+            _ = advance()
+            return .constant(false)
+        }
+        for modifier in ["ANY", "ALL", "NONE", "SOME"] where isKeyword(start.token, modifier) {
+            throw error("\(modifier) applies to to-many relationships, which Kura doesn't have", at: start.position)
+        }
+        if case .end = start.token {
+            throw error("expected a comparison such as key == value, found the end", at: start.position)
+        }
+        let left = try parseExpression(after: nil)
+        let (operation, options, operatorToken) = try parseOperator(after: start)
+        let right = try parseExpression(after: operatorToken)
+        return .comparison(left, operation, right, options)
+    }
+
+    private mutating func parseOperator(after left: Located) throws(PredicateSyntaxError) -> (Predicate.Operator, Predicate.ComparisonOptions, Located) {
+        let token = advance()
+        var operation: Predicate.Operator?
+        switch token.token {
+        case .symbol(let symbol):
+            switch symbol {
+            case "==", "=": operation = .equal
+            case "!=", "<>": operation = .notEqual
+            case "<": operation = .less
+            case "<=", "=<": operation = .lessOrEqual
+            case ">": operation = .greater
+            case ">=", "=>": operation = .greaterOrEqual
+            default: break
+            }
+        case .word(let word):
+            operation = Predicate.Operator.allCases.first { $0.rawValue == word.uppercased() && $0.rawValue.first!.isLetter }
+        default:
+            break
+        }
+        guard let operation else {
+            throw error("expected an operator such as ==, <, IN or BEGINSWITH, found \(describe(token.token))", at: token.position)
+        }
+        var options: Predicate.ComparisonOptions = []
+        if isSymbol(peek.token, "[") {
+            let open = advance()
+            guard case .word(let letters) = peek.token,
+                  letters.lowercased().allSatisfy({ $0 == "c" || $0 == "d" || $0 == "n" }) else {
+                throw error("expected c, d or cd inside [ ]", at: peek.position)
+            }
+            _ = advance()
+            if letters.lowercased().contains("c") { options.insert(.caseInsensitive) }
+            if letters.lowercased().contains("d") { options.insert(.diacriticInsensitive) }
+            guard isSymbol(peek.token, "]") else {
+                throw error("expected ']' to close the '[' at position \(open.position)", at: peek.position)
+            }
+            _ = advance()
+        }
+        return (operation, options, token)
+    }
+
+    // MARK: Expressions
+
+    private mutating func parseExpression(after operatorToken: Located?) throws(PredicateSyntaxError) -> Predicate.Expression {
+        let located = advance()
+        switch located.token {
+        case .word(let word):
+            switch word.uppercased() {
+            case "TRUE", "YES": return .value(.bool(true))
+            case "FALSE", "NO": return .value(.bool(false))
+            case "NIL", "NULL": return .value(nil)
+            case "CAST": return try parseCast(at: located.position)
+            case "SELF":
+                throw error("SELF is not supported: compare an attribute instead", at: located.position)
+            default:
+                if Self.keywords.contains(word.uppercased()) {
+                    throw error("expected a key or a value, found \(describe(located.token)) (write #\(word) for a key of that name)", at: located.position)
+                }
+                return .key(word)
+            }
+        case .escapedKey(let key):
+            return .key(key)
+        case .string(let text):
+            return .value(.string(text))
+        case .number(let text):
+            return .value(try number(text, at: located.position))
+        case .symbol("-"):
+            let numberToken = advance()
+            guard case .number(let text) = numberToken.token else {
+                throw error("expected a number after '-'", at: numberToken.position)
+            }
+            return .value(try number("-" + text, at: located.position))
+        case .variable(let name):
+            return .variable(name)
+        case .argument(let specifier):
+            return try argument(specifier, at: located.position)
+        case .symbol("{"):
+            var elements: [Predicate.Expression] = []
+            if isSymbol(peek.token, "}") {
+                _ = advance()
+                return .list([])
+            }
+            while true {
+                elements.append(try parseExpression(after: located))
+                if isSymbol(peek.token, ",") {
+                    _ = advance()
+                } else if isSymbol(peek.token, "}") {
+                    _ = advance()
+                    return .list(elements)
+                } else {
+                    throw error("expected ',' or '}' in the list that starts at position \(located.position), found \(describe(peek.token))", at: peek.position)
+                }
+            }
+        default:
+            if let operatorToken {
+                throw error("expected a value after \(describe(operatorToken.token)), found \(describe(located.token))", at: located.position)
+            }
+            throw error("expected a key or a value, found \(describe(located.token))", at: located.position)
+        }
+    }
+
+    private func number(_ text: String, at position: Int) throws(PredicateSyntaxError) -> AttributeValue {
+        let negative = text.hasPrefix("-")
+        let digits = negative ? String(text.dropFirst()) : text
+        if digits.lowercased().hasPrefix("0x") {
+            guard let magnitude = UInt64(digits.dropFirst(2), radix: 16),
+                  let value = negative ? (magnitude == UInt64(Int64.max) + 1 ? Int64.min : Int64(exactly: magnitude).map { -$0 })
+                                       : Int64(exactly: magnitude) else {
+                throw error("the number \(text) is not a valid 64-bit integer", at: position)
+            }
+            return .int(value)
+        }
+        if digits.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
+            guard let value = Double(text) else { throw error("the number \(text) is not valid", at: position) }
+            return .double(value)
+        }
+        guard let value = Int64(text) else {
+            throw error("the number \(text) does not fit in a 64-bit integer", at: position)
+        }
+        return .int(value)
+    }
+
+    /// `CAST(value, "Type")`: how the formatter writes dates, floats,
+    /// decimals, UUIDs, data, URLs and non-finite doubles.
+    private mutating func parseCast(at position: Int) throws(PredicateSyntaxError) -> Predicate.Expression {
+        guard isSymbol(peek.token, "(") else { throw error("expected '(' after CAST", at: peek.position) }
+        _ = advance()
+        let valueToken = peek
+        let inner = try parseExpression(after: nil)
+        guard isSymbol(peek.token, ",") else { throw error("expected ',' in CAST", at: peek.position) }
+        _ = advance()
+        guard case .string(let typeName) = advance().token else {
+            throw error("expected a type name such as \"NSDate\" in CAST", at: valueToken.position)
+        }
+        guard isSymbol(peek.token, ")") else { throw error("expected ')' to close CAST", at: peek.position) }
+        _ = advance()
+        guard case .value(let value?) = inner else {
+            throw error("CAST needs a string or number", at: valueToken.position)
+        }
+        let text: String? = if case .string(let string) = value { string } else { nil }
+        let number = value.numericValue
+        var result: AttributeValue?
+        switch typeName {
+        case "NSDate", "Date": result = number.map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
+        case "Float": result = (text.flatMap(Float.init) ?? number.map(Float.init)).map(AttributeValue.float)
+        case "Double", "NSNumber": result = (text.flatMap(Double.init) ?? number).map(AttributeValue.double)
+        case "NSDecimalNumber", "Decimal":
+            result = (text.flatMap { Decimal(string: $0) } ?? number.map { Decimal($0) }).map(AttributeValue.decimal)
+        case "UUID", "NSUUID": result = text.flatMap(UUID.init(uuidString:)).map(AttributeValue.uuid)
+        case "NSData", "Data": result = text.flatMap { Data(base64Encoded: $0) }.map(AttributeValue.data)
+        case "NSURL", "URL": result = text.flatMap(URL.init(string:)).map(AttributeValue.url)
+        case "NSString", "String": result = text.map(AttributeValue.string)
+        default:
+            throw error("CAST to \"\(typeName)\" is not supported", at: position)
+        }
+        guard let result else { throw error("the value can't be read as \(typeName)", at: valueToken.position) }
+        return .value(result)
+    }
+
+    private mutating func argument(_ specifier: String, at position: Int) throws(PredicateSyntaxError) -> Predicate.Expression {
+        guard nextArgument < arguments.count else {
+            throw error("\(specifier) has no argument: \(arguments.count) given", at: position)
+        }
+        let value = arguments[nextArgument]
+        nextArgument += 1
+        if specifier == "%K" {
+            guard let key = value as? String else {
+                throw error("%K needs a String key, got \(value.map { "\(type(of: $0))" } ?? "nil")", at: position)
+            }
+            return .key(key)
+        }
+        do {
+            return try PredicateArguments.expression(from: value)
+        } catch {
+            throw self.error("argument \(nextArgument) can't be used in a predicate: \(error)", at: position)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+extension Predicate {
+    /// A copy with each `$variable` replaced by its value in `variables`.
+    ///
+    /// ```swift
+    /// let template: Predicate = "objectId == $objectId"
+    /// let one = try template.withSubstitutionVariables(["objectId": "A1"])   // objectId == "A1"
+    /// ```
+    ///
+    /// Values are converted as `%@` arguments are (see ``init(format:_:)``);
+    /// an array becomes a list, for `IN $ids`. The tree is rewritten, never
+    /// re-parsed. Fetch request templates check the values' types against the
+    /// model; see ``ManagedObjectModel/fetchRequestFromTemplate(withName:substitutionVariables:)``.
+    ///
+    /// - Throws: ``KuraError/missingSubstitutionVariable(_:)`` naming the first
+    ///   variable without a value; ``KuraError/invalidPredicate(_:)`` for a
+    ///   value that is not an attribute value.
+    public func withSubstitutionVariables(_ variables: [String: Any]) throws -> Predicate {
+        try checkSyntax()
+        var expressions: [String: Expression] = [:]
+        for name in variableNames {
+            guard let value = variables[name] else { throw KuraError.missingSubstitutionVariable(name) }
+            do {
+                expressions[name] = try PredicateArguments.expression(from: value)
+            } catch {
+                throw KuraError.invalidPredicate("$\(name): \(error)")
+            }
+        }
+        return Predicate(root.substituting(expressions))
+    }
+}
+
+extension Predicate.Node {
+    /// The tree with variables replaced; every variable must have a value.
+    func substituting(_ values: [String: Predicate.Expression]) -> Predicate.Node {
+        switch self {
+        case .constant: self
+        case .not(let node): .not(node.substituting(values))
+        case .and(let nodes): .and(nodes.map { $0.substituting(values) })
+        case .or(let nodes): .or(nodes.map { $0.substituting(values) })
+        case .comparison(let left, let operation, let right, let options):
+            .comparison(left.substituting(values), operation, right.substituting(values), options)
+        }
+    }
+}
+
+extension Predicate.Expression {
+    func substituting(_ values: [String: Predicate.Expression]) -> Predicate.Expression {
+        switch self {
+        case .variable(let name): values[name] ?? self
+        case .list(let elements): .list(elements.map { $0.substituting(values) })
+        case .key, .value: self
+        }
+    }
+}

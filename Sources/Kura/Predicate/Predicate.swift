@@ -1,0 +1,240 @@
+/// A condition on an object's attributes, as in Core Data's `NSPredicate`:
+/// parsed from the same format syntax, or built in Swift.
+///
+/// ```swift
+/// let recent = try Predicate(format: "sortOrder > %@ AND title BEGINSWITH[c] %@", 3, "kura")
+/// let byID: Predicate = "objectId == $objectId"                 // a template, with a variable
+/// let typed = \News.sortOrder > 3 && \News.imageURL != nil       // the same tree from key paths
+/// print(typed.predicateFormat)                                   // sortOrder > 3 AND imageURL != nil
+/// ```
+///
+/// A predicate is a value (an indirect enum inside), `Sendable` and
+/// `Hashable`; ``predicateFormat`` writes it back as text that parses to the
+/// same predicate. Fetches check it against the entity before reading any
+/// data, so an unknown key or a string compared with a number is an error
+/// that names the key.
+///
+/// The grammar, operators and value semantics are listed in the
+/// "Predicates" article; in short: `==`/`=`, `!=`/`<>`, `<`, `<=`/`=<`, `>`,
+/// `>=`/`=>`, `BETWEEN {a, b}`, `IN {…}`/`IN %@`, `BEGINSWITH`, `ENDSWITH`,
+/// `CONTAINS`, `LIKE` (`*` and `?`), `MATCHES` (an ICU regular expression
+/// matching the whole string), each with `[c]`, `[d]` or `[cd]`;
+/// `AND`/`&&`, `OR`/`||`, `NOT`/`!`, parentheses; `$VARIABLE`, `%@`, `%K`;
+/// string, number, boolean and `nil` literals; `TRUEPREDICATE` and
+/// `FALSEPREDICATE`.
+public struct Predicate: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+    let root: Node
+    /// Set for a string literal that doesn't parse: the error is thrown when
+    /// the predicate is first used (registered in a template or fetched).
+    let syntaxError: PredicateSyntaxError?
+
+    init(_ root: Node, syntaxError: PredicateSyntaxError? = nil) {
+        self.root = root
+        self.syntaxError = syntaxError
+    }
+
+    /// Parses `format`, NSPredicate's syntax, replacing each `%@` (a value)
+    /// and `%K` (a key) with the next argument.
+    ///
+    /// Arguments may be `String`, any integer, `Double`, `Float`, `Decimal`,
+    /// `Bool`, `Date`, `UUID`, `Data`, `URL`, ``AttributeValue``, `nil`, or an
+    /// array of those (for `IN %@`).
+    ///
+    /// - Throws: ``PredicateSyntaxError``, which says where the text went
+    ///   wrong and what was expected there.
+    public init(format: String, _ arguments: Any?...) throws {
+        try self.init(format: format, argumentArray: arguments)
+    }
+
+    /// Parses `format` with an array of arguments; see ``init(format:_:)``.
+    public init(format: String, argumentArray arguments: [Any?]) throws {
+        var parser = PredicateParser(format: format, arguments: arguments)
+        self.init(try parser.parse())
+    }
+
+    /// Parses a literal: `let p: Predicate = "sortOrder > 3"`.
+    ///
+    /// A literal that doesn't parse doesn't stop the program: the syntax
+    /// error is thrown where the predicate is first used (when a template is
+    /// registered, or a fetch runs). Use ``init(format:_:)`` to get it at once.
+    public init(stringLiteral format: String) {
+        var parser = PredicateParser(format: format, arguments: [])
+        do {
+            self.init(try parser.parse())
+        } catch {
+            self.init(.constant(false), syntaxError: error)
+        }
+    }
+
+    /// Throws the syntax error of a literal that didn't parse.
+    func checkSyntax() throws {
+        if let syntaxError { throw syntaxError }
+    }
+
+    /// The predicate as text, in a canonical form that parses back to an
+    /// equal predicate.
+    public var predicateFormat: String {
+        if let syntaxError { return syntaxError.format }
+        return PredicateFormatter.format(root)
+    }
+
+    public var description: String { predicateFormat }
+
+    public static func == (lhs: Predicate, rhs: Predicate) -> Bool {
+        lhs.root == rhs.root && lhs.syntaxError == rhs.syntaxError
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(root)
+    }
+
+    /// The names of the `$variables` the predicate uses.
+    public var variableNames: Set<String> {
+        var names = Set<String>()
+        root.forEachExpression { expression in
+            if case .variable(let name) = expression { names.insert(name) }
+        }
+        return names
+    }
+}
+
+// MARK: The tree
+
+extension Predicate {
+    /// One side of a comparison.
+    public indirect enum Expression: Sendable, Hashable {
+        /// An attribute of the evaluated object, by name.
+        case key(String)
+        /// A constant; `nil` is no value.
+        case value(AttributeValue?)
+        /// A `$variable`, replaced by ``Predicate/withSubstitutionVariables(_:)``.
+        case variable(String)
+        /// A list of expressions: `{1, 2, 3}`, for `IN` and `BETWEEN`.
+        case list([Expression])
+    }
+
+    /// How two expressions are compared.
+    public enum Operator: String, Sendable, Hashable, CaseIterable {
+        case equal = "=="
+        case notEqual = "!="
+        case less = "<"
+        case lessOrEqual = "<="
+        case greater = ">"
+        case greaterOrEqual = ">="
+        case between = "BETWEEN"
+        case `in` = "IN"
+        case beginsWith = "BEGINSWITH"
+        case endsWith = "ENDSWITH"
+        case contains = "CONTAINS"
+        case like = "LIKE"
+        case matches = "MATCHES"
+
+        /// True for the operators that only apply to strings.
+        public var isStringOperator: Bool {
+            switch self {
+            case .beginsWith, .endsWith, .contains, .like, .matches: true
+            default: false
+            }
+        }
+    }
+
+    /// `[c]` and `[d]`: how strings are compared.
+    public struct ComparisonOptions: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// `[c]`: ignore case (Unicode case folding: "STRASSE" equals "straße").
+        public static let caseInsensitive = ComparisonOptions(rawValue: 1)
+        /// `[d]`: ignore diacritics ("deja" equals "déjà").
+        public static let diacriticInsensitive = ComparisonOptions(rawValue: 2)
+    }
+
+    indirect enum Node: Sendable, Hashable {
+        case constant(Bool)
+        case not(Node)
+        case and([Node])
+        case or([Node])
+        case comparison(Expression, Operator, Expression, ComparisonOptions)
+
+        /// Calls `body` with every expression in the tree, lists' elements included.
+        func forEachExpression(_ body: (Expression) -> Void) {
+            func visit(_ expression: Expression) {
+                body(expression)
+                if case .list(let elements) = expression { elements.forEach(visit) }
+            }
+            switch self {
+            case .constant: break
+            case .not(let node): node.forEachExpression(body)
+            case .and(let nodes), .or(let nodes): nodes.forEach { $0.forEachExpression(body) }
+            case .comparison(let left, _, let right, _):
+                visit(left)
+                visit(right)
+            }
+        }
+    }
+}
+
+// MARK: Building
+
+extension Predicate {
+    /// `TRUEPREDICATE`: every object.
+    public static let `true` = Predicate(.constant(true))
+    /// `FALSEPREDICATE`: no object.
+    public static let `false` = Predicate(.constant(false))
+
+    /// A comparison: `left op[options] right`.
+    ///
+    /// ```swift
+    /// Predicate.comparison(.key("title"), .beginsWith, .value(.string("Ku")), options: .caseInsensitive)
+    /// ```
+    public static func comparison(
+        _ left: Expression, _ operator: Operator, _ right: Expression, options: ComparisonOptions = []
+    ) -> Predicate {
+        Predicate(.comparison(left, `operator`, right, options))
+    }
+
+    /// True when every one of `predicates` is (`TRUEPREDICATE` for none).
+    public static func and(_ predicates: [Predicate]) -> Predicate {
+        Predicate(Node.and(predicates.map(\.root)).flattened)
+    }
+
+    /// True when any of `predicates` is (`FALSEPREDICATE` for none).
+    public static func or(_ predicates: [Predicate]) -> Predicate {
+        Predicate(Node.or(predicates.map(\.root)).flattened)
+    }
+
+    /// True when `predicate` is not.
+    public static func not(_ predicate: Predicate) -> Predicate {
+        Predicate(.not(predicate.root))
+    }
+
+    public static func && (lhs: Predicate, rhs: Predicate) -> Predicate { .and([lhs, rhs]) }
+    public static func || (lhs: Predicate, rhs: Predicate) -> Predicate { .or([lhs, rhs]) }
+    public static prefix func ! (predicate: Predicate) -> Predicate { .not(predicate) }
+}
+
+extension Predicate.Node {
+    /// Nested ANDs (ORs) merged into one, single-element ones unwrapped:
+    /// the shape the parser produces, so built and parsed trees compare equal.
+    var flattened: Predicate.Node {
+        switch self {
+        case .and(let nodes):
+            let merged = nodes.flatMap { node -> [Predicate.Node] in
+                if case .and(let inner) = node.flattened { return inner }
+                return [node.flattened]
+            }
+            if merged.isEmpty { return .constant(true) }
+            return merged.count == 1 ? merged[0] : .and(merged)
+        case .or(let nodes):
+            let merged = nodes.flatMap { node -> [Predicate.Node] in
+                if case .or(let inner) = node.flattened { return inner }
+                return [node.flattened]
+            }
+            if merged.isEmpty { return .constant(false) }
+            return merged.count == 1 ? merged[0] : .or(merged)
+        case .not(let node):
+            return .not(node.flattened)
+        case .constant, .comparison:
+            return self
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// The string side of predicates: `[c]`/`[d]` folding, `LIKE` wildcards and
+/// `MATCHES` regular expressions.
+enum StringMatching {
+    /// `text` with case and/or diacritics removed, as `options` asks: Unicode
+    /// case folding ("STRASSE" and "straße" fold alike) and diacritic removal
+    /// ("déjà" → "deja"). ASCII text takes a fast path.
+    static func fold(_ text: String, _ options: Predicate.ComparisonOptions) -> String {
+        guard !options.isEmpty else { return text }
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            guard options.contains(.caseInsensitive) else { return text }
+            return String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+        }
+        var foldingOptions: String.CompareOptions = []
+        if options.contains(.caseInsensitive) { foldingOptions.insert(.caseInsensitive) }
+        if options.contains(.diacriticInsensitive) { foldingOptions.insert(.diacriticInsensitive) }
+        return text.folding(options: foldingOptions, locale: nil)
+    }
+
+    /// Whether `text` matches a `LIKE` pattern over its whole length: `*`
+    /// matches any run of characters, `?` one character. Both are folded already.
+    static func like(_ text: String, pattern: [Character]) -> Bool {
+        let characters = Array(text)
+        // Greedy matching with backtracking to the last `*`: linear in practice.
+        var textIndex = 0
+        var patternIndex = 0
+        var starPattern = -1
+        var starText = 0
+        while textIndex < characters.count {
+            if patternIndex < pattern.count && (pattern[patternIndex] == "?" || pattern[patternIndex] == characters[textIndex]) {
+                textIndex += 1
+                patternIndex += 1
+            } else if patternIndex < pattern.count && pattern[patternIndex] == "*" {
+                starPattern = patternIndex
+                starText = textIndex
+                patternIndex += 1
+            } else if starPattern >= 0 {
+                patternIndex = starPattern + 1
+                starText += 1
+                textIndex = starText
+            } else {
+                return false
+            }
+        }
+        while patternIndex < pattern.count && pattern[patternIndex] == "*" { patternIndex += 1 }
+        return patternIndex == pattern.count
+    }
+}
+
+/// A compiled `MATCHES` pattern. `@unchecked Sendable`: NSRegularExpression
+/// is immutable and documented as safe to use from several threads.
+struct RegularExpression: @unchecked Sendable, Hashable {
+    let pattern: String
+    let expression: NSRegularExpression
+
+    /// Compiles `pattern` to match whole strings (as NSPredicate's MATCHES does).
+    init(_ pattern: String, caseInsensitive: Bool) throws {
+        self.pattern = pattern
+        do {
+            expression = try NSRegularExpression(
+                pattern: "^(?:\(pattern))$", options: caseInsensitive ? [.caseInsensitive] : [])
+        } catch {
+            throw KuraError.invalidRegularExpression(pattern: pattern, reason: "\(error.localizedDescription)")
+        }
+        // A pattern like "a)(b" compiles once wrapped; check it alone too.
+        do {
+            _ = try NSRegularExpression(pattern: pattern)
+        } catch {
+            throw KuraError.invalidRegularExpression(pattern: pattern, reason: "\(error.localizedDescription)")
+        }
+    }
+
+    func matches(_ text: String) -> Bool {
+        let range = NSRange(text.startIndex..<text.endIndex, in: text)
+        return expression.firstMatch(in: text, options: [], range: range) != nil
+    }
+
+    static func == (lhs: RegularExpression, rhs: RegularExpression) -> Bool { lhs.pattern == rhs.pattern }
+    func hash(into hasher: inout Hasher) { hasher.combine(pattern) }
+}
