@@ -3,7 +3,7 @@
 ///
 /// ```swift
 /// var request = FetchRequest(entityName: "News", predicate: "sortOrder > 3")
-/// request.sortDescriptors = [SortDescriptor(key: "sortOrder")]
+/// request.sortDescriptors = [FetchSortDescriptor(key: "sortOrder")]
 /// request.fetchLimit = 10
 /// let news = try context.fetch(request, as: News.self)
 ///
@@ -29,10 +29,10 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
     /// The entity whose objects are fetched.
     public var entityName: String
     /// The condition objects must meet; `nil` for every object.
-    public var predicate: Predicate?
+    public var predicate: FetchPredicate?
     /// The order of the results; empty for store order (primary key, then
     /// unsaved objects in insertion order).
-    public var sortDescriptors: [SortDescriptor]
+    public var sortDescriptors: [FetchSortDescriptor]
     /// At most this many results; 0 for no limit.
     public var fetchLimit = 0
     /// Skip this many results first.
@@ -48,28 +48,28 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
     /// the context has changed still come back as the context's instances).
     public var includesPendingChanges = true
 
-    public init(entityName: String, predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = []) {
+    public init(entityName: String, predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
         self.entityName = entityName
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
     }
 
     /// A copy sorted by `key` after any sort descriptors it has.
-    public func sorted(by key: String, ascending: Bool = true, comparison: SortDescriptor.Comparison = .compare) -> FetchRequest {
+    public func sorted(by key: String, ascending: Bool = true, comparison: FetchSortDescriptor.Comparison = .compare) -> FetchRequest {
         var copy = self
-        copy.sortDescriptors.append(SortDescriptor(key: key, ascending: ascending, comparison: comparison))
+        copy.sortDescriptors.append(FetchSortDescriptor(key: key, ascending: ascending, comparison: comparison))
         return copy
     }
 
     /// A copy sorted by a key path after any sort descriptors it has.
     public func sorted<Root: ManagedObject, Value>(by keyPath: KeyPath<Root, Value>, ascending: Bool = true) -> FetchRequest {
         var copy = self
-        copy.sortDescriptors.append(SortDescriptor(keyPath, ascending: ascending))
+        copy.sortDescriptors.append(FetchSortDescriptor(keyPath, ascending: ascending))
         return copy
     }
 
     /// A copy that also requires `predicate`.
-    public func filtered(by predicate: Predicate) -> FetchRequest {
+    public func filtered(by predicate: FetchPredicate) -> FetchRequest {
         var copy = self
         copy.predicate = self.predicate.map { $0 && predicate } ?? predicate
         return copy

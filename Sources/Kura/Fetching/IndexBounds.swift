@@ -173,7 +173,7 @@ extension PredicateFormatter {
     static func format(term comparison: CompiledComparison, entity: EntityDescription) -> String {
         func text(_ operand: Operand) -> String {
             switch operand {
-            case .attribute(let number): format(Predicate.Expression.key(entity.attributes[number].name))
+            case .attribute(let number): format(FetchPredicate.Expression.key(entity.attributes[number].name))
             case .constant(let value): format(value)
             case .variable(let name): "$\(name)"
             case .list(let elements): "{" + elements.map(text).joined(separator: ", ") + "}"

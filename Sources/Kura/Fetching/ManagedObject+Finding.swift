@@ -15,7 +15,7 @@ extension ManagedObjectAccessors where Self: ManagedObject {
     /// Every object of this class's entity (that match `predicate`), in the
     /// order of `sortDescriptors` (store order when empty).
     public static func findAll(
-        in context: ManagedObjectContext, matching predicate: Predicate? = nil, sortedBy sortDescriptors: [SortDescriptor] = []
+        in context: ManagedObjectContext, matching predicate: FetchPredicate? = nil, sortedBy sortDescriptors: [FetchSortDescriptor] = []
     ) throws -> [Self] {
         try context.fetch(FetchRequest(entityName: entityName, predicate: predicate, sortDescriptors: sortDescriptors), as: Self.self)
     }
@@ -34,7 +34,7 @@ extension ManagedObjectAccessors where Self: ManagedObject {
     /// Deletes every object of this class's entity (that match `predicate`)
     /// from `context`, and returns how many. Save the context to write it.
     @discardableResult
-    public static func deleteAll(in context: ManagedObjectContext, matching predicate: Predicate? = nil) throws -> Int {
+    public static func deleteAll(in context: ManagedObjectContext, matching predicate: FetchPredicate? = nil) throws -> Int {
         let objects = try context.fetch(FetchRequest(entityName: entityName, predicate: predicate))
         for object in objects { context.delete(object) }
         return objects.count

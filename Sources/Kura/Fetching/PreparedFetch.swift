@@ -51,5 +51,5 @@ struct PreparedFetch {
 struct PreparedSort {
     let number: Int
     let ascending: Bool
-    let comparison: SortDescriptor.Comparison
+    let comparison: FetchSortDescriptor.Comparison
 }

@@ -12,7 +12,7 @@ enum SortKey {
     case localized(String)
     case value(AttributeValue)
 
-    init(_ value: AttributeValue?, comparison: SortDescriptor.Comparison) {
+    init(_ value: AttributeValue?, comparison: FetchSortDescriptor.Comparison) {
         guard let value else {
             self = .null
             return
@@ -29,7 +29,7 @@ enum SortKey {
         }
     }
 
-    private init(text: String, comparison: SortDescriptor.Comparison) {
+    private init(text: String, comparison: FetchSortDescriptor.Comparison) {
         switch comparison {
         case .compare: self = .text(IndexKeyEncoding.normalized(text))
         case .caseInsensitiveCompare: self = .text(IndexKeyEncoding.normalized(StringMatching.fold(text, .caseInsensitive)))

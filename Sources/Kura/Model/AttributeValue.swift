@@ -80,6 +80,42 @@ public enum AttributeValue: Sendable, Hashable {
     }
 }
 
+extension AttributeValue {
+    /// Equal values of the same case. Unlike `Double`'s `==`, NaN equals NaN,
+    /// so setting an attribute to NaN twice changes nothing, and predicates
+    /// holding NaN compare equal to themselves.
+    public static func == (lhs: AttributeValue, rhs: AttributeValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.bool(let a), .bool(let b)): a == b
+        case (.int(let a), .int(let b)): a == b
+        case (.double(let a), .double(let b)): a == b || (a.isNaN && b.isNaN)
+        case (.float(let a), .float(let b)): a == b || (a.isNaN && b.isNaN)
+        case (.decimal(let a), .decimal(let b)): a == b
+        case (.string(let a), .string(let b)): a == b
+        case (.date(let a), .date(let b)): a == b
+        case (.uuid(let a), .uuid(let b)): a == b
+        case (.data(let a), .data(let b)): a == b
+        case (.url(let a), .url(let b)): a == b
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .bool(let value): hasher.combine(0); hasher.combine(value)
+        case .int(let value): hasher.combine(1); hasher.combine(value)
+        case .double(let value): hasher.combine(2); hasher.combine(value.isNaN ? .nan : value)
+        case .float(let value): hasher.combine(3); hasher.combine(value.isNaN ? .nan : value)
+        case .decimal(let value): hasher.combine(4); hasher.combine(value)
+        case .string(let value): hasher.combine(5); hasher.combine(value)
+        case .date(let value): hasher.combine(6); hasher.combine(value)
+        case .uuid(let value): hasher.combine(7); hasher.combine(value)
+        case .data(let value): hasher.combine(8); hasher.combine(value)
+        case .url(let value): hasher.combine(9); hasher.combine(value)
+        }
+    }
+}
+
 extension AttributeValue: CustomStringConvertible {
     /// The value as the inspect tool shows it: strings unquoted, dates in
     /// ISO 8601, data as its size and first bytes.

@@ -26,7 +26,7 @@ struct ModelDocument: Codable, Equatable {
         struct Sort: Codable, Equatable {
             var key: String
             var ascending: Bool
-            var comparison: SortDescriptor.Comparison
+            var comparison: FetchSortDescriptor.Comparison
         }
 
         var name: String
@@ -45,7 +45,7 @@ struct ModelDocument: Codable, Equatable {
     var templates: [Template]?
 }
 
-extension SortDescriptor.Comparison: Codable {}
+extension FetchSortDescriptor.Comparison: Codable {}
 extension FetchRequest.ResultType: Codable {}
 
 extension ManagedObjectModel {
@@ -113,9 +113,9 @@ extension ManagedObjectModel {
         for template in document.templates ?? [] {
             do {
                 var request = FetchRequest(entityName: template.entity)
-                request.predicate = try template.predicate.map { try Predicate(format: $0) }
+                request.predicate = try template.predicate.map { try FetchPredicate(format: $0) }
                 request.sortDescriptors = template.sortDescriptors.map {
-                    SortDescriptor(key: $0.key, ascending: $0.ascending, comparison: $0.comparison)
+                    FetchSortDescriptor(key: $0.key, ascending: $0.ascending, comparison: $0.comparison)
                 }
                 request.fetchLimit = template.fetchLimit
                 request.fetchOffset = template.fetchOffset

@@ -16,6 +16,13 @@ public struct TemplateVariable: Sendable, Hashable {
     public var type: AttributeType
     /// True when the variable takes a list of values (`IN $ids`, `BETWEEN $range`).
     public var isList: Bool
+
+    public init(name: String, key: String, type: AttributeType, isList: Bool) {
+        self.name = name
+        self.key = key
+        self.type = type
+        self.isList = isList
+    }
 }
 
 extension ManagedObjectModel {
@@ -94,28 +101,28 @@ extension ManagedObjectModel {
         guard let template = state.withLock({ $0.templates[name] }) else { throw KuraError.unknownTemplate(name) }
         var request = template.request
         guard let predicate = request.predicate, !template.variables.isEmpty else { return request }
-        var values: [String: Predicate.Expression] = [:]
+        var values: [String: FetchPredicate.Expression] = [:]
         for (variable, requirement) in template.variables {
             guard let given = substitutionVariables[variable] else { throw KuraError.missingSubstitutionVariable(variable) }
             values[variable] = try Self.substitution(given, for: variable, requirement)
         }
-        request.predicate = Predicate(predicate.root.substituting(values))
+        request.predicate = FetchPredicate(predicate.root.substituting(values))
         return request
     }
 
     /// A substitution value converted for its variable.
-    private static func substitution(_ given: Any, for variable: String, _ requirement: VariableRequirement) throws -> Predicate.Expression {
+    private static func substitution(_ given: Any, for variable: String, _ requirement: VariableRequirement) throws -> FetchPredicate.Expression {
         func mismatch(_ found: String) -> KuraError {
             .substitutionTypeMismatch(variable: variable, expected: requirement.type, found: found)
         }
-        func convert(_ value: AttributeValue?) throws -> Predicate.Expression {
+        func convert(_ value: AttributeValue?) throws -> FetchPredicate.Expression {
             guard let value else { return .value(nil) }
             guard let converted = value.convertedForComparison(to: requirement.type) else {
                 throw mismatch("\(value.kindName) \(PredicateFormatter.format(value))")
             }
             return .value(converted)
         }
-        let expression: Predicate.Expression
+        let expression: FetchPredicate.Expression
         do {
             expression = try PredicateArguments.expression(from: given)
         } catch {
@@ -130,7 +137,7 @@ extension ManagedObjectModel {
         case (.value(let value), false):
             return try convert(value)
         case (.value(let value), true):
-            throw mismatch("\(value?.kindName ?? "nil") (a list is needed)")
+            throw mismatch("\(value.map { "\($0.kindName) \(PredicateFormatter.format($0))" } ?? "nil") (a list is needed)")
         default:
             throw mismatch("a list")
         }

@@ -6,7 +6,7 @@ enum StringMatching {
     /// `text` with case and/or diacritics removed, as `options` asks: Unicode
     /// case folding ("STRASSE" and "straße" fold alike) and diacritic removal
     /// ("déjà" → "deja"). ASCII text takes a fast path.
-    static func fold(_ text: String, _ options: Predicate.ComparisonOptions) -> String {
+    static func fold(_ text: String, _ options: FetchPredicate.ComparisonOptions) -> String {
         guard !options.isEmpty else { return text }
         if text.utf8.allSatisfy({ $0 < 0x80 }) {
             guard options.contains(.caseInsensitive) else { return text }

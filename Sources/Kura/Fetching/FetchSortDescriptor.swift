@@ -3,9 +3,9 @@ import Foundation
 /// How to order fetched objects by one attribute.
 ///
 /// ```swift
-/// SortDescriptor(key: "sortOrder")
-/// SortDescriptor(key: "title", ascending: false, comparison: .caseInsensitiveCompare)
-/// SortDescriptor(\News.dateCreated, ascending: false)
+/// FetchSortDescriptor(key: "sortOrder")
+/// FetchSortDescriptor(key: "title", ascending: false, comparison: .caseInsensitiveCompare)
+/// FetchSortDescriptor(\News.dateCreated, ascending: false)
 /// ```
 ///
 /// With several descriptors, later ones order objects the earlier ones find
@@ -13,7 +13,7 @@ import Foundation
 /// objects by primary key, then unsaved ones in the order they were
 /// inserted), so sorting is stable. `nil` sorts before every value when
 /// ascending and after every value when descending (SQLite's rule).
-public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
+public struct FetchSortDescriptor: Sendable, Hashable, CustomStringConvertible {
     /// How two values compare.
     public enum Comparison: String, Sendable, Hashable, CaseIterable {
         /// Values in Kura's order (``AttributeValue/compare(_:_:)``): numbers by
@@ -39,7 +39,7 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
         self.comparison = comparison
     }
 
-    /// A descriptor for the attribute of a key path: `SortDescriptor(\News.title)`.
+    /// A descriptor for the attribute of a key path: `FetchSortDescriptor(\News.title)`.
     public init<Root: ManagedObject, Value>(
         _ keyPath: KeyPath<Root, Value>, ascending: Bool = true, comparison: Comparison = .compare
     ) {

@@ -2,10 +2,10 @@
 // the compiler.
 //
 //     let p = \News.sortOrder > 3 && \News.imageURL != nil
-//     let q = Predicate.compare(\News.title, .beginsWith, "Ku", options: .caseInsensitive)
-//     let r = Predicate.in(\News.sortOrder, [1, 2, 3])
+//     let q = FetchPredicate.compare(\News.title, .beginsWith, "Ku", options: .caseInsensitive)
+//     let r = FetchPredicate.in(\News.sortOrder, [1, 2, 3])
 
-extension Predicate {
+extension FetchPredicate {
     /// The key expression of an ``Attribute`` key path: `\News.title` → `title`.
     public static func key<Root: ManagedObject, Value>(_ keyPath: KeyPath<Root, Value>) -> Expression {
         .key(AttributeKeyPathNames.name(of: keyPath))
@@ -14,45 +14,45 @@ extension Predicate {
     /// `keyPath op[options] value`, for any operator.
     public static func compare<Root: ManagedObject, Value: AttributeValueConvertible>(
         _ keyPath: KeyPath<Root, Value>, _ operation: Operator, _ value: Value, options: ComparisonOptions = []
-    ) -> Predicate {
+    ) -> FetchPredicate {
         .comparison(key(keyPath), operation, .value(value.attributeValue), options: options)
     }
 
     /// `keyPath IN {values…}`.
     public static func `in`<Root: ManagedObject, Value: AttributeValueConvertible>(
         _ keyPath: KeyPath<Root, Value>, _ values: [Value]
-    ) -> Predicate {
+    ) -> FetchPredicate {
         .comparison(key(keyPath), .in, .list(values.map { .value($0.attributeValue) }))
     }
 
     /// `keyPath BETWEEN {lower, upper}`: both bounds included.
     public static func between<Root: ManagedObject, Value: AttributeValueConvertible>(
         _ keyPath: KeyPath<Root, Value>, _ lower: Value, _ upper: Value
-    ) -> Predicate {
+    ) -> FetchPredicate {
         .comparison(key(keyPath), .between, .list([.value(lower.attributeValue), .value(upper.attributeValue)]))
     }
 }
 
-public func == <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate {
+public func == <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> FetchPredicate {
     .compare(lhs, .equal, rhs)
 }
 
-public func != <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate {
+public func != <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> FetchPredicate {
     .compare(lhs, .notEqual, rhs)
 }
 
-public func < <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate {
+public func < <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> FetchPredicate {
     .compare(lhs, .less, rhs)
 }
 
-public func <= <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate {
+public func <= <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> FetchPredicate {
     .compare(lhs, .lessOrEqual, rhs)
 }
 
-public func > <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate {
+public func > <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> FetchPredicate {
     .compare(lhs, .greater, rhs)
 }
 
-public func >= <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> Predicate {
+public func >= <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> FetchPredicate {
     .compare(lhs, .greaterOrEqual, rhs)
 }

@@ -2,8 +2,8 @@
 /// parsed from the same format syntax, or built in Swift.
 ///
 /// ```swift
-/// let recent = try Predicate(format: "sortOrder > %@ AND title BEGINSWITH[c] %@", 3, "kura")
-/// let byID: Predicate = "objectId == $objectId"                 // a template, with a variable
+/// let recent = try FetchPredicate(format: "sortOrder > %@ AND title BEGINSWITH[c] %@", 3, "kura")
+/// let byID: FetchPredicate = "objectId == $objectId"                 // a template, with a variable
 /// let typed = \News.sortOrder > 3 && \News.imageURL != nil       // the same tree from key paths
 /// print(typed.predicateFormat)                                   // sortOrder > 3 AND imageURL != nil
 /// ```
@@ -22,7 +22,7 @@
 /// `AND`/`&&`, `OR`/`||`, `NOT`/`!`, parentheses; `$VARIABLE`, `%@`, `%K`;
 /// string, number, boolean and `nil` literals; `TRUEPREDICATE` and
 /// `FALSEPREDICATE`.
-public struct Predicate: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+public struct FetchPredicate: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
     let root: Node
     /// Set for a string literal that doesn't parse: the error is thrown when
     /// the predicate is first used (registered in a template or fetched).
@@ -52,7 +52,7 @@ public struct Predicate: Sendable, Hashable, CustomStringConvertible, Expressibl
         self.init(try parser.parse())
     }
 
-    /// Parses a literal: `let p: Predicate = "sortOrder > 3"`.
+    /// Parses a literal: `let p: FetchPredicate = "sortOrder > 3"`.
     ///
     /// A literal that doesn't parse doesn't stop the program: the syntax
     /// error is thrown where the predicate is first used (when a template is
@@ -80,7 +80,7 @@ public struct Predicate: Sendable, Hashable, CustomStringConvertible, Expressibl
 
     public var description: String { predicateFormat }
 
-    public static func == (lhs: Predicate, rhs: Predicate) -> Bool {
+    public static func == (lhs: FetchPredicate, rhs: FetchPredicate) -> Bool {
         lhs.root == rhs.root && lhs.syntaxError == rhs.syntaxError
     }
 
@@ -100,14 +100,14 @@ public struct Predicate: Sendable, Hashable, CustomStringConvertible, Expressibl
 
 // MARK: The tree
 
-extension Predicate {
+extension FetchPredicate {
     /// One side of a comparison.
     public indirect enum Expression: Sendable, Hashable {
         /// An attribute of the evaluated object, by name.
         case key(String)
         /// A constant; `nil` is no value.
         case value(AttributeValue?)
-        /// A `$variable`, replaced by ``Predicate/withSubstitutionVariables(_:)``.
+        /// A `$variable`, replaced by ``FetchPredicate/withSubstitutionVariables(_:)``.
         case variable(String)
         /// A list of expressions: `{1, 2, 3}`, for `IN` and `BETWEEN`.
         case list([Expression])
@@ -175,57 +175,57 @@ extension Predicate {
 
 // MARK: Building
 
-extension Predicate {
+extension FetchPredicate {
     /// `TRUEPREDICATE`: every object.
-    public static let `true` = Predicate(.constant(true))
+    public static let `true` = FetchPredicate(.constant(true))
     /// `FALSEPREDICATE`: no object.
-    public static let `false` = Predicate(.constant(false))
+    public static let `false` = FetchPredicate(.constant(false))
 
     /// A comparison: `left op[options] right`.
     ///
     /// ```swift
-    /// Predicate.comparison(.key("title"), .beginsWith, .value(.string("Ku")), options: .caseInsensitive)
+    /// FetchPredicate.comparison(.key("title"), .beginsWith, .value(.string("Ku")), options: .caseInsensitive)
     /// ```
     public static func comparison(
         _ left: Expression, _ operator: Operator, _ right: Expression, options: ComparisonOptions = []
-    ) -> Predicate {
-        Predicate(.comparison(left, `operator`, right, options))
+    ) -> FetchPredicate {
+        FetchPredicate(.comparison(left, `operator`, right, options))
     }
 
     /// True when every one of `predicates` is (`TRUEPREDICATE` for none).
-    public static func and(_ predicates: [Predicate]) -> Predicate {
-        Predicate(Node.and(predicates.map(\.root)).flattened)
+    public static func and(_ predicates: [FetchPredicate]) -> FetchPredicate {
+        FetchPredicate(Node.and(predicates.map(\.root)).flattened)
     }
 
     /// True when any of `predicates` is (`FALSEPREDICATE` for none).
-    public static func or(_ predicates: [Predicate]) -> Predicate {
-        Predicate(Node.or(predicates.map(\.root)).flattened)
+    public static func or(_ predicates: [FetchPredicate]) -> FetchPredicate {
+        FetchPredicate(Node.or(predicates.map(\.root)).flattened)
     }
 
     /// True when `predicate` is not.
-    public static func not(_ predicate: Predicate) -> Predicate {
-        Predicate(.not(predicate.root))
+    public static func not(_ predicate: FetchPredicate) -> FetchPredicate {
+        FetchPredicate(.not(predicate.root))
     }
 
-    public static func && (lhs: Predicate, rhs: Predicate) -> Predicate { .and([lhs, rhs]) }
-    public static func || (lhs: Predicate, rhs: Predicate) -> Predicate { .or([lhs, rhs]) }
-    public static prefix func ! (predicate: Predicate) -> Predicate { .not(predicate) }
+    public static func && (lhs: FetchPredicate, rhs: FetchPredicate) -> FetchPredicate { .and([lhs, rhs]) }
+    public static func || (lhs: FetchPredicate, rhs: FetchPredicate) -> FetchPredicate { .or([lhs, rhs]) }
+    public static prefix func ! (predicate: FetchPredicate) -> FetchPredicate { .not(predicate) }
 }
 
-extension Predicate.Node {
+extension FetchPredicate.Node {
     /// Nested ANDs (ORs) merged into one, single-element ones unwrapped:
     /// the shape the parser produces, so built and parsed trees compare equal.
-    var flattened: Predicate.Node {
+    var flattened: FetchPredicate.Node {
         switch self {
         case .and(let nodes):
-            let merged = nodes.flatMap { node -> [Predicate.Node] in
+            let merged = nodes.flatMap { node -> [FetchPredicate.Node] in
                 if case .and(let inner) = node.flattened { return inner }
                 return [node.flattened]
             }
             if merged.isEmpty { return .constant(true) }
             return merged.count == 1 ? merged[0] : .and(merged)
         case .or(let nodes):
-            let merged = nodes.flatMap { node -> [Predicate.Node] in
+            let merged = nodes.flatMap { node -> [FetchPredicate.Node] in
                 if case .or(let inner) = node.flattened { return inner }
                 return [node.flattened]
             }

@@ -7,7 +7,7 @@ import Foundation
 /// `CAST(seconds since 2001, "NSDate")`, and `CAST("…", "Type")` for floats,
 /// decimals, UUIDs, data (base64), URLs and non-finite doubles.
 enum PredicateFormatter {
-    static func format(_ node: Predicate.Node) -> String {
+    static func format(_ node: FetchPredicate.Node) -> String {
         switch node {
         case .constant(let value):
             return value ? "TRUEPREDICATE" : "FALSEPREDICATE"
@@ -31,7 +31,7 @@ enum PredicateFormatter {
         }
     }
 
-    static func format(_ expression: Predicate.Expression) -> String {
+    static func format(_ expression: FetchPredicate.Expression) -> String {
         switch expression {
         case .key(let name):
             return PredicateParser.keywords.contains(name.uppercased()) || !isIdentifier(name) ? "#\(name)" : name

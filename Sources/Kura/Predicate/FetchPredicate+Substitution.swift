@@ -1,8 +1,8 @@
-extension Predicate {
+extension FetchPredicate {
     /// A copy with each `$variable` replaced by its value in `variables`.
     ///
     /// ```swift
-    /// let template: Predicate = "objectId == $objectId"
+    /// let template: FetchPredicate = "objectId == $objectId"
     /// let one = try template.withSubstitutionVariables(["objectId": "A1"])   // objectId == "A1"
     /// ```
     ///
@@ -14,7 +14,7 @@ extension Predicate {
     /// - Throws: ``KuraError/missingSubstitutionVariable(_:)`` naming the first
     ///   variable without a value; ``KuraError/invalidPredicate(_:)`` for a
     ///   value that is not an attribute value.
-    public func withSubstitutionVariables(_ variables: [String: Any]) throws -> Predicate {
+    public func withSubstitutionVariables(_ variables: [String: Any]) throws -> FetchPredicate {
         try checkSyntax()
         var expressions: [String: Expression] = [:]
         for name in variableNames {
@@ -25,13 +25,13 @@ extension Predicate {
                 throw KuraError.invalidPredicate("$\(name): \(error)")
             }
         }
-        return Predicate(root.substituting(expressions))
+        return FetchPredicate(root.substituting(expressions))
     }
 }
 
-extension Predicate.Node {
+extension FetchPredicate.Node {
     /// The tree with variables replaced; every variable must have a value.
-    func substituting(_ values: [String: Predicate.Expression]) -> Predicate.Node {
+    func substituting(_ values: [String: FetchPredicate.Expression]) -> FetchPredicate.Node {
         switch self {
         case .constant: self
         case .not(let node): .not(node.substituting(values))
@@ -43,8 +43,8 @@ extension Predicate.Node {
     }
 }
 
-extension Predicate.Expression {
-    func substituting(_ values: [String: Predicate.Expression]) -> Predicate.Expression {
+extension FetchPredicate.Expression {
+    func substituting(_ values: [String: FetchPredicate.Expression]) -> FetchPredicate.Expression {
         switch self {
         case .variable(let name): values[name] ?? self
         case .list(let elements): .list(elements.map { $0.substituting(values) })

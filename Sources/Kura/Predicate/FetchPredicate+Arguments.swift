@@ -9,9 +9,9 @@ enum PredicateArguments {
     }
 
     /// `value` as a predicate expression: a constant, or a list for an array.
-    static func expression(from value: Any?) throws -> Predicate.Expression {
+    static func expression(from value: Any?) throws -> FetchPredicate.Expression {
         guard let value = flatten(value) else { return .value(nil) }
-        if let expression = value as? Predicate.Expression { return expression }
+        if let expression = value as? FetchPredicate.Expression { return expression }
         if let array = value as? [Any?] { return .list(try array.map(expression(from:))) }
         if let array = value as? [Any] { return .list(try array.map(expression(from:))) }
         return .value(try attributeValue(from: value))

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```swift
 /// do {
-///     _ = try Predicate(format: "sortOrder > ")
+///     _ = try FetchPredicate(format: "sortOrder > ")
 /// } catch let error as PredicateSyntaxError {
 ///     print(error)               // expected a value after '>' at position 12
 ///     print(error.caretDiagram)  // sortOrder >
@@ -76,7 +76,7 @@ struct PredicateParser {
         self.arguments = arguments
     }
 
-    mutating func parse() throws(PredicateSyntaxError) -> Predicate.Node {
+    mutating func parse() throws(PredicateSyntaxError) -> FetchPredicate.Node {
         try tokenize()
         let node = try parseOr()
         guard case .end = peek.token else {
@@ -248,25 +248,25 @@ struct PredicateParser {
 
     // MARK: Predicates
 
-    private mutating func parseOr() throws(PredicateSyntaxError) -> Predicate.Node {
+    private mutating func parseOr() throws(PredicateSyntaxError) -> FetchPredicate.Node {
         var nodes = [try parseAnd()]
         while isKeyword(peek.token, "OR") || isSymbol(peek.token, "||") {
             _ = advance()
             nodes.append(try parseAnd())
         }
-        return nodes.count == 1 ? nodes[0] : Predicate.Node.or(nodes).flattened
+        return nodes.count == 1 ? nodes[0] : FetchPredicate.Node.or(nodes).flattened
     }
 
-    private mutating func parseAnd() throws(PredicateSyntaxError) -> Predicate.Node {
+    private mutating func parseAnd() throws(PredicateSyntaxError) -> FetchPredicate.Node {
         var nodes = [try parseNot()]
         while isKeyword(peek.token, "AND") || isSymbol(peek.token, "&&") {
             _ = advance()
             nodes.append(try parseNot())
         }
-        return nodes.count == 1 ? nodes[0] : Predicate.Node.and(nodes).flattened
+        return nodes.count == 1 ? nodes[0] : FetchPredicate.Node.and(nodes).flattened
     }
 
-    private mutating func parseNot() throws(PredicateSyntaxError) -> Predicate.Node {
+    private mutating func parseNot() throws(PredicateSyntaxError) -> FetchPredicate.Node {
         if isKeyword(peek.token, "NOT") || isSymbol(peek.token, "!") {
             _ = advance()
             return .not(try parseNot())
@@ -274,7 +274,7 @@ struct PredicateParser {
         return try parsePrimary()
     }
 
-    private mutating func parsePrimary() throws(PredicateSyntaxError) -> Predicate.Node {
+    private mutating func parsePrimary() throws(PredicateSyntaxError) -> FetchPredicate.Node {
         let start = peek
         if isSymbol(start.token, "(") {
             _ = advance()
@@ -305,9 +305,9 @@ struct PredicateParser {
         return .comparison(left, operation, right, options)
     }
 
-    private mutating func parseOperator(after left: Located) throws(PredicateSyntaxError) -> (Predicate.Operator, Predicate.ComparisonOptions, Located) {
+    private mutating func parseOperator(after left: Located) throws(PredicateSyntaxError) -> (FetchPredicate.Operator, FetchPredicate.ComparisonOptions, Located) {
         let token = advance()
-        var operation: Predicate.Operator?
+        var operation: FetchPredicate.Operator?
         switch token.token {
         case .symbol(let symbol):
             switch symbol {
@@ -320,14 +320,14 @@ struct PredicateParser {
             default: break
             }
         case .word(let word):
-            operation = Predicate.Operator.allCases.first { $0.rawValue == word.uppercased() && $0.rawValue.first!.isLetter }
+            operation = FetchPredicate.Operator.allCases.first { $0.rawValue == word.uppercased() && $0.rawValue.first!.isLetter }
         default:
             break
         }
         guard let operation else {
             throw error("expected an operator such as ==, <, IN or BEGINSWITH, found \(describe(token.token))", at: token.position)
         }
-        var options: Predicate.ComparisonOptions = []
+        var options: FetchPredicate.ComparisonOptions = []
         if isSymbol(peek.token, "[") {
             let open = advance()
             guard case .word(let letters) = peek.token,
@@ -347,7 +347,7 @@ struct PredicateParser {
 
     // MARK: Expressions
 
-    private mutating func parseExpression(after operatorToken: Located?) throws(PredicateSyntaxError) -> Predicate.Expression {
+    private mutating func parseExpression(after operatorToken: Located?) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
         let located = advance()
         switch located.token {
         case .word(let word):
@@ -381,7 +381,7 @@ struct PredicateParser {
         case .argument(let specifier):
             return try argument(specifier, at: located.position)
         case .symbol("{"):
-            var elements: [Predicate.Expression] = []
+            var elements: [FetchPredicate.Expression] = []
             if isSymbol(peek.token, "}") {
                 _ = advance()
                 return .list([])
@@ -428,7 +428,7 @@ struct PredicateParser {
 
     /// `CAST(value, "Type")`: how the formatter writes dates, floats,
     /// decimals, UUIDs, data, URLs and non-finite doubles.
-    private mutating func parseCast(at position: Int) throws(PredicateSyntaxError) -> Predicate.Expression {
+    private mutating func parseCast(at position: Int) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
         guard isSymbol(peek.token, "(") else { throw error("expected '(' after CAST", at: peek.position) }
         _ = advance()
         let valueToken = peek
@@ -463,7 +463,7 @@ struct PredicateParser {
         return .value(result)
     }
 
-    private mutating func argument(_ specifier: String, at position: Int) throws(PredicateSyntaxError) -> Predicate.Expression {
+    private mutating func argument(_ specifier: String, at position: Int) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
         guard nextArgument < arguments.count else {
             throw error("\(specifier) has no argument: \(arguments.count) given", at: position)
         }

@@ -38,10 +38,10 @@ indirect enum Operand: Sendable, Hashable {
 
 struct CompiledComparison: Sendable {
     var left: Operand
-    var operation: Predicate.Operator
+    var operation: FetchPredicate.Operator
     var right: Operand
     /// `[c]`/`[d]`, kept only where strings are compared.
-    var options: Predicate.ComparisonOptions
+    var options: FetchPredicate.ComparisonOptions
     /// A constant string pattern, folded by `options` once.
     var pattern: String?
     /// A `LIKE` pattern as characters.
@@ -50,7 +50,7 @@ struct CompiledComparison: Sendable {
     var regularExpression: RegularExpression?
 }
 
-extension Predicate {
+extension FetchPredicate {
     /// Checks the predicate against `entity` and compiles it.
     ///
     /// - Parameter allowingVariables: True for templates: `$variables` stay,
@@ -79,7 +79,7 @@ private struct PredicateCompiler {
         self.allowsVariables = allowsVariables
     }
 
-    mutating func compile(_ node: Predicate.Node) throws -> CompiledNode {
+    mutating func compile(_ node: FetchPredicate.Node) throws -> CompiledNode {
         switch node {
         case .constant(let value): return .constant(value)
         case .not(let inner): return .not(try compile(inner))
@@ -90,7 +90,7 @@ private struct PredicateCompiler {
         }
     }
 
-    private func operand(_ expression: Predicate.Expression) throws -> Operand {
+    private func operand(_ expression: FetchPredicate.Expression) throws -> Operand {
         switch expression {
         case .key(let key): return .attribute(try entity.requireAttributeNumber(key))
         case .value(let value): return .constant(value)
@@ -105,7 +105,7 @@ private struct PredicateCompiler {
         }
     }
 
-    private static func mirrored(_ operation: Predicate.Operator) -> Predicate.Operator? {
+    private static func mirrored(_ operation: FetchPredicate.Operator) -> FetchPredicate.Operator? {
         switch operation {
         case .equal, .notEqual: operation
         case .less: .greater
@@ -117,8 +117,8 @@ private struct PredicateCompiler {
     }
 
     private mutating func compileComparison(
-        _ leftExpression: Predicate.Expression, _ operation: Predicate.Operator,
-        _ rightExpression: Predicate.Expression, _ options: Predicate.ComparisonOptions
+        _ leftExpression: FetchPredicate.Expression, _ operation: FetchPredicate.Operator,
+        _ rightExpression: FetchPredicate.Expression, _ options: FetchPredicate.ComparisonOptions
     ) throws -> CompiledNode {
         var left = try operand(leftExpression)
         var right = try operand(rightExpression)
@@ -187,7 +187,7 @@ private struct PredicateCompiler {
         return false
     }
 
-    private func checkListShape(_ operation: Predicate.Operator, _ right: Operand) throws {
+    private func checkListShape(_ operation: FetchPredicate.Operator, _ right: Operand) throws {
         switch operation {
         case .between:
             guard case .list(let elements) = right, elements.count == 2 else {
@@ -201,7 +201,7 @@ private struct PredicateCompiler {
     }
 
     /// The other side of a comparison with `attribute`, checked and converted.
-    private mutating func coerce(_ operand: Operand, to attribute: AttributeDescription, operation: Predicate.Operator) throws -> Operand {
+    private mutating func coerce(_ operand: Operand, to attribute: AttributeDescription, operation: FetchPredicate.Operator) throws -> Operand {
         switch operand {
         case .attribute(let number):
             let other = entity.attributes[number]
@@ -223,7 +223,7 @@ private struct PredicateCompiler {
     }
 
     private mutating func coerceList(
-        _ operand: Operand, to attribute: AttributeDescription, operation: Predicate.Operator, count: Int?
+        _ operand: Operand, to attribute: AttributeDescription, operation: FetchPredicate.Operator, count: Int?
     ) throws -> Operand {
         switch operand {
         case .list(let elements):

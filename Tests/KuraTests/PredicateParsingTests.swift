@@ -1,0 +1,96 @@
+import Foundation
+@testable import Kura
+import Testing
+
+@Suite struct PredicateParsingTests {
+    typealias E = FetchPredicate.Expression
+
+    @Test func everyComparisonOperatorAndItsSpellingsParse() throws {
+        let cases: [(String, FetchPredicate.Operator)] = [
+            ("a == 1", .equal), ("a = 1", .equal), ("a != 1", .notEqual), ("a <> 1", .notEqual),
+            ("a < 1", .less), ("a <= 1", .lessOrEqual), ("a =< 1", .lessOrEqual), ("a > 1", .greater),
+            ("a >= 1", .greaterOrEqual), ("a => 1", .greaterOrEqual),
+            ("a BEGINSWITH 1", .beginsWith), ("a endswith 1", .endsWith), ("a Contains 1", .contains),
+            ("a LIKE 1", .like), ("a MATCHES 1", .matches), ("a IN 1", .in), ("a BETWEEN 1", .between),
+        ]
+        for (text, operation) in cases {
+            #expect(try FetchPredicate(format: text) == .comparison(.key("a"), operation, .value(.int(1))), "\(text)")
+        }
+    }
+
+    @Test func optionsLiteralsListsAndVariablesParse() throws {
+        #expect(try FetchPredicate(format: "title BEGINSWITH[cd] 'Ku'")
+            == .comparison(.key("title"), .beginsWith, .value(.string("Ku")), options: [.caseInsensitive, .diacriticInsensitive]))
+        #expect(try FetchPredicate(format: "title ==[c] \"x\"") == .comparison(.key("title"), .equal, .value(.string("x")), options: .caseInsensitive))
+        #expect(try FetchPredicate(format: "n BETWEEN {1, 2.5}") == .comparison(.key("n"), .between, .list([.value(.int(1)), .value(.double(2.5))])))
+        #expect(try FetchPredicate(format: "n IN {}") == .comparison(.key("n"), .in, .list([])))
+        #expect(try FetchPredicate(format: "flag == YES OR flag == false OR x == nil OR y == NULL").predicateFormat
+            == "flag == TRUE OR flag == FALSE OR x == nil OR y == nil")
+        #expect(try FetchPredicate(format: "n > -5 AND m < 1e3 AND k == 0x1F") == .and([
+            .comparison(.key("n"), .greater, .value(.int(-5))), .comparison(.key("m"), .less, .value(.double(1000))),
+            .comparison(.key("k"), .equal, .value(.int(31))),
+        ]))
+        #expect(try FetchPredicate(format: "objectId == $objectId") == .comparison(.key("objectId"), .equal, .variable("objectId")))
+        #expect(try FetchPredicate(format: "#in == 1") == .comparison(.key("in"), .equal, .value(.int(1))))
+        #expect(try FetchPredicate(format: "s == 'it\\'s \\\"q\\\" \\u00e9\\n'") == .comparison(.key("s"), .equal, .value(.string("it's \"q\" é\n"))))
+        #expect(try FetchPredicate(format: "TRUEPREDICATE") == .true)
+        #expect(try FetchPredicate(format: "falsepredicate") == .false)
+        #expect(try FetchPredicate(format: "d == CAST(5.5, \"NSDate\")") == .comparison(.key("d"), .equal, .value(.date(Date(timeIntervalSinceReferenceDate: 5.5)))))
+    }
+
+    @Test func andBindsTighterThanOrAndNotTighterThanBoth() throws {
+        let a = FetchPredicate.comparison(.key("a"), .equal, .value(.int(1)))
+        let b = FetchPredicate.comparison(.key("b"), .equal, .value(.int(2)))
+        let c = FetchPredicate.comparison(.key("c"), .equal, .value(.int(3)))
+        #expect(try FetchPredicate(format: "a == 1 OR b == 2 AND c == 3") == (a || (b && c)))
+        #expect(try FetchPredicate(format: "(a == 1 OR b == 2) && c == 3") == ((a || b) && c))
+        #expect(try FetchPredicate(format: "NOT a == 1 AND b == 2") == (!a && b))
+        #expect(try FetchPredicate(format: "!(a == 1 || b == 2)") == !(a || b))
+        #expect(try FetchPredicate(format: "a == 1 AND (b == 2 AND c == 3)") == .and([a, b, c]), "nested ANDs flatten")
+    }
+
+    @Test func argumentsFillPercentAtAndPercentK() throws {
+        #expect(try FetchPredicate(format: "%K == %@", "title", "Kura") == .comparison(.key("title"), .equal, .value(.string("Kura"))))
+        #expect(try FetchPredicate(format: "n IN %@", [1, 2, 3]) == .comparison(.key("n"), .in, .list([.value(.int(1)), .value(.int(2)), .value(.int(3))])))
+        let nothing: String? = nil
+        #expect(try FetchPredicate(format: "x == %@", nothing) == .comparison(.key("x"), .equal, .value(nil)))
+        let id = UUID()
+        #expect(try FetchPredicate(format: "u == %@ AND n > %d", id, Int16(4))
+            == .and([.comparison(.key("u"), .equal, .value(.uuid(id))), .comparison(.key("n"), .greater, .value(.int(4)))]))
+    }
+
+    @Test(arguments: [
+        ("sortOrder > ", 12, "expected a value after '>', found the end"),
+        ("sortOrder >> 3", 11, "expected a value after '>', found '>'"),
+        ("title == 'abc", 9, "the string that starts here is not closed"),
+        ("(a == 1", 7, "expected ')' to close the '(' at position 0, found the end"),
+        ("a == 1 b == 2", 7, "expected AND, OR or the end of the predicate, found 'b'"),
+        ("a ~ 1", 2, "unexpected character '~'"),
+        ("a == 1 AND", 10, "expected a comparison such as key == value, found the end"),
+        ("a", 1, "expected an operator such as ==, <, IN or BEGINSWITH, found the end"),
+        ("ANY tags == 'x'", 0, "ANY applies to to-many relationships, which Kura doesn't have"),
+        ("a == %@", 5, "%@ has no argument: 0 given"),
+        ("a IN {1, 2", 10, "expected ',' or '}' in the list that starts at position 5, found the end"),
+        ("a ==[x] 1", 5, "expected c, d or cd inside [ ]"),
+        ("n == 99999999999999999999", 5, "the number 99999999999999999999 does not fit in a 64-bit integer"),
+        ("AND == 1", 0, "expected a key or a value, found 'AND' (write #AND for a key of that name)"),
+    ])
+    func syntaxErrorsSayWhereAndWhatWasExpected(_ format: String, _ position: Int, _ message: String) {
+        #expect(throws: PredicateSyntaxError(format: format, position: position, message: message)) {
+            try FetchPredicate(format: format)
+        }
+    }
+
+    @Test func theCaretDiagramPointsAtThePosition() {
+        let error = PredicateSyntaxError(format: "sortOrder > ", position: 12, message: "m")
+        #expect(error.caretDiagram == "sortOrder > \n            ^")
+        #expect(error.description == "m at position 12")
+    }
+
+    @Test func aStringLiteralThatDoesNotParseThrowsWhenFirstUsed() throws {
+        let broken: FetchPredicate = "title == "
+        #expect(throws: PredicateSyntaxError.self) { try broken.checkSyntax() }
+        #expect(throws: PredicateSyntaxError.self) { try broken.withSubstitutionVariables([:]) }
+        #expect(broken.predicateFormat == "title == ")
+    }
+}

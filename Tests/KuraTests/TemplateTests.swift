@@ -1,0 +1,119 @@
+import Foundation
+import Kura
+import KuraTestSupport
+import Testing
+
+@Suite struct TemplateTests {
+    static func model() throws -> ManagedObjectModel {
+        let model = try ManagedObjectModel.news()
+        try model.setFetchRequestTemplate(FetchRequest(entityName: "News"), forName: "allNews")
+        try model.setFetchRequestTemplate(FetchRequest(entityName: "News", predicate: "objectId == $objectId"), forName: "getNews")
+        try model.setFetchRequestTemplate(
+            FetchRequest(entityName: "News", predicate: "sortOrder BETWEEN $range AND title BEGINSWITH[c] $prefix"), forName: "search")
+        return model
+    }
+
+    @Test func theDBAccessorsScenarioRuns() throws {
+        let store = try TestStore()
+        let model = try Self.model()
+        let context = try store.open(model).newContext()
+        var ids: [String] = []
+        for order in [3, 1, 2] {
+            let news = News(context: context)
+            news.sortOrder = order
+            news.title = "News \(order)"
+            ids.append(news.objectId)
+        }
+        try context.save()
+
+        let all = model.fetchRequestTemplate(forName: "allNews")!.sorted(by: "sortOrder")
+        #expect(try context.fetch(all, as: News.self).map(\.sortOrder) == [1, 2, 3])
+        let one = try model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": ids[0]])
+        let news = try context.fetch(one).last as? News
+        #expect(news?.sortOrder == 3)
+        #expect(one.predicate?.predicateFormat == "objectId == \"\(ids[0])\"")
+        #expect(model.fetchRequestTemplate(forName: "getNews")?.predicate?.predicateFormat == "objectId == $objectId")
+
+        let search = try model.fetchRequestFromTemplate(withName: "search", substitutionVariables: ["range": [2, 3], "prefix": "NEWS"])
+        #expect(try context.fetch(search.sorted(by: "sortOrder"), as: News.self).map(\.sortOrder) == [2, 3])
+    }
+
+    @Test func badTemplatesAreRefusedWhenRegisteredNotAtTheFirstFetch() throws {
+        let model = try ManagedObjectModel.news()
+        #expect(throws: KuraError.unknownAttribute(entity: "News", key: "objectID")) {
+            try model.setFetchRequestTemplate(FetchRequest(entityName: "News", predicate: "objectID == $id"), forName: "bad")
+        }
+        #expect(throws: KuraError.unknownEntity("Newz")) {
+            try model.setFetchRequestTemplate(FetchRequest(entityName: "Newz"), forName: "bad")
+        }
+        #expect(throws: PredicateSyntaxError.self) {
+            try model.setFetchRequestTemplate(FetchRequest(entityName: "News", predicate: "objectId == "), forName: "bad")
+        }
+        #expect(throws: KuraError.self) {
+            try model.setFetchRequestTemplate(FetchRequest(entityName: "News").sorted(by: "nope"), forName: "bad")
+        }
+        #expect(model.fetchRequestTemplate(forName: "bad") == nil)
+    }
+
+    @Test func substitutionErrorsNameTheTemplateOrVariable() throws {
+        let model = try Self.model()
+        #expect(throws: KuraError.unknownTemplate("getNewz")) {
+            try model.fetchRequestFromTemplate(withName: "getNewz", substitutionVariables: [:])
+        }
+        #expect(throws: KuraError.missingSubstitutionVariable("objectId")) {
+            try model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectID": "x"])
+        }
+        #expect(throws: KuraError.substitutionTypeMismatch(variable: "objectId", expected: .string, found: "Int 42")) {
+            try model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": 42])
+        }
+        #expect(throws: KuraError.substitutionTypeMismatch(variable: "range", expected: .int64, found: "Int 2 (a list is needed)")) {
+            try model.fetchRequestFromTemplate(withName: "search", substitutionVariables: ["range": 2, "prefix": "x"])
+        }
+        #expect(throws: KuraError.self) {
+            try model.fetchRequestFromTemplate(withName: "search", substitutionVariables: ["range": ["a", "b"], "prefix": "x"])
+        }
+        #expect(model.templateVariables(forName: "search") == [
+            TemplateVariable(name: "prefix", key: "title", type: .string, isList: false),
+            TemplateVariable(name: "range", key: "sortOrder", type: .int64, isList: true),
+        ])
+    }
+
+    @Test func templatesCantChangeOnceAStoreUsesTheModel() throws {
+        let store = try TestStore()
+        let model = try Self.model()
+        _ = try store.open(model)
+        #expect(throws: KuraError.self) {
+            try model.setFetchRequestTemplate(FetchRequest(entityName: "News"), forName: "late")
+        }
+    }
+
+    @Test func theStoreKeepsTheTemplatesForToolsWithoutTheAppsCode() throws {
+        let store = try TestStore()
+        do {
+            let container = try store.open(Self.model())
+            let context = container.newContext()
+            let news = News(context: context)
+            news.objectId = "kept"
+            try context.save()
+            container.close()
+        }
+        var options = StoreOptions()
+        options.isReadOnly = true
+        let container = try PersistentContainer(path: store.path, options: options)
+        let model = container.model
+        #expect(model.fetchRequestTemplatesByName.keys.sorted() == ["allNews", "getNews", "search"])
+        let request = try model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": "kept"])
+        let found = try container.newContext().fetch(request)
+        #expect(try found.map { try $0.value(forKey: "objectId") } == [.string("kept")])
+    }
+
+    @Test func reopeningWithNewTemplatesUpdatesTheStoredOnes() throws {
+        let store = try TestStore()
+        try store.open(.news()).close()
+        try store.open(Self.model()).close()
+        var options = StoreOptions()
+        options.isReadOnly = true
+        let container = try PersistentContainer(path: store.path, options: options)
+        #expect(container.model.fetchRequestTemplatesByName.count == 3)
+    }
+}
