@@ -8,6 +8,7 @@ extension ManagedObjectContext {
             case .inserted:
                 temporaries[object.objectID.number] = nil
                 object.state = .detached
+                object.context = nil
             case .deleted:
                 object.state = .persisted
                 object.discardChanges()
@@ -27,14 +28,11 @@ extension ManagedObjectContext {
     /// detached; values they had loaded can still be read, but they can't be
     /// changed or saved. Fetch again for fresh objects.
     public func reset() {
-        for object in registeredObjects {
+        for object in registeredObjects + pending {
             object.state = .detached
+            object.context = nil
             object.isInPendingList = false
             object.isInUnprocessedList = false
-        }
-        for object in pending where object.state != .detached {
-            object.state = .detached
-            object.isInPendingList = false
         }
         registries.removeAll()
         temporaries.removeAll()

@@ -87,6 +87,7 @@ extension ManagedObjectContext {
             registries[ObjectIdentifier(object.entity)]?.objects[object.objectID.number] = nil
             object.state = .removed
             object.changedAttributes.removeAll()
+            object.context = nil
             saved.deletedObjectIDs.insert(object.objectID)
         }
         for object in pending { object.isInPendingList = false }

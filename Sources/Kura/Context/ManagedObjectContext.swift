@@ -59,7 +59,10 @@ public final class ManagedObjectContext {
     }
 
     deinit {
-        for object in registeredObjects { object.context = nil }
+        for object in temporaries.values { object.context = nil }
+        for registry in registries.values {
+            for object in registry.objects.values { object.context = nil }
+        }
     }
 
     // MARK: Inserting and deleting
@@ -72,6 +75,8 @@ public final class ManagedObjectContext {
         precondition(object.state == .unregistered, "\(object.objectID) already belongs to a context; it can't be inserted again")
         precondition(model.entity(named: object.entity.name) === object.entity,
                      "entity \(object.entity.name) of \(type(of: object)) is not part of this context's model")
+        precondition(Self.isKind(type(of: object), of: object.entity.managedObjectClass),
+                     "\(type(of: object)) is not a \(object.entity.managedObjectClass), the class of entity \(object.entity.name)")
         let number = nextTemporaryNumber
         nextTemporaryNumber += 1
         object.objectID = ObjectID(entity: object.entity, number: number, isTemporaryID: true)
@@ -81,6 +86,16 @@ public final class ManagedObjectContext {
         temporaries[number] = object
         noteChange(object)
         object.awakeFromInsert()
+    }
+
+    /// True when `type` is `base` or one of its subclasses.
+    static func isKind(_ type: AnyClass, of base: AnyClass) -> Bool {
+        var current: AnyClass? = type
+        while let candidate = current {
+            if candidate == base { return true }
+            current = _getSuperclass(candidate)
+        }
+        return false
     }
 
     /// Inserts a new object of the entity called `name`: an instance of the
@@ -105,6 +120,7 @@ public final class ManagedObjectContext {
             object.state = .detached
             temporaries[object.objectID.number] = nil
             object.prepareForDeletion()
+            object.context = nil
         case .persisted:
             object.state = .deleted
             noteChange(object)
@@ -218,6 +234,7 @@ public final class ManagedObjectContext {
                 // Don't keep a fault for an object that doesn't exist.
                 registries[ObjectIdentifier(objectID.entity)]?.objects[objectID.number] = nil
                 object.state = .detached
+                object.context = nil
             }
             throw error
         }

@@ -27,9 +27,21 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The entity whose objects are fetched.
-    public var entityName: String
+    public var entityName: String {
+        didSet { compiledPredicate = nil }
+    }
     /// The condition objects must meet; `nil` for every object.
-    public var predicate: FetchPredicate?
+    public var predicate: FetchPredicate? {
+        get { compiledPredicate?.substitutedPredicate ?? storedPredicate }
+        set {
+            storedPredicate = newValue
+            compiledPredicate = nil
+        }
+    }
+    private var storedPredicate: FetchPredicate?
+    /// The predicate already compiled, for requests made from templates.
+    /// Changing the entity or the predicate drops it.
+    var compiledPredicate: CompiledPredicateBox?
     /// The order of the results; empty for store order (primary key, then
     /// unsaved objects in insertion order).
     public var sortDescriptors: [FetchSortDescriptor]
@@ -47,10 +59,14 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
     /// after that. When false, the results are what the store holds (objects
     /// the context has changed still come back as the context's instances).
     public var includesPendingChanges = true
+    /// Whether the planner may use indexes (default true). Turn it off to
+    /// measure a plan without them, or to avoid an index the planner
+    /// misjudges, as SQLite's `NOT INDEXED` does. Results are the same either way.
+    public var allowsIndexes = true
 
     public init(entityName: String, predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
         self.entityName = entityName
-        self.predicate = predicate
+        self.storedPredicate = predicate
         self.sortDescriptors = sortDescriptors
     }
 
@@ -81,6 +97,21 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
         copy.fetchLimit = limit
         copy.fetchOffset = offset
         return copy
+    }
+
+    public static func == (lhs: FetchRequest, rhs: FetchRequest) -> Bool {
+        lhs.entityName == rhs.entityName && lhs.predicate == rhs.predicate && lhs.sortDescriptors == rhs.sortDescriptors
+            && lhs.fetchLimit == rhs.fetchLimit && lhs.fetchOffset == rhs.fetchOffset && lhs.resultType == rhs.resultType
+            && lhs.propertiesToFetch == rhs.propertiesToFetch && lhs.includesPendingChanges == rhs.includesPendingChanges
+            && lhs.allowsIndexes == rhs.allowsIndexes
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entityName)
+        hasher.combine(predicate)
+        hasher.combine(sortDescriptors)
+        hasher.combine(fetchLimit)
+        hasher.combine(fetchOffset)
     }
 
     /// `News where sortOrder > 3 sort sortOrder ASC limit 10`, as `kura` reads it.

@@ -15,8 +15,23 @@ struct IndexAccess {
     /// True when each range holds at most one object: equality on every
     /// attribute of a unique index, with no nil.
     let isUniqueLookup: Bool
-    /// The conditions used, as text, for `explain`.
-    let conditions: [String]
+    /// For a unique lookup, the encoded values to find: each key that
+    /// starts with one of them (and has only the primary key after) matches.
+    var lookupPrefixes: [[UInt8]] = []
+    /// The comparisons used, for `explain`.
+    let terms: [CompiledComparison]
+    let entity: EntityDescription
+    /// The positions of those comparisons among the predicate's terms.
+    var termPositions: Set<Int> = []
+    /// True when the ranges hold exactly the objects the predicate matches:
+    /// every term of the predicate was used, and each one's index range is
+    /// exact (not `BEGINSWITH`). The fetch then need not check the predicate.
+    var coversPredicate = false
+
+    /// The comparisons used, as text (made only when a plan is described).
+    var conditions: [String] {
+        terms.map { PredicateFormatter.format(term: $0, entity: entity) }
+    }
 }
 
 /// Finds the index accesses a compiled predicate allows.
@@ -27,65 +42,101 @@ struct IndexAccess {
 /// `[d]`) `BEGINSWITH`. An index is usable when its first attribute has one;
 /// equality on leading attributes of a compound index narrows further.
 enum IndexBounds {
+    /// A term of the predicate: its position among the terms, and the comparison.
+    private typealias Term = (position: Int, comparison: CompiledComparison)
+
+    /// What the terms say about one attribute, each with the term it comes from.
     private struct Constraint {
         var equal: AttributeValue??
         var points: [AttributeValue?]?
         var lower: (value: AttributeValue, inclusive: Bool)?
         var upper: (value: AttributeValue, inclusive: Bool)?
         var prefix: String?
-        var texts: [String] = []
+        var equalTerm: Term?
+        var pointsTerm: Term?
+        var lowerTerm: Term?
+        var upperTerm: Term?
+        var prefixTerm: Term?
 
         var isRange: Bool { lower != nil || upper != nil || prefix != nil }
+
+        /// The terms a range uses: the prefix alone when there is one (the
+        /// bounds are then left to the predicate check), else the bounds.
+        var rangeTerms: [Term] {
+            if let prefixTerm { return [prefixTerm] }
+            if let lowerTerm, let upperTerm, lowerTerm.position == upperTerm.position { return [lowerTerm] }
+            return [lowerTerm, upperTerm].compactMap { $0 }
+        }
     }
 
     static func accesses(for predicate: CompiledPredicate, tables: EntityTables) -> [IndexAccess] {
+        let termCount: Int
+        if case .and(let nodes) = predicate.root { termCount = nodes.count } else { termCount = 1 }
         let constraints = constraints(of: predicate)
         guard !constraints.isEmpty else { return [] }
-        return tables.indexes.compactMap { access(to: $0, constraints: constraints, entity: predicate.entity) }
+        return tables.indexes.compactMap { index in
+            guard var access = access(to: index, constraints: constraints, entity: predicate.entity) else { return nil }
+            access.coversPredicate = access.termPositions.count == termCount
+                && !access.terms.contains { $0.operation == .beginsWith }
+            return access
+        }
     }
 
-    private static func constraints(of predicate: CompiledPredicate) -> [Int: Constraint] {
-        let terms: [CompiledNode]
-        if case .and(let nodes) = predicate.root { terms = nodes } else { terms = [predicate.root] }
-        var constraints: [Int: Constraint] = [:]
+    /// What the terms say about each attribute: a short list, searched
+    /// linearly (a predicate has few terms; a dictionary would cost more).
+    private typealias Constraints = [(number: Int, constraint: Constraint)]
+
+    private static func constraints(of predicate: CompiledPredicate) -> Constraints {
+        var constraints: Constraints = []
         let entity = predicate.entity
-        for term in terms {
+        func visit(_ term: CompiledNode, at position: Int) {
             guard case .comparison(let comparison) = term, comparison.options.isEmpty,
-                  case .attribute(let number) = comparison.left else { continue }
+                  case .attribute(let number) = comparison.left else { return }
             let type = entity.attributes[number].type
-            var constraint = constraints[number] ?? Constraint()
-            let text = PredicateFormatter.format(term: comparison, entity: entity)
+            let existing = constraints.firstIndex { $0.number == number }
+            var constraint = existing.map { constraints[$0].constraint } ?? Constraint()
             switch (comparison.operation, comparison.right) {
             case (.equal, .constant(let value)):
-                guard let exact = exactValue(value, type), constraint.equal == nil else { continue }
+                guard let exact = exactValue(value, type), constraint.equal == nil else { return }
                 constraint.equal = .some(exact)
+                constraint.equalTerm = (position, comparison)
             case (.in, .list(let elements)):
                 let values = elements.compactMap { element -> AttributeValue?? in
                     guard case .constant(let value) = element else { return nil }
                     return exactValue(value, type)
                 }
-                guard values.count == elements.count, constraint.points == nil else { continue }
+                guard values.count == elements.count, constraint.points == nil else { return }
                 constraint.points = values
+                constraint.pointsTerm = (position, comparison)
             case (.less, .constant(let value?)), (.lessOrEqual, .constant(let value?)):
-                guard let exact = exactValue(value, type) ?? nil, constraint.upper == nil else { continue }
+                guard let exact = exactValue(value, type) ?? nil, constraint.upper == nil else { return }
                 constraint.upper = (exact, comparison.operation == .lessOrEqual)
+                constraint.upperTerm = (position, comparison)
             case (.greater, .constant(let value?)), (.greaterOrEqual, .constant(let value?)):
-                guard let exact = exactValue(value, type) ?? nil, constraint.lower == nil else { continue }
+                guard let exact = exactValue(value, type) ?? nil, constraint.lower == nil else { return }
                 constraint.lower = (exact, comparison.operation == .greaterOrEqual)
+                constraint.lowerTerm = (position, comparison)
             case (.between, .list(let bounds)):
                 guard bounds.count == 2, case .constant(let low?) = bounds[0], case .constant(let high?) = bounds[1],
                       let lower = exactValue(low, type) ?? nil, let upper = exactValue(high, type) ?? nil,
-                      constraint.lower == nil, constraint.upper == nil else { continue }
+                      constraint.lower == nil, constraint.upper == nil else { return }
                 constraint.lower = (lower, true)
                 constraint.upper = (upper, true)
+                constraint.lowerTerm = (position, comparison)
+                constraint.upperTerm = (position, comparison)
             case (.beginsWith, .constant(.string(let prefix)?)) where type == .string:
-                guard constraint.prefix == nil else { continue }
+                guard constraint.prefix == nil else { return }
                 constraint.prefix = prefix
+                constraint.prefixTerm = (position, comparison)
             default:
-                continue
+                return
             }
-            constraint.texts.append(text)
-            constraints[number] = constraint
+            if let existing { constraints[existing].constraint = constraint } else { constraints.append((number, constraint)) }
+        }
+        if case .and(let nodes) = predicate.root {
+            for (position, node) in nodes.enumerated() { visit(node, at: position) }
+        } else {
+            visit(predicate.root, at: 0)
         }
         return constraints
     }
@@ -101,18 +152,24 @@ enum IndexBounds {
         return value.converted(to: type).map { .some($0) }
     }
 
-    private static func access(to index: IndexTable, constraints: [Int: Constraint], entity: EntityDescription) -> IndexAccess? {
+    private static func access(to index: IndexTable, constraints: Constraints, entity: EntityDescription) -> IndexAccess? {
         var prefix: [UInt8] = []
-        var conditions: [String] = []
+        prefix.reserveCapacity(64)
+        var used: [Term] = []
+        func made(_ access: IndexAccess, _ terms: [Term]) -> IndexAccess {
+            var access = access
+            access.termPositions = Set(terms.map(\.position))
+            return access
+        }
         var equalityCount = 0
         var hasNil = false
         for number in index.attributeNumbers {
-            guard let constraint = constraints[number] else { break }
+            guard let constraint = constraints.first(where: { $0.number == number })?.constraint else { break }
             if let equal = constraint.equal {
                 IndexKeyEncoding.append(equal, to: &prefix)
                 if equal == nil { hasNil = true }
                 equalityCount += 1
-                conditions += constraint.texts
+                used += [constraint.equalTerm].compactMap { $0 }
                 continue
             }
             if let points = constraint.points {
@@ -123,22 +180,28 @@ enum IndexBounds {
                 }).sorted { $0.lexicographicallyPrecedes($1) }
                 let unique = index.description.isUnique && equalityCount + 1 == index.attributeNumbers.count && !hasNil
                     && !points.contains { $0 == nil }
-                return IndexAccess(
+                let terms = used + [constraint.pointsTerm].compactMap { $0 }
+                var access = IndexAccess(
                     index: index, ranges: keys.map(KeyRange.prefix), equalityCount: equalityCount,
-                    rangeAttribute: number, isUniqueLookup: unique, conditions: conditions + constraint.texts)
+                    rangeAttribute: number, isUniqueLookup: unique, terms: terms.map(\.comparison), entity: entity)
+                if unique { access.lookupPrefixes = keys }
+                return made(access, terms)
             }
             if constraint.isRange {
-                return IndexAccess(
+                let terms = used + constraint.rangeTerms
+                return made(IndexAccess(
                     index: index, ranges: [range(constraint, within: prefix)], equalityCount: equalityCount,
-                    rangeAttribute: number, isUniqueLookup: false, conditions: conditions + constraint.texts)
+                    rangeAttribute: number, isUniqueLookup: false, terms: terms.map(\.comparison), entity: entity), terms)
             }
             break
         }
         guard equalityCount > 0 else { return nil }
         let unique = index.description.isUnique && equalityCount == index.attributeNumbers.count && !hasNil
-        return IndexAccess(
+        var access = IndexAccess(
             index: index, ranges: [.prefix(prefix)], equalityCount: equalityCount,
-            rangeAttribute: nil, isUniqueLookup: unique, conditions: conditions)
+            rangeAttribute: nil, isUniqueLookup: unique, terms: used.map(\.comparison), entity: entity)
+        if unique { access.lookupPrefixes = [prefix] }
+        return made(access, used)
     }
 
     /// The keys under `prefix` whose next value is within the constraint's

@@ -43,11 +43,13 @@ extension ManagedObjectContext {
     /// - Throws: as ``fetch(_:)``, and ``KuraError/classNotInModel(_:)`` when
     ///   the entity's objects are not `T`s.
     public func fetch<T: ManagedObject>(_ request: FetchRequest, as type: T.Type) throws -> [T] {
-        let objects = try fetch(request)
-        guard let typed = objects as? [T] else {
-            throw KuraError.classNotInModel("\(T.self) (the objects of \(request.entityName) are \(objects.first.map { "\(Swift.type(of: $0))" } ?? "another class"))")
+        let entity = try model.requireEntity(named: request.entityName)
+        guard entity.managedObjectClass is T.Type else {
+            throw KuraError.classNotInModel("\(T.self) (the objects of \(request.entityName) are \(entity.managedObjectClass))")
         }
-        return typed
+        // Every object of the entity is of its class, so the array is a [T];
+        // reinterpreting it avoids checking each element again.
+        return unsafeBitCast(try fetch(request), to: [T].self)
     }
 
     /// The IDs of the objects `request` describes; no object is made for
@@ -66,9 +68,10 @@ extension ManagedObjectContext {
     public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: AttributeValue?]] {
         let fetch = try PreparedFetch(request, model: model)
         let entity = fetch.entity
+        let properties = try fetch.propertyNumbers()
         func dictionary(_ source: some AttributeSource) -> [String: AttributeValue?] {
             var values: [String: AttributeValue?] = [:]
-            for number in fetch.properties { values[entity.attributes[number].name] = .some(source.attributeValue(number)) }
+            for number in properties { values[entity.attributes[number].name] = .some(source.attributeValue(number)) }
             return values
         }
         return try run(fetch,
@@ -151,15 +154,23 @@ extension ManagedObjectContext {
         let (excluded, matches) = try pendingState(for: fetch)
         let tables = store.tables(for: fetch.entity)
         let ordering = RowOrdering(sorts: fetch.sorts)
+        if matches.isEmpty {
+            // Only stored results: the offset applies now, and only the
+            // results become elements.
+            return try store.read { txn in
+                let plan = try QueryPlanner.plan(fetch, tables: tables, store: store, in: txn)
+                let rows = try StoreQuery(fetch: fetch, plan: plan, tables: tables, store: store, excluded: excluded).rows(in: txn)
+                var elements: [Element] = []
+                elements.reserveCapacity(max(0, rows.count - fetch.offset))
+                for row in rows.dropFirst(fetch.offset) { elements.append(stored(row.number, row.payload)) }
+                return elements
+            }
+        }
         let storedRows: [SortableRow<Element>] = try store.read { txn in
             let plan = try QueryPlanner.plan(fetch, tables: tables, store: store, in: txn)
             let rows = try StoreQuery(fetch: fetch, plan: plan, tables: tables, store: store, excluded: excluded).rows(in: txn)
-            // Without unsaved matches the offset applies now, and only the
-            // results become elements.
-            let kept = matches.isEmpty ? rows.dropFirst(fetch.offset) : rows[...]
-            return kept.map { SortableRow(keys: $0.keys, tier: 0, number: $0.number, payload: stored($0.number, $0.payload)) }
+            return rows.map { SortableRow(keys: $0.keys, tier: 0, number: $0.number, payload: stored($0.number, $0.payload)) }
         }
-        if matches.isEmpty { return storedRows.map(\.payload) }
 
         var merged = storedRows
         for object in matches {

@@ -1,15 +1,16 @@
 /// A fetch request checked against the model: the entity resolved, the
-/// predicate compiled, sort keys resolved to attribute positions.
-struct PreparedFetch {
+/// predicate compiled, sort keys resolved to attribute positions. A class,
+/// so the query's parts share it for one reference each.
+final class PreparedFetch: Sendable {
     let request: FetchRequest
     let entity: EntityDescription
     let predicate: CompiledPredicate?
+    /// The unique-index lookup a template decided, if any.
+    let plannedLookup: PlannedLookup?
     let sorts: [PreparedSort]
     /// `nil` for no limit.
     let limit: Int?
     let offset: Int
-    /// Attribute positions of dictionary results.
-    let properties: [Int]
 
     /// How many results the store side must produce before the offset is
     /// applied: offset + limit, or everything.
@@ -23,7 +24,13 @@ struct PreparedFetch {
         self.request = request
         let entity = try model.requireEntity(named: request.entityName)
         self.entity = entity
-        predicate = try request.predicate.map { try $0.compiled(for: entity, allowingVariables: allowingVariables) }
+        if let box = request.compiledPredicate, box.compiled.entity === entity {
+            predicate = box.compiled
+            plannedLookup = box.lookup
+        } else {
+            predicate = try request.predicate.map { try $0.compiled(for: entity, allowingVariables: allowingVariables) }
+            plannedLookup = nil
+        }
         guard request.fetchLimit >= 0 else {
             throw KuraError.invalidFetchRequest("fetchLimit is \(request.fetchLimit); it must be 0 (no limit) or more")
         }
@@ -38,7 +45,14 @@ struct PreparedFetch {
             }
             return PreparedSort(number: number, ascending: descriptor.ascending, comparison: descriptor.comparison)
         }
-        properties = try (request.propertiesToFetch.isEmpty ? entity.attributes.map(\.name) : request.propertiesToFetch).map { name in
+        if !request.propertiesToFetch.isEmpty { _ = try propertyNumbers() }
+    }
+
+    /// The attribute positions of dictionary results: ``FetchRequest/propertiesToFetch``,
+    /// or every attribute.
+    func propertyNumbers() throws -> [Int] {
+        guard !request.propertiesToFetch.isEmpty else { return Array(entity.attributes.indices) }
+        return try request.propertiesToFetch.map { name in
             guard let number = entity.attributeNumber(named: name) else {
                 throw KuraError.invalidFetchRequest("unknown property to fetch '\(name)': \(entity.name) has no such attribute")
             }

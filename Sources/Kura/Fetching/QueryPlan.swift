@@ -41,10 +41,12 @@ public struct QueryPlan: Sendable, CustomStringConvertible {
     let isReversed: Bool
     /// Keep only this many of the sorted results (a bounded heap).
     let topK: Int?
-    /// The predicate as the filter applied to each record.
-    let filter: String?
-    /// The sort descriptors, for the description.
-    let sortText: String?
+    /// The fetch: its predicate and sort descriptors are described from it.
+    let fetch: PreparedFetch
+    /// False for a count, which has no order.
+    let isOrdered: Bool
+
+    private var sortDescriptors: [FetchSortDescriptor] { isOrdered ? fetch.request.sortDescriptors : [] }
     let limit: Int?
     let offset: Int
     /// The primary keys found while estimating an index search, in index
@@ -64,7 +66,7 @@ public struct QueryPlan: Sendable, CustomStringConvertible {
     }
 
     /// True when the results are sorted in memory (fully, or top-K).
-    public var sortsInMemory: Bool { sortText != nil && !isInSortOrder }
+    public var sortsInMemory: Bool { !sortDescriptors.isEmpty && !isInSortOrder }
 
     public var description: String {
         var parts: [String] = []
@@ -81,8 +83,9 @@ public struct QueryPlan: Sendable, CustomStringConvertible {
         case .entryCount:
             parts.append("COUNT \(entityName) FROM ENTRY COUNT")
         }
-        if let filter { parts.append("FILTER \(filter)") }
-        if let sortText {
+        if let filter = fetch.request.predicate { parts.append("FILTER \(filter.predicateFormat)") }
+        if !sortDescriptors.isEmpty {
+            let sortText = sortDescriptors.map(\.description).joined(separator: ", ")
             if isInSortOrder {
                 if case .search = access { parts.append("IN INDEX ORDER\(isReversed ? " DESC" : "")") }
             } else if let topK {

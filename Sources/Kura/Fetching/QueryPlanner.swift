@@ -17,15 +17,44 @@ enum QueryPlanner {
         _ fetch: PreparedFetch, tables: EntityTables, store: PersistentStore,
         forCount: Bool = false, in txn: borrowing Transaction
     ) throws -> QueryPlan {
+
+        // A template's lookup by a unique index, decided at registration.
+        if let lookup = fetch.plannedLookup, fetch.request.allowsIndexes, let predicate = fetch.predicate,
+           let index = tables.indexes.first(where: { $0.description.name == lookup.indexName }) {
+            let terms: [CompiledNode]
+            if case .and(let nodes) = predicate.root { terms = nodes } else { terms = [predicate.root] }
+            var access = IndexAccess(
+                index: index, ranges: [.prefix(lookup.prefix)], equalityCount: index.attributeNumbers.count,
+                rangeAttribute: nil, isUniqueLookup: true,
+                terms: terms.compactMap { if case .comparison(let comparison) = $0 { comparison } else { nil } },
+                entity: fetch.entity)
+            access.coversPredicate = true
+            access.lookupPrefixes = [lookup.prefix]
+            return QueryPlan(
+                access: .search(access), entityName: fetch.entity.name, isInSortOrder: true, isReversed: false,
+                topK: nil, fetch: fetch, isOrdered: !forCount, limit: fetch.limit,
+                offset: fetch.offset, foundPrimaryKeys: nil, estimatedRows: 1)
+        }
+
+        // Equality on every attribute of a unique index finds at most one
+        // object per value: nothing can beat it, so skip estimating.
+        if let predicate = fetch.predicate, fetch.request.allowsIndexes,
+           let lookup = IndexBounds.accesses(for: predicate, tables: tables).filter(\.isUniqueLookup)
+               .min(by: { $0.ranges.count < $1.ranges.count }) {
+            let rows = lookup.ranges.count
+            return QueryPlan(
+                access: .search(lookup), entityName: fetch.entity.name, isInSortOrder: forCount || fetch.sorts.isEmpty && rows <= 1,
+                isReversed: false, topK: nil, fetch: fetch, isOrdered: !forCount, limit: fetch.limit,
+                offset: fetch.offset, foundPrimaryKeys: nil, estimatedRows: rows)
+        }
+
         let total = try tables.records.count(in: txn)
-        let filter = fetch.request.predicate.map(\.predicateFormat)
         let sorts = forCount ? [] : fetch.sorts
-        let sortText = sorts.isEmpty ? nil : fetch.request.sortDescriptors.map(\.description).joined(separator: ", ")
         let window = forCount ? nil : fetch.window
 
         if forCount && fetch.predicate == nil {
             return QueryPlan(access: .entryCount, entityName: fetch.entity.name, isInSortOrder: false, isReversed: false,
-                             topK: nil, filter: nil, sortText: nil, limit: fetch.limit, offset: fetch.offset,
+                             topK: nil, fetch: fetch, isOrdered: false, limit: fetch.limit, offset: fetch.offset,
                              foundPrimaryKeys: nil, estimatedRows: total)
         }
 
@@ -43,14 +72,14 @@ enum QueryPlanner {
         let scanRows = sorts.isEmpty ? min(total, window ?? total) : total
         var best = QueryPlan(
             access: .scan, entityName: fetch.entity.name, isInSortOrder: sorts.isEmpty, isReversed: false,
-            topK: topK(total), filter: filter, sortText: sortText, limit: fetch.limit, offset: fetch.offset,
+            topK: topK(total), fetch: fetch, isOrdered: !forCount, limit: fetch.limit, offset: fetch.offset,
             foundPrimaryKeys: nil, estimatedRows: total)
         var bestCost = Double(fetch.predicate == nil ? scanRows : total) + sortCost(total)
 
         // Index searches the predicate allows.
-        if let predicate = fetch.predicate {
+        if let predicate = fetch.predicate, fetch.request.allowsIndexes {
             for access in IndexBounds.accesses(for: predicate, tables: tables) {
-                let (estimate, keys) = try estimateRows(of: access, cap: max(64, total / 4), in: txn)
+                let (estimate, keys) = try estimateRows(of: access, cap: max(64, total / 4), store: store, in: txn)
                 let order = sortOrder(of: access, sorts: sorts, fetch: fetch)
                 let reads = order != nil ? min(estimate, window ?? estimate) : estimate
                 var cost = Double(reads) * indexReadCost
@@ -62,8 +91,8 @@ enum QueryPlanner {
                     bestCost = cost
                     best = QueryPlan(
                         access: .search(access), entityName: fetch.entity.name, isInSortOrder: order != nil,
-                        isReversed: order ?? false, topK: order != nil ? nil : topK(estimate), filter: filter,
-                        sortText: sortText, limit: fetch.limit, offset: fetch.offset,
+                        isReversed: order ?? false, topK: order != nil ? nil : topK(estimate), fetch: fetch,
+                        isOrdered: !forCount, limit: fetch.limit, offset: fetch.offset,
                         foundPrimaryKeys: keys, estimatedRows: estimate)
                 }
             }
@@ -71,14 +100,14 @@ enum QueryPlanner {
 
         // Walking an index in the sort order, stopping at the window. With a
         // predicate, assume it passes one record in eight.
-        if !sorts.isEmpty, let (index, reversed) = sortIndex(for: sorts, tables: tables, equalityCount: 0) {
+        if !sorts.isEmpty, fetch.request.allowsIndexes, let (index, reversed) = sortIndex(for: sorts, tables: tables, equalityCount: 0) {
             let reads = window.map { min(total, $0 * (fetch.predicate == nil ? 1 : 8)) } ?? total
             let cost = Double(reads) * indexReadCost
             if cost < bestCost {
                 bestCost = cost
                 best = QueryPlan(
                     access: .walk(index), entityName: fetch.entity.name, isInSortOrder: true, isReversed: reversed,
-                    topK: nil, filter: filter, sortText: sortText, limit: fetch.limit, offset: fetch.offset,
+                    topK: nil, fetch: fetch, isOrdered: !forCount, limit: fetch.limit, offset: fetch.offset,
                     foundPrimaryKeys: nil, estimatedRows: reads)
             }
         }
@@ -88,7 +117,9 @@ enum QueryPlanner {
     /// Counts the keys in the access's ranges, up to `cap`. Returns the
     /// count (at least `cap` when cut short) and, when every key was seen,
     /// their primary keys in index order.
-    private static func estimateRows(of access: IndexAccess, cap: Int, in txn: borrowing Transaction) throws -> (Int, [UInt64]?) {
+    private static func estimateRows(
+        of access: IndexAccess, cap: Int, store: PersistentStore, in txn: borrowing Transaction
+    ) throws -> (Int, [UInt64]?) {
         if access.isUniqueLookup && access.ranges.count <= cap {
             return (access.ranges.count, nil)
         }
@@ -96,8 +127,7 @@ enum QueryPlanner {
         var complete = true
         for range in access.ranges {
             try access.index.database.forEach(in: txn, range: range) { entry in
-                guard entry.key.count >= 8 else { return true }
-                keys.append(StoreLayout.primaryKey(fromSuffixOf: entry.key))
+                keys.append(try IndexTable.primaryKey(of: entry, index: access.index, path: store.path))
                 if keys.count > cap {
                     complete = false
                     return false

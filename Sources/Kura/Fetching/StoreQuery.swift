@@ -96,7 +96,8 @@ struct StoreQuery {
         in txn: borrowing Transaction, _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
         let entity = fetch.entity
-        let predicate = fetch.predicate
+        var predicate = fetch.predicate
+        if case .search(let access) = plan.access, access.coversPredicate { predicate = nil }
         func consider(_ primaryKey: UInt64, _ view: RecordView) throws -> Bool {
             if !excluded.isEmpty && excluded.contains(primaryKey) { return true }
             if let predicate, !predicate.evaluate(on: RecordSource(view: view, entity: entity)) { return true }
@@ -106,6 +107,15 @@ struct StoreQuery {
         case .scan, .entryCount:
             try store.forEachRecord(of: entity, in: txn, consider)
         case .search(let access):
+            if !access.lookupPrefixes.isEmpty && !plan.isReversed {
+                // A unique lookup: one seek per value, no range to walk.
+                for prefix in access.lookupPrefixes {
+                    guard let primaryKey = try uniqueEntry(prefix, in: access.index, txn) else { continue }
+                    guard let view = try record(primaryKey, in: txn) else { continue }
+                    guard try consider(primaryKey, view) else { return }
+                }
+                return
+            }
             if let keys = plan.foundPrimaryKeys {
                 for primaryKey in plan.isReversed ? keys.reversed() : keys {
                     guard let view = try record(primaryKey, in: txn) else { continue }
@@ -128,16 +138,24 @@ struct StoreQuery {
         }
     }
 
+    /// The primary key of the entry of a unique index whose values are
+    /// `values` (the whole key), or `nil`.
+    private func uniqueEntry(_ values: [UInt8], in index: IndexTable, _ txn: borrowing Transaction) throws -> UInt64? {
+        try index.database.withValue(forKey: values, in: txn) { value in
+            guard value.count == 8 else {
+                throw KuraError.corruptStore(path: store.path, reason: "an entry of index \(index.description.name) has a \(value.count)-byte value")
+            }
+            return StoreLayout.primaryKey(fromSuffixOf: value)
+        }
+    }
+
     /// Reads the records of an index's entries in `range`.
     private func walk(
         _ index: IndexTable, range: KeyRange, direction: IterationDirection, in txn: borrowing Transaction,
         _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
         try index.database.forEach(in: txn, range: range, direction: direction) { entry in
-            guard entry.key.count > 8 else {
-                throw KuraError.corruptStore(path: store.path, reason: "an entry of index \(index.description.name) is too short")
-            }
-            let primaryKey = StoreLayout.primaryKey(fromSuffixOf: entry.key)
+            let primaryKey = try IndexTable.primaryKey(of: entry, index: index, path: store.path)
             guard let view = try record(primaryKey, in: txn) else { return true }
             return try body(primaryKey, view)
         }
@@ -146,8 +164,9 @@ struct StoreQuery {
     /// The record of `primaryKey`, which an index entry names. A missing one
     /// means the index and the records disagree: the store is damaged.
     private func record(_ primaryKey: UInt64, in txn: borrowing Transaction) throws -> RecordView? {
-        let view = try tables.records.withValue(forKey: StoreLayout.key(primaryKey), in: txn) { bytes in
-            try store.validatedRecord(bytes, of: fetch.entity)
+        let records = tables.records
+        let view = try StoreLayout.withKey(primaryKey) { key in
+            try records.withValue(forKey: key, in: txn) { bytes in try store.validatedRecord(bytes, of: fetch.entity) }
         }
         guard let view else {
             throw KuraError.corruptStore(

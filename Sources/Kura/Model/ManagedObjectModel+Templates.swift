@@ -1,9 +1,44 @@
 /// A named fetch request kept in a model, checked when it was registered.
-struct FetchRequestTemplate: Sendable {
+/// A class: a lookup takes one reference, not a copy of every part.
+final class FetchRequestTemplate: Sendable {
     let request: FetchRequest
     let entity: EntityDescription
     /// What each `$variable` must be given.
     let variables: [String: VariableRequirement]
+    /// The same, as a list: a lookup walks it without hashing.
+    let variableList: [(name: String, requirement: VariableRequirement)]
+    /// The predicate compiled with its variables, substituted without compiling again.
+    let compiled: CompiledPredicate?
+    /// For `key == $variable` (AND …) over every attribute of a unique
+    /// index: the index, and the variable of each of its attributes in order.
+    let lookup: (indexName: String, variables: [String])?
+
+    init(request: FetchRequest, entity: EntityDescription, variables: [String: VariableRequirement], compiled: CompiledPredicate?) {
+        self.request = request
+        self.entity = entity
+        self.variables = variables
+        self.variableList = variables.map { ($0.key, $0.value) }
+        self.compiled = compiled
+        lookup = compiled.flatMap(Self.uniqueLookup)
+    }
+
+    /// The unique index the predicate looks up with variables, if it does exactly that.
+    private static func uniqueLookup(_ compiled: CompiledPredicate) -> (indexName: String, variables: [String])? {
+        let terms: [CompiledNode]
+        if case .and(let nodes) = compiled.root { terms = nodes } else { terms = [compiled.root] }
+        var variableOfAttribute: [Int: String] = [:]
+        for term in terms {
+            guard case .comparison(let comparison) = term, comparison.operation == .equal, comparison.options.isEmpty,
+                  case .attribute(let number) = comparison.left, case .variable(let name) = comparison.right,
+                  variableOfAttribute.updateValue(name, forKey: number) == nil else { return nil }
+        }
+        let entity = compiled.entity
+        for (index, numbers) in zip(entity.indexes, entity.indexAttributeNumbers)
+            where index.isUnique && Set(numbers) == Set(variableOfAttribute.keys) && numbers.count == variableOfAttribute.count {
+            return (index.name, numbers.map { variableOfAttribute[$0]! })
+        }
+        return nil
+    }
 }
 
 /// A `$variable` of a fetch request template, and what it must be given.
@@ -58,7 +93,8 @@ extension ManagedObjectModel {
     /// Checks a request for use as a template.
     func template(for request: FetchRequest) throws -> FetchRequestTemplate {
         let fetch = try PreparedFetch(request, model: self, allowingVariables: true)
-        return FetchRequestTemplate(request: request, entity: fetch.entity, variables: fetch.predicate?.variables ?? [:])
+        return FetchRequestTemplate(
+            request: request, entity: fetch.entity, variables: fetch.predicate?.variables ?? [:], compiled: fetch.predicate)
     }
 
     /// The template called `name`, unsubstituted, or `nil`.
@@ -101,13 +137,47 @@ extension ManagedObjectModel {
         guard let template = state.withLock({ $0.templates[name] }) else { throw KuraError.unknownTemplate(name) }
         var request = template.request
         guard let predicate = request.predicate, !template.variables.isEmpty else { return request }
-        var values: [String: FetchPredicate.Expression] = [:]
-        for (variable, requirement) in template.variables {
+        var values: [(String, FetchPredicate.Expression)] = []
+        var operands: [(String, Operand)] = []
+        values.reserveCapacity(template.variableList.count)
+        operands.reserveCapacity(template.variableList.count)
+        for (variable, requirement) in template.variableList {
             guard let given = substitutionVariables[variable] else { throw KuraError.missingSubstitutionVariable(variable) }
-            values[variable] = try Self.substitution(given, for: variable, requirement)
+            let value = try Self.substitution(given, for: variable, requirement)
+            values.append((variable, value))
+            operands.append((variable, Self.operand(value)))
         }
-        request.predicate = FetchPredicate(predicate.root.substituting(values))
+        guard let compiled = template.compiled else {
+            request.predicate = FetchPredicate(predicate.root.substituting(values))
+            return request
+        }
+        do {
+            var lookup: PlannedLookup?
+            if let (indexName, variables) = template.lookup {
+                var prefix: [UInt8] = []
+                prefix.reserveCapacity(64)
+                for variable in variables {
+                    guard case .value(let value?)? = values.first(where: { $0.0 == variable })?.1 else {
+                        prefix = []
+                        break   // nil never matches through a unique index; plan normally
+                    }
+                    IndexKeyEncoding.append(value, to: &prefix)
+                }
+                if !prefix.isEmpty { lookup = PlannedLookup(indexName: indexName, prefix: prefix) }
+            }
+            request.compiledPredicate = CompiledPredicateBox(
+                CompiledPredicate(entity: compiled.entity, root: try compiled.root.substituting(operands), variables: [:]),
+                lookup: lookup, template: predicate, substitutions: values)
+        }
         return request
+    }
+
+    private static func operand(_ expression: FetchPredicate.Expression) -> Operand {
+        switch expression {
+        case .value(let value): .constant(value)
+        case .list(let elements): .list(elements.map(operand))
+        case .key, .variable: .constant(nil)
+        }
     }
 
     /// A substitution value converted for its variable.

@@ -10,6 +10,7 @@ enum PredicateArguments {
 
     /// `value` as a predicate expression: a constant, or a list for an array.
     static func expression(from value: Any?) throws -> FetchPredicate.Expression {
+        if let common = commonValue(value) { return .value(common) }
         guard let value = flatten(value) else { return .value(nil) }
         if let expression = value as? FetchPredicate.Expression { return expression }
         if let array = value as? [Any?] { return .list(try array.map(expression(from:))) }
@@ -19,6 +20,7 @@ enum PredicateArguments {
 
     /// `value` as an attribute value (`nil` for nil).
     static func attributeValue(from value: Any?) throws -> AttributeValue? {
+        if let common = commonValue(value) { return common }
         guard let value = flatten(value) else { return nil }
         if let attributeValue = value as? AttributeValue { return attributeValue }
         if let convertible = value as? any AttributeValueConvertible { return convertible.attributeValue }
@@ -29,6 +31,21 @@ enum PredicateArguments {
         if let text = value as? Substring { return .string(String(text)) }
         if value is NSNull { return nil }
         throw Unsupported(typeName: "\(type(of: value))")
+    }
+
+    /// The most common argument types, by plain casts: template lookups pass
+    /// one value each, so this path must be cheap.
+    @inline(__always)
+    private static func commonValue(_ value: Any?) -> AttributeValue? {
+        switch value {
+        case let text as String: .string(text)
+        case let number as Int: .int(Int64(number))
+        case let attributeValue as AttributeValue: attributeValue
+        case let uuid as UUID: .uuid(uuid)
+        case let number as Double: .double(number)
+        case let date as Date: .date(date)
+        default: nil
+        }
     }
 
     /// Unwraps nested optionals: `Optional(Optional(nil))` is nil.

@@ -50,6 +50,75 @@ struct CompiledComparison: Sendable {
     var regularExpression: RegularExpression?
 }
 
+extension CompiledComparison {
+    /// Prepares a constant string pattern once: folded for `[c]`/`[d]`, split
+    /// into characters for `LIKE`, compiled for `MATCHES`.
+    mutating func preparePatterns() throws {
+        guard operation.isStringOperator, case .constant(.string(let pattern)?) = right else { return }
+        switch operation {
+        case .matches:
+            let folded = options.contains(.diacriticInsensitive) ? StringMatching.fold(pattern, .diacriticInsensitive) : pattern
+            regularExpression = try RegularExpression(folded, caseInsensitive: options.contains(.caseInsensitive))
+        case .like:
+            likePattern = Array(StringMatching.fold(pattern, options))
+        default:
+            self.pattern = StringMatching.fold(pattern, options)
+        }
+    }
+}
+
+extension CompiledNode {
+    /// The tree with each `$variable` operand replaced (values already
+    /// converted to their attributes' types), patterns prepared.
+    func substituting(_ values: [(String, Operand)]) throws -> CompiledNode {
+        switch self {
+        case .constant: return self
+        case .not(let node): return .not(try node.substituting(values))
+        case .and(let nodes): return .and(try nodes.map { try $0.substituting(values) })
+        case .or(let nodes): return .or(try nodes.map { try $0.substituting(values) })
+        case .comparison(var comparison):
+            guard case .variable(let name) = comparison.right, let value = values.first(where: { $0.0 == name })?.1 else {
+                return self
+            }
+            comparison.right = value
+            try comparison.preparePatterns()
+            return .comparison(comparison)
+        }
+    }
+}
+
+/// A compiled predicate carried by a fetch request made from a template,
+/// so the fetch doesn't compile it again; and, for a template that looks an
+/// object up by a unique index, the index key to look for, so the fetch
+/// doesn't plan either.
+final class CompiledPredicateBox: Sendable {
+    let compiled: CompiledPredicate
+    let lookup: PlannedLookup?
+    /// The template's predicate and the values of its variables: the
+    /// request's predicate is built from them only when someone reads it.
+    let template: FetchPredicate
+    let substitutions: [(String, FetchPredicate.Expression)]
+
+    init(_ compiled: CompiledPredicate, lookup: PlannedLookup?, template: FetchPredicate,
+         substitutions: [(String, FetchPredicate.Expression)]) {
+        self.compiled = compiled
+        self.lookup = lookup
+        self.template = template
+        self.substitutions = substitutions
+    }
+
+    var substitutedPredicate: FetchPredicate {
+        FetchPredicate(template.root.substituting(substitutions))
+    }
+}
+
+/// A unique-index lookup decided when a template was registered: the index,
+/// and the encoded values to find in it.
+struct PlannedLookup: Sendable {
+    let indexName: String
+    let prefix: [UInt8]
+}
+
 extension FetchPredicate {
     /// Checks the predicate against `entity` and compiles it.
     ///
@@ -164,21 +233,7 @@ private struct PredicateCompiler {
         }
         if isString { comparison.options = options }
 
-        // Prepare constant string patterns once.
-        if operation.isStringOperator, case .constant(.string(let pattern)?) = comparison.right {
-            switch operation {
-            case .matches:
-                comparison.regularExpression = try RegularExpression(pattern, caseInsensitive: options.contains(.caseInsensitive))
-                if options.contains(.diacriticInsensitive) {
-                    comparison.regularExpression = try RegularExpression(
-                        StringMatching.fold(pattern, .diacriticInsensitive), caseInsensitive: options.contains(.caseInsensitive))
-                }
-            case .like:
-                comparison.likePattern = Array(StringMatching.fold(pattern, comparison.options))
-            default:
-                comparison.pattern = StringMatching.fold(pattern, comparison.options)
-            }
-        }
+        try comparison.preparePatterns()
         return .comparison(comparison)
     }
 

@@ -16,11 +16,11 @@ extension FetchPredicate {
     ///   value that is not an attribute value.
     public func withSubstitutionVariables(_ variables: [String: Any]) throws -> FetchPredicate {
         try checkSyntax()
-        var expressions: [String: Expression] = [:]
-        for name in variableNames {
+        var expressions: [(String, Expression)] = []
+        for name in variableNames.sorted() {
             guard let value = variables[name] else { throw KuraError.missingSubstitutionVariable(name) }
             do {
-                expressions[name] = try PredicateArguments.expression(from: value)
+                expressions.append((name, try PredicateArguments.expression(from: value)))
             } catch {
                 throw KuraError.invalidPredicate("$\(name): \(error)")
             }
@@ -31,7 +31,7 @@ extension FetchPredicate {
 
 extension FetchPredicate.Node {
     /// The tree with variables replaced; every variable must have a value.
-    func substituting(_ values: [String: FetchPredicate.Expression]) -> FetchPredicate.Node {
+    func substituting(_ values: [(String, FetchPredicate.Expression)]) -> FetchPredicate.Node {
         switch self {
         case .constant: self
         case .not(let node): .not(node.substituting(values))
@@ -44,9 +44,9 @@ extension FetchPredicate.Node {
 }
 
 extension FetchPredicate.Expression {
-    func substituting(_ values: [String: FetchPredicate.Expression]) -> FetchPredicate.Expression {
+    func substituting(_ values: [(String, FetchPredicate.Expression)]) -> FetchPredicate.Expression {
         switch self {
-        case .variable(let name): values[name] ?? self
+        case .variable(let name): values.first { $0.0 == name }?.1 ?? self
         case .list(let elements): .list(elements.map { $0.substituting(values) })
         case .key, .value: self
         }

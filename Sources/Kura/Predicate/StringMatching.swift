@@ -8,7 +8,7 @@ enum StringMatching {
     /// ("déjà" → "deja"). ASCII text takes a fast path.
     static func fold(_ text: String, _ options: FetchPredicate.ComparisonOptions) -> String {
         guard !options.isEmpty else { return text }
-        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+        if IndexKeyEncoding.isASCII(text) {
             guard options.contains(.caseInsensitive) else { return text }
             return String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
         }

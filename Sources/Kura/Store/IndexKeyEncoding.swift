@@ -53,6 +53,7 @@ enum IndexKeyEncoding {
     /// The encoding of several values, as the prefix of their index keys.
     static func encode(_ values: [AttributeValue?]) -> [UInt8] {
         var key: [UInt8] = []
+        key.reserveCapacity(64)
         for value in values { append(value, to: &key) }
         return key
     }
@@ -70,7 +71,27 @@ enum IndexKeyEncoding {
     /// Strings compare as their NFC form (Swift's `String` order), so keys are
     /// built from it. ASCII is already NFC.
     static func normalized(_ text: String) -> String {
-        text.utf8.allSatisfy({ $0 < 0x80 }) ? text : text.precomposedStringWithCanonicalMapping
+        isASCII(text) ? text : text.precomposedStringWithCanonicalMapping
+    }
+
+    /// True when every byte is ASCII, checked eight bytes at a time.
+    @inline(__always)
+    static func isASCII(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { isASCII(UnsafeRawBufferPointer($0)) }
+            ?? text.utf8.allSatisfy { $0 < 0x80 }
+    }
+
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            if bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            offset += 8
+        }
+        while offset < bytes.count {
+            if bytes[offset] >= 0x80 { return false }
+            offset += 1
+        }
+        return true
     }
 
     /// The key prefix shared by every string value that begins with `prefix`
@@ -83,9 +104,17 @@ enum IndexKeyEncoding {
     }
 
     static func appendEscaped<Bytes: Sequence>(_ bytes: Bytes, to key: inout [UInt8]) where Bytes.Element == UInt8 {
-        for byte in bytes {
-            key.append(byte)
-            if byte == 0 { key.append(0xFF) }
+        // Most values have no zero byte: append them whole.
+        let appended = bytes.withContiguousStorageIfAvailable { buffer -> Bool in
+            guard let base = buffer.baseAddress, memchr(base, 0, buffer.count) == nil else { return buffer.isEmpty }
+            key.append(contentsOf: buffer)
+            return true
+        }
+        if appended != true {
+            for byte in bytes {
+                key.append(byte)
+                if byte == 0 { key.append(0xFF) }
+            }
         }
         key.append(0x00)
         key.append(0x00)

@@ -10,9 +10,12 @@ extension PersistentStore {
     /// A copy of the stored record of `objectID`, checked, or `nil` when the
     /// object is not in the store.
     func record(of objectID: ObjectID, in txn: borrowing Transaction) throws -> [UInt8]? {
-        try tables(for: objectID.entity).records.withValue(forKey: StoreLayout.key(objectID.number), in: txn) { bytes in
-            _ = try validatedRecord(bytes, of: objectID.entity)
-            return Array(bytes)
+        let records = tables(for: objectID.entity).records
+        return try StoreLayout.withKey(objectID.number) { key in
+            try records.withValue(forKey: key, in: txn) { bytes in
+                _ = try validatedRecord(bytes, of: objectID.entity)
+                return Array(bytes)
+            }
         }
     }
 

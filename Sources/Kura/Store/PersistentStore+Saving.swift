@@ -76,14 +76,14 @@ extension PersistentStore {
                 continue
             }
             for index in tables.indexes {
-                try index.database.delete(index.key(primaryKey: delete.objectID.number) { stored.values[$0] }, in: txn)
+                try index.database.delete(index.key(primaryKey: delete.objectID.number) { stored.values[$0] }.key, in: txn)
             }
             try tables.records.delete(key, in: txn)
         }
 
         // Updates: check versions and drop the index entries whose values change.
         var updateVersions: [UInt64] = []
-        var updateNewKeys: [[(IndexTable, [UInt8])]] = []
+        var updateNewKeys: [[(IndexTable, (key: [UInt8], isUniqueKey: Bool))]] = []
         for update in changes.updates {
             let tables = tables(for: update.objectID.entity)
             guard let stored = try storedRecord(StoreLayout.key(update.objectID.number), in: tables, txn) else {
@@ -95,12 +95,12 @@ extension PersistentStore {
             if let expected = update.expectedVersion, stored.version != expected {
                 conflicts.append(update.objectID)
             }
-            var newKeys: [(IndexTable, [UInt8])] = []
+            var newKeys: [(IndexTable, (key: [UInt8], isUniqueKey: Bool))] = []
             for index in tables.indexes {
                 let old = index.key(primaryKey: update.objectID.number) { stored.values[$0] }
                 let new = index.key(primaryKey: update.objectID.number) { update.values[$0] }
-                if old != new {
-                    try index.database.delete(old, in: txn)
+                if old.key != new.key {
+                    try index.database.delete(old.key, in: txn)
                     newKeys.append((index, new))
                 }
             }
@@ -112,7 +112,8 @@ extension PersistentStore {
         for (position, update) in changes.updates.enumerated() {
             let tables = tables(for: update.objectID.entity)
             for (index, key) in updateNewKeys[position] {
-                try putIndexEntry(key, index: index, objectID: update.objectID, values: update.values, in: txn)
+                try putIndexEntry(key, index: index, objectID: update.objectID, primaryKey: update.objectID.number,
+                                  values: update.values, in: txn)
             }
             let record = RecordFormat.encode(update.values, rowVersion: updateVersions[position] + 1)
             try tables.records.put(record, forKey: StoreLayout.key(update.objectID.number), in: txn)
@@ -129,7 +130,8 @@ extension PersistentStore {
             counters[ObjectIdentifier(entity)] = counter
             for index in tables.indexes {
                 let key = index.key(primaryKey: primaryKey) { insert.values[$0] }
-                try putIndexEntry(key, index: index, objectID: insert.objectID, values: insert.values, in: txn)
+                try putIndexEntry(key, index: index, objectID: insert.objectID, primaryKey: primaryKey,
+                                  values: insert.values, in: txn)
             }
             let record = RecordFormat.encode(insert.values, rowVersion: 1)
             do {
@@ -156,29 +158,24 @@ extension PersistentStore {
         return next
     }
 
-    /// Adds an index entry; for a unique index, first checks that no other
-    /// object holds the same values. Entries with a nil value never conflict.
+    /// Adds an index entry, whose value is the primary key. A unique key
+    /// (a unique index, no nil value) must not be there yet.
     private func putIndexEntry(
-        _ key: [UInt8], index: IndexTable, objectID: ObjectID,
+        _ key: (key: [UInt8], isUniqueKey: Bool), index: IndexTable, objectID: ObjectID, primaryKey: UInt64,
         values: ContiguousArray<AttributeValue?>, in txn: borrowing Transaction
     ) throws {
         let entity = objectID.entity
         let reportedID = objectID.isTemporaryID ? nil : objectID
-        if index.description.isUnique, !index.attributeNumbers.contains(where: { values[$0] == nil }) {
-            let prefix = key.dropLast(8)
-            let taken = try index.database.withCursor(in: txn) { cursor in
-                guard let found = try cursor.seek(to: Array(prefix)) else { return false }
-                return found.key.count == key.count && found.key.starts(with: prefix)
-            }
-            if taken {
-                throw KuraError.uniqueConstraintViolated(
-                    entity: entity.name, index: index.description.name,
-                    values: index.attributeNumbers.map { values[$0].map { "\($0)" } ?? "nil" },
-                    objectID: reportedID)
-            }
-        }
         do {
-            try index.database.put([], forKey: key, in: txn)
+            try StoreLayout.withKey(primaryKey) { value in
+                try key.key.withUnsafeBytes { bytes in
+                    try index.database.put(value, forKey: bytes, in: txn, flags: key.isUniqueKey ? .noOverwrite : [])
+                }
+            }
+        } catch LMDBError.keyExists {
+            throw KuraError.uniqueConstraintViolated(
+                entity: entity.name, index: index.description.name,
+                values: index.attributeNumbers.map { values[$0].map { "\($0)" } ?? "nil" }, objectID: reportedID)
         } catch LMDBError.badValueSize {
             throw KuraError.indexKeyTooLong(entity: entity.name, index: index.description.name, objectID: reportedID)
         }

@@ -6,8 +6,15 @@ import KuraLMDB
 /// ```
 /// kura.meta                      format, model, fingerprint, ID counters
 /// kura.records.<Entity>          primary key (8 bytes, big-endian) → record
-/// kura.index.<Entity>.<index>    indexed values + primary key → (empty)
+/// kura.index.<Entity>.<index>    indexed values [+ primary key] → primary key
 /// ```
+///
+/// An index key is the encoded indexed values followed by the primary key,
+/// so equal values sort by primary key. In a unique index the values alone
+/// are the key (one lookup finds the object, and a second object with the
+/// same values can't be stored), except when a value is nil: nils never
+/// conflict, so those keys keep the primary key. Every entry's value is the
+/// primary key, however the key is made.
 enum StoreLayout {
     static let metaDatabase = "kura.meta"
     static func recordsDatabase(_ entity: String) -> String { "kura.records.\(entity)" }
@@ -27,6 +34,12 @@ enum StoreLayout {
         withUnsafeBytes(of: primaryKey.bigEndian, Array.init)
     }
 
+    /// Calls `body` with a primary key as an LMDB key, without allocating.
+    @inline(__always)
+    static func withKey<Result>(_ primaryKey: UInt64, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try withUnsafeBytes(of: primaryKey.bigEndian, body)
+    }
+
     /// The primary key of a record key, or of the last 8 bytes of an index key.
     @inline(__always)
     static func primaryKey(fromSuffixOf bytes: UnsafeRawBufferPointer) -> UInt64 {
@@ -43,30 +56,53 @@ enum StoreLayout {
     }
 }
 
-/// The LMDB databases of one entity.
-struct EntityTables: Sendable {
+/// The LMDB databases of one entity. A class, so passing it around costs
+/// one reference count, not one per database and index.
+final class EntityTables: Sendable {
     let entity: EntityDescription
     let records: Database
     let indexes: [IndexTable]
+
+    init(entity: EntityDescription, records: Database, indexes: [IndexTable]) {
+        self.entity = entity
+        self.records = records
+        self.indexes = indexes
+    }
 }
 
 /// The LMDB database of one index, with its attributes' positions.
-struct IndexTable: Sendable {
+final class IndexTable: Sendable {
     let description: IndexDescription
     let attributeNumbers: [Int]
     let database: Database
 
-    /// The index key of an object: its indexed values, then its primary key.
-    func key(primaryKey: UInt64, value: (Int) -> AttributeValue?) -> [UInt8] {
-        var key = valuePrefix(value: value)
-        IndexKeyEncoding.appendBigEndian(primaryKey, to: &key)
-        return key
+    init(description: IndexDescription, attributeNumbers: [Int], database: Database) {
+        self.description = description
+        self.attributeNumbers = attributeNumbers
+        self.database = database
     }
 
-    /// The encoded indexed values: the part of the key shared by equal values.
-    func valuePrefix(value: (Int) -> AttributeValue?) -> [UInt8] {
+    /// The index key of an object: its indexed values, then its primary key
+    /// (not for a unique index without nil values; see ``StoreLayout``).
+    func key(primaryKey: UInt64, value: (Int) -> AttributeValue?) -> (key: [UInt8], isUniqueKey: Bool) {
         var key: [UInt8] = []
-        for number in attributeNumbers { IndexKeyEncoding.append(value(number), to: &key) }
-        return key
+        key.reserveCapacity(64)
+        var hasNil = false
+        for number in attributeNumbers {
+            let attributeValue = value(number)
+            if attributeValue == nil { hasNil = true }
+            IndexKeyEncoding.append(attributeValue, to: &key)
+        }
+        let isUniqueKey = description.isUnique && !hasNil
+        if !isUniqueKey { IndexKeyEncoding.appendBigEndian(primaryKey, to: &key) }
+        return (key, isUniqueKey)
+    }
+
+    /// The primary key an index entry points to, from the entry's value.
+    static func primaryKey(of entry: Entry, index: IndexTable, path: String) throws -> UInt64 {
+        guard entry.value.count == 8 else {
+            throw KuraError.corruptStore(path: path, reason: "an entry of index \(index.description.name) has a \(entry.value.count)-byte value")
+        }
+        return StoreLayout.primaryKey(fromSuffixOf: entry.value)
     }
 }

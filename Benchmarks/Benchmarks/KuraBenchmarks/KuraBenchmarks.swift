@@ -1,0 +1,75 @@
+// package-benchmark suite for Kura's operations at a small N. The thresholds
+// in Thresholds/ guard malloc counts (deterministic, unlike wall time):
+//
+//   swift package benchmark --target KuraBenchmarks thresholds check
+//   swift package --allow-writing-to-package-directory benchmark --target KuraBenchmarks thresholds update
+//
+// Wall time is recorded too, for reading, not for pass/fail.
+
+import Benchmark
+import Foundation
+import NewsDataset
+import NewsEngines
+
+/// N for the threshold benchmarks: small, so the check is cheap.
+let size = 1_000
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.mallocCountTotal, .wallClock],
+        warmupIterations: 1,
+        maxDuration: .seconds(2),
+        maxIterations: 20,
+        thresholds: [.mallocCountTotal: BenchmarkThresholds(relative: [.p90: 2.0], absolute: [.p90: 50])])
+
+    let dataset = NewsDataset(count: size)
+    let directory = NSTemporaryDirectory() + "kura-benchmarks-\(getpid())"
+    try? FileManager.default.removeItem(atPath: directory)
+    try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let engine = try! KuraEngine(directory: directory)
+    _ = try! engine.insert(dataset.news)
+    let lookups = Array(dataset.lookupIDs.prefix(1000))
+    let range = dataset.sortOrderRange(from: 0.45, fraction: 0.1)
+    let updateRange = dataset.sortOrderRange(from: 0.3, fraction: 0.1)
+
+    Benchmark("KuraInsert1000AndSave") { benchmark in
+        for iteration in benchmark.scaledIterations {
+            let fresh = directory + "/insert-\(iteration)-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: fresh, withIntermediateDirectories: true)
+            let target = try KuraEngine(directory: fresh)
+            benchmark.startMeasurement()
+            blackHole(try target.insert(dataset.news))
+            benchmark.stopMeasurement()
+        }
+    }
+    Benchmark("KuraFetchAll") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try engine.fetchAll()) }
+    }
+    Benchmark("KuraFetchAllReadingTitles") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try engine.fetchAllReadingTitles()) }
+    }
+    Benchmark("KuraSortedBySortOrder") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try engine.fetchSortedBySortOrder()) }
+    }
+    Benchmark("KuraSortedByTitle") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try engine.fetchSortedByTitle()) }
+    }
+    Benchmark("KuraTop100Index") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try engine.fetchTop100(usingIndex: true)) }
+    }
+    Benchmark("KuraTop100NoIndex") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try engine.fetchTop100(usingIndex: false)) }
+    }
+    Benchmark("KuraRange10Percent") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try engine.fetchRange(range)) }
+    }
+    Benchmark("KuraTemplateLookups1000") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try engine.lookUp(lookups)) }
+    }
+    Benchmark("KuraCount") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try engine.count()) }
+    }
+    Benchmark("KuraUpdate10PercentAndSave") { benchmark in
+        for iteration in benchmark.scaledIterations { blackHole(try engine.update(updateRange, iteration: iteration)) }
+    }
+}

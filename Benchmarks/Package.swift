@@ -1,0 +1,39 @@
+// swift-tools-version: 6.1
+// Kura's benchmark suite: its own package, so users of Kura never resolve
+// the benchmark-only dependencies (package-benchmark, GRDB).
+import PackageDescription
+
+let package = Package(
+    name: "KuraBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Kura", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // The shared dataset: News records from a fixed seed.
+        .target(name: "NewsDataset"),
+        // The three engines, running the same operations on the same data.
+        .target(
+            name: "NewsEngines",
+            dependencies: [
+                "NewsDataset",
+                .product(name: "Kura", package: "Kura"),
+                .product(name: "KuraLMDB", package: "Kura"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        // The comparison report: every engine, interleaved, one table per N.
+        .executableTarget(name: "kura-compare", dependencies: ["NewsEngines", "NewsDataset"]),
+        // package-benchmark targets: malloc counts of Kura's operations,
+        // checked against the thresholds in Thresholds/.
+        .executableTarget(
+            name: "KuraBenchmarks",
+            dependencies: [
+                "NewsEngines", "NewsDataset",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/KuraBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+    ]
+)

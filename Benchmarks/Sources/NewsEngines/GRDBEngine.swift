@@ -1,0 +1,132 @@
+import Foundation
+import GRDB
+import NewsDataset
+
+/// A GRDB record of the `news` table.
+struct NewsRecord: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "news"
+    var id: Int64?
+    var objectId: String
+    var title: String
+    var body: String
+    var imageURL: String?
+    var dateCreated: Date
+    var dateUpdated: Date?
+    var sortOrder: Int
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// GRDB (SQLite) through its query interface and a `Record` type, with the
+/// same indexes: unique objectId, sortOrder. A `DatabaseQueue` with GRDB's
+/// defaults (rollback journal, synchronous FULL: every commit is durable,
+/// as with Kura's default).
+public final class GRDBEngine: NewsEngine {
+    public static let name = "GRDB"
+    let queue: DatabaseQueue
+    /// Use a cached statement for lookups instead of the query interface.
+    public var usesCachedStatement = false
+
+    public init(directory: String) throws {
+        queue = try DatabaseQueue(path: directory + "/news.sqlite")
+        try queue.write { db in
+            try db.create(table: "news") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("objectId", .text).notNull().unique()
+                table.column("title", .text).notNull()
+                table.column("body", .text).notNull()
+                table.column("imageURL", .text)
+                table.column("dateCreated", .datetime).notNull()
+                table.column("dateUpdated", .datetime)
+                table.column("sortOrder", .integer).notNull().indexed()
+            }
+        }
+    }
+
+    private func checksum(_ news: [NewsRecord], readTitles: Bool = false) -> Checksum {
+        Checksum(count: news.count, first: news.first?.objectId, last: news.last?.objectId,
+                 total: readTitles ? news.reduce(0) { $0 + $1.title.utf8.count } : 0)
+    }
+
+    public func insert(_ news: [NewsValue]) throws -> Checksum {
+        try queue.write { db in
+            for value in news {
+                var record = NewsRecord(
+                    id: nil, objectId: value.objectId, title: value.title, body: value.body, imageURL: value.imageURL,
+                    dateCreated: value.dateCreated, dateUpdated: value.dateUpdated, sortOrder: value.sortOrder)
+                try record.insert(db)
+            }
+        }
+        return Checksum(count: news.count)
+    }
+
+    public func fetchAll() throws -> Checksum {
+        checksum(try queue.read { db in try NewsRecord.fetchAll(db) })
+    }
+
+    public func fetchAllReadingTitles() throws -> Checksum {
+        checksum(try queue.read { db in try NewsRecord.fetchAll(db) }, readTitles: true)
+    }
+
+    public func fetchSortedBySortOrder() throws -> Checksum {
+        checksum(try queue.read { db in try NewsRecord.order(Column("sortOrder")).fetchAll(db) })
+    }
+
+    public func fetchSortedByTitle() throws -> Checksum {
+        checksum(try queue.read { db in try NewsRecord.order(Column("title")).fetchAll(db) })
+    }
+
+    public func fetchTop100(usingIndex: Bool) throws -> Checksum {
+        checksum(try queue.read { db in
+            if usingIndex {
+                return try NewsRecord.order(Column("sortOrder")).limit(100).fetchAll(db)
+            }
+            return try NewsRecord.fetchAll(db, sql: "SELECT * FROM news NOT INDEXED ORDER BY sortOrder LIMIT 100")
+        })
+    }
+
+    public func fetchRange(_ range: ClosedRange<Int>) throws -> Checksum {
+        checksum(try queue.read { db in
+            try NewsRecord.filter(range.contains(Column("sortOrder"))).order(Column("sortOrder")).fetchAll(db)
+        })
+    }
+
+    public func lookUp(_ ids: [String]) throws -> Checksum {
+        var found: [NewsRecord] = []
+        found.reserveCapacity(ids.count)
+        for id in ids {
+            let record = try queue.read { db in
+                if usesCachedStatement {
+                    let statement = try db.cachedStatement(sql: "SELECT * FROM news WHERE objectId = ?")
+                    return try NewsRecord.fetchOne(statement, arguments: [id])
+                }
+                return try NewsRecord.filter(Column("objectId") == id).fetchOne(db)
+            }
+            if let record { found.append(record) }
+        }
+        return checksum(found, readTitles: true)
+    }
+
+    public func count() throws -> Checksum {
+        Checksum(count: try queue.read { db in try NewsRecord.fetchCount(db) })
+    }
+
+    public func update(_ range: ClosedRange<Int>, iteration: Int) throws -> Checksum {
+        try queue.write { db in
+            let records = try NewsRecord.filter(range.contains(Column("sortOrder"))).fetchAll(db)
+            let date = Date(timeIntervalSinceReferenceDate: 800_000_000 + Double(iteration))
+            for var record in records {
+                record.title = "updated \(iteration) \(record.sortOrder)"
+                record.dateUpdated = date
+                try record.update(db)
+            }
+            return Checksum(count: records.count)
+        }
+    }
+
+    public func delete(_ range: ClosedRange<Int>) throws -> Checksum {
+        try queue.write { db in
+            Checksum(count: try NewsRecord.filter(range.contains(Column("sortOrder"))).deleteAll(db))
+        }
+    }
+}

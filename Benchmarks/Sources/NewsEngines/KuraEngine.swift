@@ -1,0 +1,124 @@
+import Foundation
+import Kura
+import NewsDataset
+
+/// The benchmark's News entity: attributes only, no hooks, so every engine
+/// stores exactly the dataset's values.
+final class BenchmarkNews: ManagedObject {
+    @Attribute(.unique) var objectId: String = ""
+    @Attribute var title: String = ""
+    @Attribute var body: String = ""
+    @Attribute var imageURL: String?
+    @Attribute var dateCreated: Date = .distantPast
+    @Attribute var dateUpdated: Date?
+    @Attribute(.indexed) var sortOrder: Int = 0
+
+    override class var entityName: String { "News" }
+}
+
+/// Kura: managed objects through a context, as an app uses it. Each
+/// operation uses a new context, so nothing is served from an earlier
+/// operation's objects.
+public final class KuraEngine: NewsEngine {
+    public static let name = "Kura"
+    let container: PersistentContainer
+
+    public init(directory: String) throws {
+        let model = try ManagedObjectModel(BenchmarkNews.self)
+        try model.setFetchRequestTemplate(
+            FetchRequest(entityName: "News", predicate: "objectId == $objectId"), forName: "getNews")
+        var options = StoreOptions()
+        options.initialSize = 1 << 30
+        container = try PersistentContainer(path: directory + "/news.kura", model: model, options: options)
+    }
+
+    deinit { container.close() }
+
+    private func checksum(_ news: [BenchmarkNews], readTitles: Bool = false) -> Checksum {
+        Checksum(count: news.count, first: news.first?.objectId, last: news.last?.objectId,
+                 total: readTitles ? news.reduce(0) { $0 + $1.title.utf8.count } : 0)
+    }
+
+    public func insert(_ news: [NewsValue]) throws -> Checksum {
+        let context = container.newContext()
+        for value in news {
+            let object = BenchmarkNews(context: context)
+            object.objectId = value.objectId
+            object.title = value.title
+            object.body = value.body
+            object.imageURL = value.imageURL
+            object.dateCreated = value.dateCreated
+            object.dateUpdated = value.dateUpdated
+            object.sortOrder = value.sortOrder
+        }
+        try context.save()
+        return Checksum(count: news.count)
+    }
+
+    private var all: FetchRequest { FetchRequest(entityName: "News") }
+
+    public func fetchAll() throws -> Checksum {
+        checksum(try container.newContext().fetch(all, as: BenchmarkNews.self))
+    }
+
+    public func fetchAllReadingTitles() throws -> Checksum {
+        checksum(try container.newContext().fetch(all, as: BenchmarkNews.self), readTitles: true)
+    }
+
+    public func fetchSortedBySortOrder() throws -> Checksum {
+        checksum(try container.newContext().fetch(all.sorted(by: "sortOrder"), as: BenchmarkNews.self))
+    }
+
+    public func fetchSortedByTitle() throws -> Checksum {
+        checksum(try container.newContext().fetch(all.sorted(by: "title"), as: BenchmarkNews.self))
+    }
+
+    public func fetchTop100(usingIndex: Bool) throws -> Checksum {
+        var request = all.sorted(by: "sortOrder").limited(to: 100)
+        request.allowsIndexes = usingIndex
+        return checksum(try container.newContext().fetch(request, as: BenchmarkNews.self))
+    }
+
+    public func fetchRange(_ range: ClosedRange<Int>) throws -> Checksum {
+        let request = all.filtered(by: .between(\BenchmarkNews.sortOrder, range.lowerBound, range.upperBound)).sorted(by: "sortOrder")
+        return checksum(try container.newContext().fetch(request, as: BenchmarkNews.self))
+    }
+
+    public func lookUp(_ ids: [String]) throws -> Checksum {
+        let context = container.newContext()
+        let model = container.model
+        var found: [BenchmarkNews] = []
+        found.reserveCapacity(ids.count)
+        for id in ids {
+            let request = try model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": id])
+            if let news = try context.fetch(request, as: BenchmarkNews.self).last { found.append(news) }
+        }
+        return checksum(found, readTitles: true)
+    }
+
+    public func count() throws -> Checksum {
+        Checksum(count: try container.newContext().count(for: all))
+    }
+
+    public func update(_ range: ClosedRange<Int>, iteration: Int) throws -> Checksum {
+        let context = container.newContext()
+        let request = all.filtered(by: .between(\BenchmarkNews.sortOrder, range.lowerBound, range.upperBound))
+        let news = try context.fetch(request, as: BenchmarkNews.self)
+        let date = Date(timeIntervalSinceReferenceDate: 800_000_000 + Double(iteration))
+        for object in news {
+            object.title = "updated \(iteration) \(object.sortOrder)"
+            object.dateUpdated = date
+        }
+        try context.save()
+        return Checksum(count: news.count)
+    }
+
+    public func delete(_ range: ClosedRange<Int>) throws -> Checksum {
+        let context = container.newContext()
+        let request = all.filtered(by: .between(\BenchmarkNews.sortOrder, range.lowerBound, range.upperBound))
+        let news = try context.fetch(request)
+        for object in news { context.delete(object) }
+        try context.save()
+        return Checksum(count: news.count)
+    }
+}

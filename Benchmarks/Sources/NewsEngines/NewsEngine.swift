@@ -1,0 +1,60 @@
+import NewsDataset
+
+/// What an operation returns, so the engines' results can be compared: no
+/// engine may win by doing less work.
+public struct Checksum: Hashable, Sendable, CustomStringConvertible {
+    public var count: Int
+    /// The objectId of the first and last results (in the operation's order).
+    public var first: String?
+    public var last: String?
+    /// A sum over the values read (title lengths), where the operation reads them.
+    public var total: Int
+
+    public init(count: Int, first: String? = nil, last: String? = nil, total: Int = 0) {
+        self.count = count
+        self.first = first
+        self.last = last
+        self.total = total
+    }
+
+    public var description: String {
+        "\(count) [\(first?.prefix(8) ?? "-")…\(last?.prefix(8) ?? "-")] \(total)"
+    }
+}
+
+/// One store engine under test. Every engine performs each operation the
+/// way its users would, on the same dataset, and returns the same checksum.
+public protocol NewsEngine: AnyObject {
+    /// "Kura", "raw LMDB", "GRDB".
+    static var name: String { get }
+    /// Opens a new, empty store in `directory`.
+    init(directory: String) throws
+
+    /// Inserts every record and saves, in one transaction.
+    func insert(_ news: [NewsValue]) throws -> Checksum
+    /// Fetches every record (as the engine's objects or values).
+    func fetchAll() throws -> Checksum
+    /// Fetches every record and reads every title.
+    func fetchAllReadingTitles() throws -> Checksum
+    /// Every record sorted by the indexed sortOrder.
+    func fetchSortedBySortOrder() throws -> Checksum
+    /// Every record sorted by the non-indexed title.
+    func fetchSortedByTitle() throws -> Checksum
+    /// The first 100 by sortOrder, using the index or not.
+    func fetchTop100(usingIndex: Bool) throws -> Checksum
+    /// The records with sortOrder in `range` (through the index), in sortOrder order.
+    func fetchRange(_ range: ClosedRange<Int>) throws -> Checksum
+    /// One lookup by objectId per id (the `getNews` template), each in its
+    /// own read; reads each title.
+    func lookUp(_ ids: [String]) throws -> Checksum
+    /// The number of records.
+    func count() throws -> Checksum
+    /// Sets a new title and dateUpdated on the records in `range` and saves.
+    func update(_ range: ClosedRange<Int>, iteration: Int) throws -> Checksum
+    /// Deletes the records in `range` and saves.
+    func delete(_ range: ClosedRange<Int>) throws -> Checksum
+}
+
+extension NewsEngine {
+    public var name: String { Self.name }
+}
