@@ -1,32 +1,41 @@
 import KuraLMDB
 
 /// A part of a predicate an index can answer: key ranges over the index
-/// that hold every object the predicate can match (the predicate is still
-/// checked on each object found).
-struct IndexAccess {
+/// that hold every object the predicate can match. A class, so a plan that
+/// holds one is cheap to pass around.
+final class IndexAccess: Sendable {
     let index: IndexTable
     /// Ascending and disjoint.
     let ranges: [KeyRange]
     /// How many leading index attributes the ranges fix to one value.
     let equalityCount: Int
-    /// The attribute after those, if the ranges constrain it (a range, a
-    /// prefix, or the points of IN).
-    let rangeAttribute: Int?
     /// True when each range holds at most one object: equality on every
     /// attribute of a unique index, with no nil.
     let isUniqueLookup: Bool
-    /// For a unique lookup, the encoded values to find: each key that
-    /// starts with one of them (and has only the primary key after) matches.
-    var lookupPrefixes: [[UInt8]] = []
-    /// The comparisons used, for `explain`.
+    /// For a unique lookup, the encoded values to find: each is a whole key.
+    let lookupPrefixes: [[UInt8]]
+    /// The comparisons used, for `explain` (empty for a template's planned
+    /// lookup, which describes the whole predicate).
     let terms: [CompiledComparison]
     let entity: EntityDescription
-    /// The positions of those comparisons among the predicate's terms.
-    var termPositions: Set<Int> = []
     /// True when the ranges hold exactly the objects the predicate matches:
     /// every term of the predicate was used, and each one's index range is
     /// exact (not `BEGINSWITH`). The fetch then need not check the predicate.
-    var coversPredicate = false
+    let coversPredicate: Bool
+
+    init(
+        index: IndexTable, ranges: [KeyRange], equalityCount: Int, isUniqueLookup: Bool, lookupPrefixes: [[UInt8]] = [],
+        terms: [CompiledComparison], entity: EntityDescription, coversPredicate: Bool
+    ) {
+        self.index = index
+        self.ranges = ranges
+        self.equalityCount = equalityCount
+        self.isUniqueLookup = isUniqueLookup
+        self.lookupPrefixes = lookupPrefixes
+        self.terms = terms
+        self.entity = entity
+        self.coversPredicate = coversPredicate
+    }
 
     /// The comparisons used, as text (made only when a plan is described).
     var conditions: [String] {
@@ -74,12 +83,7 @@ enum IndexBounds {
         if case .and(let nodes) = predicate.root { termCount = nodes.count } else { termCount = 1 }
         let constraints = constraints(of: predicate)
         guard !constraints.isEmpty else { return [] }
-        return tables.indexes.compactMap { index in
-            guard var access = access(to: index, constraints: constraints, entity: predicate.entity) else { return nil }
-            access.coversPredicate = access.termPositions.count == termCount
-                && !access.terms.contains { $0.operation == .beginsWith }
-            return access
-        }
+        return tables.indexes.compactMap { access(to: $0, constraints: constraints, entity: predicate.entity, termCount: termCount) }
     }
 
     /// What the terms say about each attribute: a short list, searched
@@ -152,14 +156,17 @@ enum IndexBounds {
         return value.converted(to: type).map { .some($0) }
     }
 
-    private static func access(to index: IndexTable, constraints: Constraints, entity: EntityDescription) -> IndexAccess? {
+    private static func access(
+        to index: IndexTable, constraints: Constraints, entity: EntityDescription, termCount: Int
+    ) -> IndexAccess? {
         var prefix: [UInt8] = []
         prefix.reserveCapacity(64)
         var used: [Term] = []
-        func made(_ access: IndexAccess, _ terms: [Term]) -> IndexAccess {
-            var access = access
-            access.termPositions = Set(terms.map(\.position))
-            return access
+        func made(_ ranges: [KeyRange], unique: Bool, prefixes: [[UInt8]], _ terms: [Term]) -> IndexAccess {
+            let covers = Set(terms.map(\.position)).count == termCount && !terms.contains { $0.comparison.operation == .beginsWith }
+            return IndexAccess(
+                index: index, ranges: ranges, equalityCount: equalityCount, isUniqueLookup: unique,
+                lookupPrefixes: unique ? prefixes : [], terms: terms.map(\.comparison), entity: entity, coversPredicate: covers)
         }
         var equalityCount = 0
         var hasNil = false
@@ -180,28 +187,16 @@ enum IndexBounds {
                 }).sorted { $0.lexicographicallyPrecedes($1) }
                 let unique = index.description.isUnique && equalityCount + 1 == index.attributeNumbers.count && !hasNil
                     && !points.contains { $0 == nil }
-                let terms = used + [constraint.pointsTerm].compactMap { $0 }
-                var access = IndexAccess(
-                    index: index, ranges: keys.map(KeyRange.prefix), equalityCount: equalityCount,
-                    rangeAttribute: number, isUniqueLookup: unique, terms: terms.map(\.comparison), entity: entity)
-                if unique { access.lookupPrefixes = keys }
-                return made(access, terms)
+                return made(keys.map(KeyRange.prefix), unique: unique, prefixes: keys, used + [constraint.pointsTerm].compactMap { $0 })
             }
             if constraint.isRange {
-                let terms = used + constraint.rangeTerms
-                return made(IndexAccess(
-                    index: index, ranges: [range(constraint, within: prefix)], equalityCount: equalityCount,
-                    rangeAttribute: number, isUniqueLookup: false, terms: terms.map(\.comparison), entity: entity), terms)
+                return made([range(constraint, within: prefix)], unique: false, prefixes: [], used + constraint.rangeTerms)
             }
             break
         }
         guard equalityCount > 0 else { return nil }
         let unique = index.description.isUnique && equalityCount == index.attributeNumbers.count && !hasNil
-        var access = IndexAccess(
-            index: index, ranges: [.prefix(prefix)], equalityCount: equalityCount,
-            rangeAttribute: nil, isUniqueLookup: unique, terms: used.map(\.comparison), entity: entity)
-        if unique { access.lookupPrefixes = [prefix] }
-        return made(access, used)
+        return made([.prefix(prefix)], unique: unique, prefixes: [prefix], used)
     }
 
     /// The keys under `prefix` whose next value is within the constraint's

@@ -75,7 +75,8 @@ public struct QueryPlan: Sendable, CustomStringConvertible {
             parts.append("SCAN \(entityName)" + (estimatedRows.map { " (\($0) objects)" } ?? ""))
         case .search(let search):
             let kind = search.index.description.isUnique ? "UNIQUE INDEX" : "INDEX"
-            var text = "SEARCH \(entityName) USING \(kind) \(search.index.description.name) (\(search.conditions.joined(separator: " AND ")))"
+            let conditions = search.terms.isEmpty ? fetch.request.predicate?.predicateFormat ?? "" : search.conditions.joined(separator: " AND ")
+            var text = "SEARCH \(entityName) USING \(kind) \(search.index.description.name) (\(conditions))"
             if let estimatedRows { text += " (~\(estimatedRows) objects)" }
             parts.append(text)
         case .walk(let index):

@@ -19,17 +19,11 @@ enum QueryPlanner {
     ) throws -> QueryPlan {
 
         // A template's lookup by a unique index, decided at registration.
-        if let lookup = fetch.plannedLookup, fetch.request.allowsIndexes, let predicate = fetch.predicate,
+        if let lookup = fetch.plannedLookup, fetch.request.allowsIndexes,
            let index = tables.indexes.first(where: { $0.description.name == lookup.indexName }) {
-            let terms: [CompiledNode]
-            if case .and(let nodes) = predicate.root { terms = nodes } else { terms = [predicate.root] }
-            var access = IndexAccess(
-                index: index, ranges: [.prefix(lookup.prefix)], equalityCount: index.attributeNumbers.count,
-                rangeAttribute: nil, isUniqueLookup: true,
-                terms: terms.compactMap { if case .comparison(let comparison) = $0 { comparison } else { nil } },
-                entity: fetch.entity)
-            access.coversPredicate = true
-            access.lookupPrefixes = [lookup.prefix]
+            let access = IndexAccess(
+                index: index, ranges: [], equalityCount: index.attributeNumbers.count, isUniqueLookup: true,
+                lookupPrefixes: [lookup.prefix], terms: [], entity: fetch.entity, coversPredicate: true)
             return QueryPlan(
                 access: .search(access), entityName: fetch.entity.name, isInSortOrder: true, isReversed: false,
                 topK: nil, fetch: fetch, isOrdered: !forCount, limit: fetch.limit,
