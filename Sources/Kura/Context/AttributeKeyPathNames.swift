@@ -26,6 +26,7 @@ enum AttributeKeyPathNames {
         let entity = entity(of: Root.self)
         let probe = Root(entity: entity, insertInto: nil)
         probe.values = ContiguousArray(entity.attributes.map { Optional(Self.placeholder(for: $0.type)) })
+        probe.isFullyDecoded = true
         probe.probedAttributes = []
         _ = probe[keyPath: keyPath]
         guard let read = probe.probedAttributes, read.count == 1 else {

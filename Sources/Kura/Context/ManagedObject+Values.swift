@@ -12,7 +12,7 @@ extension ManagedObject {
     ///   record is gone; ``KuraError/objectDetached(_:)``.
     public func value(forKey key: String) throws -> AttributeValue? {
         let number = try entity.requireAttributeNumber(key)
-        try loadValues()
+        try loadValue(number)
         return values[number]
     }
 
@@ -27,7 +27,7 @@ extension ManagedObject {
     ///   when the value is not a `T` (or is `nil` and `T` is not optional).
     public func value<T: AttributeValueConvertible>(forKey key: String, as type: T.Type) throws -> T {
         let number = try entity.requireAttributeNumber(key)
-        try loadValues()
+        try loadValue(number)
         guard let typed = T(attributeValue: values[number]) else {
             throw KuraError.typeMismatch(
                 entity: entity.name, key: key, expected: entity.attributes[number].type,
@@ -119,9 +119,9 @@ extension ManagedObject {
     @inline(__always)
     final func typedValue<T: AttributeValueConvertible>(at number: Int, as type: T.Type) -> T {
         if probedAttributes != nil { probedAttributes!.append(number) }
-        if values.isEmpty {
+        if !isFullyDecoded {
             do {
-                try loadValues()
+                try loadValue(number)
             } catch {
                 preconditionFailure("\(entity.name).\(entity.attributes[number].name): \(error)")
             }
@@ -157,7 +157,7 @@ extension ManagedObject {
         case .removed, .detached:
             throw KuraError.objectDetached(objectID)
         }
-        try loadValues()
+        try loadValue(number)
         if values[number] == value { return }
         values[number] = value
         guard isTrackingChanges else { return }
@@ -175,12 +175,43 @@ extension ManagedObject {
     /// for a new object, else decoded from the record (loading it first for
     /// a fault).
     final func loadValues() throws(KuraError) {
-        guard values.isEmpty, !entity.attributes.isEmpty else { return }
+        if isFullyDecoded { return }
+        try prepareValues()
+        if isFullyDecoded { return }
+        record!.withUnsafeBytes { bytes in
+            let view = RecordView(trusted: bytes)
+            for number in entity.attributes.indices where !decodedAttributes.contains(number) {
+                values[number] = view.value(number, of: entity)
+            }
+        }
+        isFullyDecoded = true
+    }
+
+    /// Makes ``values`` hold attribute `number`, decoding only that one.
+    @inline(__always)
+    final func loadValue(_ number: Int) throws(KuraError) {
+        if isFullyDecoded { return }
+        try prepareValues()
+        if isFullyDecoded || decodedAttributes.contains(number) { return }
+        values[number] = record!.withUnsafeBytes { RecordView(trusted: $0).value(number, of: entity) }
+        decodedAttributes.insert(number)
+    }
+
+    /// Makes room in ``values``: the defaults for a new object; for a stored
+    /// one, empty slots to decode into (loading the record of a fault first,
+    /// then running ``awakeFromFetch()``).
+    private final func prepareValues() throws(KuraError) {
+        guard values.isEmpty else { return }
+        guard !entity.attributes.isEmpty else {
+            isFullyDecoded = true
+            return
+        }
         var firedFault = false
         if record == nil {
             switch state {
             case .unregistered, .inserted:
                 values = ContiguousArray(entity.attributes.map(\.defaultValue))
+                isFullyDecoded = true
                 return
             case .persisted, .deleted:
                 guard let context else { throw KuraError.objectDetached(objectID) }
@@ -190,10 +221,8 @@ extension ManagedObject {
                 throw KuraError.objectDetached(objectID)
             }
         }
-        values = record!.withUnsafeBytes { bytes in
-            let view = RecordView(trusted: bytes)
-            return ContiguousArray(entity.attributes.indices.lazy.map { view.value($0, of: self.entity) })
-        }
+        values = ContiguousArray(repeating: nil, count: entity.attributes.count)
+        decodedAttributes.removeAll()
         if firedFault {
             withoutTrackingChanges { awakeFromFetch() }
         }
@@ -201,7 +230,7 @@ extension ManagedObject {
 
     /// The value of attribute `number` without loading a fault; `nil` if not loaded.
     func peekValue(_ number: Int) -> AttributeValue? {
-        if !values.isEmpty { return values[number] }
+        if isFullyDecoded || decodedAttributes.contains(number) { return values[number] }
         return committedValue(number)
     }
 
@@ -209,6 +238,8 @@ extension ManagedObject {
     /// committed state (or, if `record` is cleared too, the object is a fault).
     func discardChanges() {
         values = []
+        decodedAttributes.removeAll()
+        isFullyDecoded = false
         changedAttributes.removeAll()
     }
 }

@@ -66,7 +66,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// for an inserted object, or a fault whose record isn't loaded.
     var record: [UInt8]?
     /// The current values, one per attribute; empty until first needed.
+    /// Values decode from the record one at a time, as they are read:
+    /// `decodedAttributes` says which are there, unless `isFullyDecoded`.
     var values = ContiguousArray<AttributeValue?>()
+    var decodedAttributes = AttributeMask()
+    var isFullyDecoded = false
     /// Attributes whose current value differs from the committed one.
     var changedAttributes = AttributeMask()
     /// False inside ``awakeFromFetch()``: values set there are not changes.

@@ -11,13 +11,19 @@ import Foundation
 /// }
 /// ```
 public struct ContextChanges: Sendable, Hashable {
+    // Kept as arrays: a save of 100,000 objects shouldn't hash 100,000 IDs
+    // for a notification nobody may observe. The sets are made when read.
+    var inserted: [ObjectID] = []
+    var updated: [ObjectID] = []
+    var deleted: [ObjectID] = []
+
     /// Objects inserted (for ``ManagedObjectContext/didSaveNotification``:
     /// their new permanent IDs).
-    public var insertedObjectIDs: Set<ObjectID> = []
+    public var insertedObjectIDs: Set<ObjectID> { Set(inserted) }
     /// Saved objects whose attributes changed.
-    public var updatedObjectIDs: Set<ObjectID> = []
+    public var updatedObjectIDs: Set<ObjectID> { Set(updated) }
     /// Objects deleted.
-    public var deletedObjectIDs: Set<ObjectID> = []
+    public var deletedObjectIDs: Set<ObjectID> { Set(deleted) }
 
     public init() {}
 
@@ -29,7 +35,18 @@ public struct ContextChanges: Sendable, Hashable {
 
     /// True when no object is listed.
     public var isEmpty: Bool {
-        insertedObjectIDs.isEmpty && updatedObjectIDs.isEmpty && deletedObjectIDs.isEmpty
+        inserted.isEmpty && updated.isEmpty && deleted.isEmpty
+    }
+
+    public static func == (lhs: ContextChanges, rhs: ContextChanges) -> Bool {
+        lhs.insertedObjectIDs == rhs.insertedObjectIDs && lhs.updatedObjectIDs == rhs.updatedObjectIDs
+            && lhs.deletedObjectIDs == rhs.deletedObjectIDs
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(insertedObjectIDs)
+        hasher.combine(updatedObjectIDs)
+        hasher.combine(deletedObjectIDs)
     }
 }
 
@@ -56,9 +73,9 @@ extension ManagedObjectContext {
         var changes = ContextChanges()
         for object in unprocessed {
             object.isInUnprocessedList = false
-            if object.isInserted { changes.insertedObjectIDs.insert(object.objectID) }
-            if object.isUpdated { changes.updatedObjectIDs.insert(object.objectID) }
-            if object.isDeleted { changes.deletedObjectIDs.insert(object.objectID) }
+            if object.isInserted { changes.inserted.append(object.objectID) }
+            if object.isUpdated { changes.updated.append(object.objectID) }
+            if object.isDeleted { changes.deleted.append(object.objectID) }
         }
         unprocessed.removeAll()
         if !changes.isEmpty { post(Self.objectsDidChangeNotification, changes: changes) }

@@ -76,19 +76,19 @@ extension ManagedObjectContext {
             object.state = .persisted
             object.changedAttributes.removeAll()
             registry(for: object.entity).objects[primaryKey] = object
-            saved.insertedObjectIDs.insert(object.objectID)
+            saved.inserted.append(object.objectID)
         }
         for (position, object) in updated.enumerated() {
             object.record = result.updatedRecords[position]
             object.changedAttributes.removeAll()
-            saved.updatedObjectIDs.insert(object.objectID)
+            saved.updated.append(object.objectID)
         }
         for object in deleted {
             registries[ObjectIdentifier(object.entity)]?.objects[object.objectID.number] = nil
             object.state = .removed
             object.changedAttributes.removeAll()
             object.context = nil
-            saved.deletedObjectIDs.insert(object.objectID)
+            saved.deleted.append(object.objectID)
         }
         for object in pending { object.isInPendingList = false }
         pending.removeAll()

@@ -83,6 +83,7 @@ public final class ManagedObjectContext {
         object.context = self
         object.state = .inserted
         if object.values.isEmpty { object.values = ContiguousArray(object.entity.attributes.map(\.defaultValue)) }
+        object.isFullyDecoded = true
         temporaries[number] = object
         noteChange(object)
         object.awakeFromInsert()

@@ -31,9 +31,16 @@ extension ManagedObjectContext {
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
         let fetch = try PreparedFetch(request, model: model)
         let registry = registry(for: fetch.entity)
+        let entity = fetch.entity
         return try run(fetch,
                        stored: { primaryKey, view in
-                           self.registeredObject(for: fetch.entity, primaryKey: primaryKey, record: view.bytes, in: registry)
+                           // An object keeps its record: check all of it first.
+                           do {
+                               try view.checkAllValues(of: entity)
+                           } catch {
+                               throw self.store.corruptRecord(entity, error)
+                           }
+                           return self.registeredObject(for: entity, primaryKey: primaryKey, record: view.bytes, in: registry)
                        },
                        pending: { $0 })
     }
@@ -75,7 +82,14 @@ extension ManagedObjectContext {
             return values
         }
         return try run(fetch,
-                       stored: { _, view in dictionary(RecordSource(view: view, entity: entity)) },
+                       stored: { _, view in
+                           do {
+                               try view.checkValues(properties, of: entity)
+                           } catch {
+                               throw self.store.corruptRecord(entity, error)
+                           }
+                           return dictionary(RecordSource(view: view, entity: entity))
+                       },
                        pending: { dictionary(ObjectSource(object: $0)) })
     }
 
@@ -148,7 +162,7 @@ extension ManagedObjectContext {
     /// with the context's own matches, then the offset and limit.
     private func run<Element>(
         _ fetch: PreparedFetch,
-        stored: (UInt64, RecordView) -> Element,
+        stored: (UInt64, RecordView) throws -> Element,
         pending makePending: (ManagedObject) -> Element
     ) throws -> [Element] {
         let (excluded, matches) = try pendingState(for: fetch)
@@ -162,14 +176,14 @@ extension ManagedObjectContext {
                 let rows = try StoreQuery(fetch: fetch, plan: plan, tables: tables, store: store, excluded: excluded).rows(in: txn)
                 var elements: [Element] = []
                 elements.reserveCapacity(max(0, rows.count - fetch.offset))
-                for row in rows.dropFirst(fetch.offset) { elements.append(stored(row.number, row.payload)) }
+                for row in rows.dropFirst(fetch.offset) { elements.append(try stored(row.number, row.payload)) }
                 return elements
             }
         }
         let storedRows: [SortableRow<Element>] = try store.read { txn in
             let plan = try QueryPlanner.plan(fetch, tables: tables, store: store, in: txn)
             let rows = try StoreQuery(fetch: fetch, plan: plan, tables: tables, store: store, excluded: excluded).rows(in: txn)
-            return rows.map { SortableRow(keys: $0.keys, tier: 0, number: $0.number, payload: stored($0.number, $0.payload)) }
+            return try rows.map { SortableRow(keys: $0.keys, tier: 0, number: $0.number, payload: try stored($0.number, $0.payload)) }
         }
 
         var merged = storedRows
@@ -180,7 +194,7 @@ extension ManagedObjectContext {
                 keys: ordering.keys(of: ObjectSource(object: object)), tier: isNew ? 1 : 0,
                 number: object.objectID.number, payload: makePending(object)))
         }
-        merged.sort(by: ordering.precedes)
+        ordering.sort(&merged)
         let start = min(fetch.offset, merged.count)
         let end = fetch.limit.map { min(start + $0, merged.count) } ?? merged.count
         return merged[start..<end].map(\.payload)

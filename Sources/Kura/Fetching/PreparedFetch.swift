@@ -7,6 +7,9 @@ final class PreparedFetch: Sendable {
     let predicate: CompiledPredicate?
     /// The unique-index lookup a template decided, if any.
     let plannedLookup: PlannedLookup?
+    /// The attributes a query reads from each stored record (for the
+    /// predicate and the sort): those values are checked before they are used.
+    let readAttributes: [Int]
     let sorts: [PreparedSort]
     /// `nil` for no limit.
     let limit: Int?
@@ -38,6 +41,8 @@ final class PreparedFetch: Sendable {
             throw KuraError.invalidFetchRequest("fetchOffset is \(request.fetchOffset); it must be 0 or more")
         }
         limit = request.fetchLimit == 0 ? nil : request.fetchLimit
+        var read = Set<Int>()
+        predicate?.root.forEachAttribute { read.insert($0) }
         offset = request.fetchOffset
         sorts = try request.sortDescriptors.map { descriptor in
             guard let number = entity.attributeNumber(named: descriptor.key) else {
@@ -45,6 +50,8 @@ final class PreparedFetch: Sendable {
             }
             return PreparedSort(number: number, ascending: descriptor.ascending, comparison: descriptor.comparison)
         }
+        read.formUnion(sorts.map(\.number))
+        readAttributes = read.sorted()
         if !request.propertiesToFetch.isEmpty { _ = try propertyNumbers() }
     }
 

@@ -71,10 +71,24 @@ enum SortKey {
     }
 }
 
+/// The sort keys of one result. The first is stored inline, so sorting by
+/// one descriptor (the usual case) allocates nothing per result.
+struct SortKeys {
+    var first: SortKey
+    var rest: [SortKey]
+
+    static let none = SortKeys(first: .null, rest: [])
+
+    @inline(__always)
+    subscript(position: Int) -> SortKey {
+        position == 0 ? first : rest[position - 1]
+    }
+}
+
 /// The sort keys of one result, and what breaks ties: saved objects by
 /// primary key first, then unsaved ones by insertion.
 struct SortableRow<Payload> {
-    var keys: [SortKey]
+    var keys: SortKeys
     /// 0 for a saved object, 1 for an unsaved one.
     var tier: Int
     var number: UInt64
@@ -85,8 +99,17 @@ struct SortableRow<Payload> {
 struct RowOrdering {
     let sorts: [PreparedSort]
 
-    func keys<Source: AttributeSource>(of source: Source) -> [SortKey] {
-        sorts.map { SortKey(source.attributeValue($0.number), comparison: $0.comparison) }
+    @inline(__always)
+    func keys<Source: AttributeSource>(of source: Source) -> SortKeys {
+        guard let first = sorts.first else { return .none }
+        return SortKeys(
+            first: SortKey(source.attributeValue(first.number), comparison: first.comparison),
+            rest: sorts.count == 1 ? [] : sorts.dropFirst().map { SortKey(source.attributeValue($0.number), comparison: $0.comparison) })
+    }
+
+    /// True when `a` and `b` are equal on every sort key.
+    func sameKeys(_ a: SortKeys, _ b: SortKeys) -> Bool {
+        sorts.indices.allSatisfy { SortKey.compare(a[$0], b[$0]) == 0 }
     }
 
     @inline(__always)
@@ -99,26 +122,91 @@ struct RowOrdering {
         return a.number < b.number
     }
 
+    /// Sorts `rows`. The sort moves small entries, not rows: for one integer
+    /// or floating-point key, entries of plain numbers; otherwise positions.
+    func sort<Payload>(_ rows: inout [SortableRow<Payload>]) {
+        guard rows.count > 1 else { return }
+        let order = numericOrder(rows) ?? textOrder(rows) ?? rows.withUnsafeBufferPointer { buffer in
+            var positions = Array(0..<buffer.count)
+            positions.sort { precedes(buffer[$0], buffer[$1]) }
+            return positions
+        }
+        rows = order.map { rows[$0] }
+    }
+
+    /// The order of rows with one numeric sort key (or none), from entries of
+    /// (has value, order-preserving bits, tier and number): no enum, string or
+    /// reference in the comparisons. `nil` when a key is not a number.
+    private func numericOrder<Payload>(_ rows: [SortableRow<Payload>]) -> [Int]? {
+        guard sorts.count <= 1 else { return nil }
+        var entries: [NumericSortEntry] = []
+        entries.reserveCapacity(rows.count)
+        for (position, row) in rows.enumerated() {
+            var entry = NumericSortEntry(hasValue: true, bits: 0, tier: row.tier, number: row.number, position: position)
+            switch sorts.isEmpty ? SortKey.null : row.keys.first {
+            case .null: entry.hasValue = sorts.isEmpty
+            case .int(let value): entry.bits = UInt64(bitPattern: value) ^ (1 << 63)
+            case .double(let value):
+                guard !sorts.isEmpty else { return nil }
+                let canonical = value.isNaN ? Double.nan : (value == 0 ? 0 : value)
+                let bits = canonical.bitPattern
+                entry.bits = bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
+            default: return nil
+            }
+            entries.append(entry)
+        }
+        // Integers and doubles can't be mixed in one ordering of bits.
+        if case .int = rows.first(where: { if case .null = $0.keys.first { false } else { true } })?.keys.first {
+            if rows.contains(where: { if case .double = $0.keys.first { true } else { false } }) { return nil }
+        }
+        let ascending = sorts.first?.ascending ?? true
+        entries.sort { a, b in
+            if a.hasValue != b.hasValue { return ascending ? !a.hasValue : a.hasValue }
+            if a.bits != b.bits { return ascending ? a.bits < b.bits : a.bits > b.bits }
+            if a.tier != b.tier { return a.tier < b.tier }
+            return a.number < b.number
+        }
+        return entries.map(\.position)
+    }
+
+    /// The order of rows with one text key (`compare` or
+    /// `caseInsensitiveCompare`, already normalized and folded in the key),
+    /// sorting entries of strings and numbers. `nil` for any other key.
+    private func textOrder<Payload>(_ rows: [SortableRow<Payload>]) -> [Int]? {
+        guard sorts.count == 1 else { return nil }
+        var entries: [TextSortEntry] = []
+        entries.reserveCapacity(rows.count)
+        for (position, row) in rows.enumerated() {
+            switch row.keys.first {
+            case .null: entries.append(TextSortEntry(text: nil, tier: row.tier, number: row.number, position: position))
+            case .text(let text): entries.append(TextSortEntry(text: text, tier: row.tier, number: row.number, position: position))
+            default: return nil
+            }
+        }
+        let ascending = sorts[0].ascending
+        entries.sort { a, b in
+            switch (a.text, b.text) {
+            case (nil, nil): break
+            case (nil, _): return ascending
+            case (_, nil): return !ascending
+            case (let x?, let y?): if x != y { return ascending ? x < y : y < x }
+            }
+            if a.tier != b.tier { return a.tier < b.tier }
+            return a.number < b.number
+        }
+        return entries.map(\.position)
+    }
+
     /// The first `count` rows in order, keeping only that many at a time (a
     /// bounded max-heap): O(n log count) time, O(count) memory.
     func smallest<Payload>(_ count: Int, of rows: some Sequence<SortableRow<Payload>>) -> [SortableRow<Payload>] {
-        guard count > 0 else { return [] }
-        var heap: [SortableRow<Payload>] = []
-        heap.reserveCapacity(count)
-        for row in rows {
-            if heap.count < count {
-                heap.append(row)
-                siftUp(&heap, heap.count - 1)
-            } else if precedes(row, heap[0]) {
-                heap[0] = row
-                siftDown(&heap, 0)
-            }
-        }
-        return heap.sorted(by: precedes)
+        var heap = TopK<Payload>(capacity: count, ordering: self)
+        for row in rows { heap.offer(row) }
+        return heap.sorted()
     }
 
     /// Max-heap by this ordering: the root is the row that comes last.
-    private func siftUp<Payload>(_ heap: inout [SortableRow<Payload>], _ start: Int) {
+    fileprivate func siftUp<Payload>(_ heap: inout [SortableRow<Payload>], _ start: Int) {
         var child = start
         while child > 0 {
             let parent = (child - 1) / 2
@@ -128,7 +216,7 @@ struct RowOrdering {
         }
     }
 
-    private func siftDown<Payload>(_ heap: inout [SortableRow<Payload>], _ start: Int) {
+    fileprivate func siftDown<Payload>(_ heap: inout [SortableRow<Payload>], _ start: Int) {
         var parent = start
         while true {
             let left = parent * 2 + 1
@@ -141,4 +229,61 @@ struct RowOrdering {
             parent = largest
         }
     }
+}
+
+/// The first `capacity` rows of a stream in an ordering, kept in a bounded
+/// max-heap: O(n log capacity) time, O(capacity) memory.
+struct TopK<Payload> {
+    let capacity: Int
+    let ordering: RowOrdering
+    private var heap: [SortableRow<Payload>] = []
+
+    init(capacity: Int, ordering: RowOrdering) {
+        self.capacity = capacity
+        self.ordering = ordering
+        heap.reserveCapacity(min(capacity, 4096))
+    }
+
+    /// The row that would be dropped next, once the heap is full.
+    var last: SortableRow<Payload>? { heap.count == capacity ? heap.first : nil }
+
+    /// True when a row with these keys and number would be kept.
+    @inline(__always)
+    func accepts(keys: SortKeys, number: UInt64) -> Bool {
+        guard capacity > 0 else { return false }
+        guard heap.count == capacity else { return true }
+        return ordering.precedes(SortableRow<Void>(keys: keys, tier: 0, number: number, payload: ()), heap[0])
+    }
+
+    mutating func offer(_ row: SortableRow<Payload>) {
+        guard capacity > 0 else { return }
+        if heap.count < capacity {
+            heap.append(row)
+            ordering.siftUp(&heap, heap.count - 1)
+        } else if ordering.precedes(row, heap[0]) {
+            heap[0] = row
+            ordering.siftDown(&heap, 0)
+        }
+    }
+
+    func sorted() -> [SortableRow<Payload>] {
+        heap.sorted(by: ordering.precedes)
+    }
+}
+
+/// One row's place in a sort by a single numeric key.
+private struct NumericSortEntry {
+    var hasValue: Bool
+    var bits: UInt64
+    var tier: Int
+    var number: UInt64
+    var position: Int
+}
+
+/// One row's place in a sort by a single text key.
+private struct TextSortEntry {
+    var text: String?
+    var tier: Int
+    var number: UInt64
+    var position: Int
 }

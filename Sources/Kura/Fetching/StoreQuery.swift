@@ -27,7 +27,7 @@ struct StoreQuery {
             // A scan with no sort: primary-key order, stop at the window.
             if window == 0 { return [] }
             try forEachCandidate(in: txn) { primaryKey, view in
-                rows.append(SortableRow(keys: [], tier: 0, number: primaryKey, payload: view))
+                rows.append(SortableRow(keys: .none, tier: 0, number: primaryKey, payload: view))
                 return window.map { rows.count < $0 } ?? true
             }
             return rows
@@ -45,7 +45,7 @@ struct StoreQuery {
             try forEachCandidate(in: txn) { primaryKey, view in
                 let row = SortableRow(keys: ordering.keys(of: RecordSource(view: view, entity: entity)), tier: 0,
                                       number: primaryKey, payload: view)
-                if let last = run.last, !Self.sameKeys(last.keys, row.keys) {
+                if let last = run.last, !ordering.sameKeys(last.keys, row.keys) {
                     flush()
                     if let window, rows.count >= window { return false }
                 }
@@ -56,16 +56,27 @@ struct StoreQuery {
             return window.map { Array(rows.prefix($0)) } ?? rows
         }
 
-        // Collect, then order by primary key or sort (bounded with a limit).
+        // With a limit and no order from an index: keep the best in a
+        // bounded heap as the records stream by.
+        if let topK = plan.topK, !fetch.sorts.isEmpty {
+            var heap = TopK<RecordView>(capacity: topK, ordering: ordering)
+            try forEachCandidate(in: txn) { primaryKey, view in
+                let keys = ordering.keys(of: RecordSource(view: view, entity: entity))
+                if heap.accepts(keys: keys, number: primaryKey) {
+                    heap.offer(SortableRow(keys: keys, tier: 0, number: primaryKey, payload: view))
+                }
+                return true
+            }
+            return heap.sorted()
+        }
+
+        // Collect, then order by primary key or sort.
         try forEachCandidate(in: txn) { primaryKey, view in
-            let keys = fetch.sorts.isEmpty ? [] : ordering.keys(of: RecordSource(view: view, entity: entity))
+            let keys = fetch.sorts.isEmpty ? .none : ordering.keys(of: RecordSource(view: view, entity: entity))
             rows.append(SortableRow(keys: keys, tier: 0, number: primaryKey, payload: view))
             return true
         }
-        if let topK = plan.topK, !fetch.sorts.isEmpty {
-            return ordering.smallest(topK, of: rows)
-        }
-        rows.sort(by: ordering.precedes)
+        ordering.sort(&rows)
         return window.map { Array(rows.prefix($0)) } ?? rows
     }
 
@@ -86,10 +97,6 @@ struct StoreQuery {
         return count
     }
 
-    private static func sameKeys(_ a: [SortKey], _ b: [SortKey]) -> Bool {
-        zip(a, b).allSatisfy { SortKey.compare($0, $1) == 0 }
-    }
-
     /// Calls `body` with each record the plan reads that is not excluded and
     /// matches the predicate, until `body` returns false.
     private func forEachCandidate(
@@ -105,7 +112,7 @@ struct StoreQuery {
         }
         switch plan.access {
         case .scan, .entryCount:
-            try store.forEachRecord(of: entity, in: txn, consider)
+            try store.forEachRecord(of: entity, values: fetch.readAttributes, in: txn, consider)
         case .search(let access):
             if !access.lookupPrefixes.isEmpty && !plan.isReversed {
                 // A unique lookup: one seek per value, no range to walk.
@@ -166,7 +173,9 @@ struct StoreQuery {
     private func record(_ primaryKey: UInt64, in txn: borrowing Transaction) throws -> RecordView? {
         let records = tables.records
         let view = try StoreLayout.withKey(primaryKey) { key in
-            try records.withValue(forKey: key, in: txn) { bytes in try store.validatedRecord(bytes, of: fetch.entity) }
+            try records.withValue(forKey: key, in: txn) { bytes in
+                try store.validatedRecord(bytes, of: fetch.entity, values: fetch.readAttributes)
+            }
         }
         guard let view else {
             throw KuraError.corruptStore(

@@ -30,6 +30,12 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
     let indexAttributeNumbers: [[Int]]
     /// Resolves typed properties to attribute positions.
     let keyPaths: AttributeKeyPaths
+    /// For checking stored records quickly: each attribute's record tag,
+    /// and its payload size (-1 when it varies).
+    let recordTags: [UInt8]
+    let recordPayloadSizes: [Int]
+    /// True when a record's values need parsing to be checked (decimals, URLs).
+    let recordHasParsedValues: Bool
 
     /// Makes an entity from plain values.
     ///
@@ -87,6 +93,9 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
         self.attributeNumbers = numbers
         self.indexAttributeNumbers = indexNumbers
         self.keyPaths = AttributeKeyPaths(count: checked.count)
+        self.recordTags = checked.map { RecordFormat.tag(for: $0.type).rawValue }
+        self.recordPayloadSizes = checked.map { RecordFormat.payloadSize(of: RecordFormat.tag(for: $0.type)) ?? -1 }
+        self.recordHasParsedValues = checked.contains { $0.type == .decimal || $0.type == .url }
     }
 
     /// Names are identifiers (a letter or `_`, then letters, digits and `_`),

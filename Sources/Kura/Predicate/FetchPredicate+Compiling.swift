@@ -68,6 +68,25 @@ extension CompiledComparison {
 }
 
 extension CompiledNode {
+    /// Calls `body` with the position of every attribute the tree reads.
+    func forEachAttribute(_ body: (Int) -> Void) {
+        func visit(_ operand: Operand) {
+            switch operand {
+            case .attribute(let number): body(number)
+            case .list(let elements): elements.forEach(visit)
+            case .constant, .variable: break
+            }
+        }
+        switch self {
+        case .constant: break
+        case .not(let node): node.forEachAttribute(body)
+        case .and(let nodes), .or(let nodes): nodes.forEach { $0.forEachAttribute(body) }
+        case .comparison(let comparison):
+            visit(comparison.left)
+            visit(comparison.right)
+        }
+    }
+
     /// The tree with each `$variable` operand replaced (values already
     /// converted to their attributes' types), patterns prepared.
     func substituting(_ values: [(String, Operand)]) throws -> CompiledNode {

@@ -26,17 +26,18 @@ extension PersistentStore {
     }
 
     /// Calls `body` with each stored record of `entity` in primary-key order
-    /// until it returns false. The bytes are checked, and valid only during
-    /// the call.
+    /// until it returns false. The bytes are checked (their header, and the
+    /// values at `values`; all of them when `nil`), and valid only until the
+    /// transaction ends.
     func forEachRecord(
-        of entity: EntityDescription, in txn: borrowing Transaction,
+        of entity: EntityDescription, values: [Int]? = nil, in txn: borrowing Transaction,
         _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
         try tables(for: entity).records.forEach(in: txn) { entry in
             guard entry.key.count == 8 else {
                 throw KuraError.corruptStore(path: path, reason: "a record key of \(entity.name) is \(entry.key.count) bytes, not 8")
             }
-            return try body(StoreLayout.primaryKey(fromSuffixOf: entry.key), try validatedRecord(entry.value, of: entity))
+            return try body(StoreLayout.primaryKey(fromSuffixOf: entry.key), try validatedRecord(entry.value, of: entity, values: values))
         }
     }
 }

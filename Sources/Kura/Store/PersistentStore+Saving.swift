@@ -191,12 +191,23 @@ extension PersistentStore {
         }
     }
 
-    /// Checks stored bytes, naming the store when they are damaged.
-    func validatedRecord(_ bytes: UnsafeRawBufferPointer, of entity: EntityDescription) throws -> RecordView {
+    /// Checks stored bytes, naming the store when they are damaged: the whole
+    /// record, or (with `values`) the header and those values only.
+    func validatedRecord(
+        _ bytes: UnsafeRawBufferPointer, of entity: EntityDescription, values: [Int]? = nil
+    ) throws -> RecordView {
         do {
-            return try RecordView(validating: bytes, entity: entity)
+            guard let values else { return try RecordView(validating: bytes, entity: entity) }
+            let view = try RecordView(checkingHeader: bytes, entity: entity)
+            try view.checkValues(values, of: entity)
+            return view
         } catch {
-            throw KuraError.corruptStore(path: path, reason: "a record of \(entity.name): \(error)")
+            throw corruptRecord(entity, error)
         }
+    }
+
+    /// The error for a damaged record of `entity`.
+    func corruptRecord(_ entity: EntityDescription, _ error: any Error) -> KuraError {
+        KuraError.corruptStore(path: path, reason: "a record of \(entity.name): \(error)")
     }
 }

@@ -20,6 +20,15 @@ struct RecordView {
     /// the offset table, each tag against its attribute's type, each fixed
     /// payload's size, and that decimals and URLs parse.
     init(validating bytes: UnsafeRawBufferPointer, entity: EntityDescription) throws(RecordError) {
+        try self.init(checkingHeader: bytes, entity: entity)
+        try checkAllValues(of: entity)
+    }
+
+    /// Checks the header and the offset table only: enough to find each
+    /// value safely, without reading the values (which, for a scan, would
+    /// touch every cache line of every record). Check the values a query
+    /// reads with ``checkValues(_:of:)`` before decoding them.
+    init(checkingHeader bytes: UnsafeRawBufferPointer, entity: EntityDescription) throws(RecordError) {
         guard bytes.count >= RecordFormat.headerSize else { throw .tooShort(bytes.count) }
         guard bytes[0] == RecordFormat.version else { throw .unknownVersion(bytes[0]) }
         self.init(trusted: bytes)
@@ -29,27 +38,43 @@ struct RecordView {
         var previousEnd = 0
         for number in 0..<count {
             let end = endOffset(number)
-            guard end >= previousEnd + 1, dataStart + end <= bytes.count else { throw .badOffset(number) }
-            let start = dataStart + previousEnd
-            guard let tag = RecordFormat.Tag(rawValue: bytes[start]) else { throw .badTag(number, bytes[start]) }
-            let type = entity.attributes[number].type
-            let payload = end - previousEnd - 1
-            if tag == .null {
-                guard payload == 0 else { throw .badSize(number) }
-            } else {
-                let expected = RecordFormat.tag(for: type)
-                let matches = tag == expected || (expected == .true && tag == .false)
-                guard matches else { throw .badTag(number, tag.rawValue) }
-                if let size = RecordFormat.payloadSize(of: tag), size != payload { throw .badSize(number) }
-                if tag == .decimal || tag == .url {
-                    let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(start + 1)..<(dataStart + end)]), as: UTF8.self)
-                    let parses = tag == .decimal ? Decimal(string: text) != nil : URL(string: text) != nil
-                    guard parses else { throw .badValue(number) }
-                }
-            }
+            guard end > previousEnd, dataStart + end <= bytes.count else { throw .badOffset(number) }
             previousEnd = end
         }
         guard dataStart + previousEnd == bytes.count else { throw .trailingBytes }
+    }
+
+    /// Checks every value's tag, size and, for decimals and URLs, that it parses.
+    func checkAllValues(of entity: EntityDescription) throws(RecordError) {
+        for number in 0..<count { try checkValue(number, of: entity) }
+    }
+
+    /// Checks the values at `numbers` (a record written before an attribute
+    /// existed has nothing to check for it).
+    @inline(__always)
+    func checkValues(_ numbers: [Int], of entity: EntityDescription) throws(RecordError) {
+        for number in numbers where number < count { try checkValue(number, of: entity) }
+    }
+
+    private func checkValue(_ number: Int, of entity: EntityDescription) throws(RecordError) {
+        let stored = valueBytes(number)
+        let tag = stored[0]
+        let payload = stored.count - 1
+        if tag == RecordFormat.Tag.null.rawValue {
+            guard payload == 0 else { throw .badSize(number) }
+            return
+        }
+        let expected = entity.recordTags[number]
+        guard tag == expected || (expected == RecordFormat.Tag.true.rawValue && tag == RecordFormat.Tag.false.rawValue) else {
+            throw .badTag(number, tag)
+        }
+        let size = entity.recordPayloadSizes[number]
+        if size >= 0 && size != payload { throw .badSize(number) }
+        if entity.recordHasParsedValues && (tag == RecordFormat.Tag.decimal.rawValue || tag == RecordFormat.Tag.url.rawValue) {
+            let text = String(decoding: UnsafeRawBufferPointer(rebasing: stored.dropFirst()), as: UTF8.self)
+            let valid = tag == RecordFormat.Tag.decimal.rawValue ? Decimal(string: text) != nil : URL(string: text) != nil
+            guard valid else { throw .badValue(number) }
+        }
     }
 
     /// The row version: 1 when inserted, one more per saved update.
