@@ -11,12 +11,15 @@ import Synchronization
 /// program, so the slots fill once; any other key path falls back to a
 /// locked table. Every key path kept is retained, so an identity is never
 /// reused by another key path.
-final class AttributeKeyPaths: Sendable {
-    private final class Slot: Sendable {
-        let identity = Atomic<UInt>(0)
-    }
+final class AttributeKeyPaths: @unchecked Sendable {
+    // @unchecked: `identities` is only read and written through atomic
+    // operations; it is allocated in init and freed in deinit.
 
-    private let slots: [Slot]
+    /// One slot per attribute: the identity of the key path resolved to it,
+    /// or 0. In raw memory rather than an array of objects, so reading a slot
+    /// costs no reference counting.
+    private let identities: UnsafeMutablePointer<Atomic<UInt>>
+    private let count: Int
     private let others = Mutex<[ObjectIdentifier: Resolved]>([:])
 
     /// A resolved key path, kept alive. `@unchecked Sendable`: key path objects
@@ -27,13 +30,20 @@ final class AttributeKeyPaths: Sendable {
     }
 
     init(count: Int) {
-        slots = (0..<count).map { _ in Slot() }
+        self.count = count
+        identities = .allocate(capacity: max(count, 1))
+        for number in 0..<max(count, 1) { (identities + number).initialize(to: Atomic(0)) }
+    }
+
+    deinit {
+        identities.deinitialize(count: max(count, 1))
+        identities.deallocate()
     }
 
     @inline(__always)
     func number(for keyPath: AnyKeyPath, in entity: EntityDescription) -> Int {
         let identity = UInt(bitPattern: ObjectIdentifier(keyPath))
-        for number in slots.indices where slots[number].identity.load(ordering: .relaxed) == identity {
+        for number in 0..<count where identities[number].load(ordering: .relaxed) == identity {
             return number
         }
         return resolve(keyPath, in: entity)
@@ -50,7 +60,7 @@ final class AttributeKeyPaths: Sendable {
         let resolved = Resolved(keyPath: keyPath, number: number)
         others.withLock { $0[ObjectIdentifier(keyPath)] = resolved }
         let identity = UInt(bitPattern: ObjectIdentifier(keyPath))
-        _ = slots[number].identity.compareExchange(expected: 0, desired: identity, ordering: .relaxed)
+        _ = identities[number].compareExchange(expected: 0, desired: identity, ordering: .relaxed)
         return number
     }
 

@@ -53,36 +53,42 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's entity.
     public let entity: EntityDescription
     /// The object's identity; temporary until its first save.
-    public internal(set) var objectID: ObjectID
+    @exclusivity(unchecked) public internal(set) var objectID: ObjectID
+
+    // The stored state below is marked `@exclusivity(unchecked)`: these are
+    // read and written on every attribute access, and the runtime's dynamic
+    // exclusivity check costs more than the access. An object is confined to
+    // its context's isolation domain, and Kura's own code never holds an
+    // access to one of them across a call that could touch it again.
 
     /// The context, while the object is in one. `unowned(unsafe)` because a
     /// weak reference costs two atomic operations per object made and one per
     /// read: safe here because a context holds every object whose `context`
     /// is set (in its registries), and clears the field of every one of them
     /// when it lets go of the object or goes away itself.
-    unowned(unsafe) var context: ManagedObjectContext?
-    var state: State = .unregistered
+    @exclusivity(unchecked) unowned(unsafe) var context: ManagedObjectContext?
+    @exclusivity(unchecked) var state: State = .unregistered
     /// The stored record as last read or saved: the committed values. `nil`
     /// for an inserted object, or a fault whose record isn't loaded.
-    var record: [UInt8]?
+    @exclusivity(unchecked) var record: [UInt8]?
     /// The current values, one per attribute; empty until first needed.
     /// Values decode from the record one at a time, as they are read:
     /// `decodedAttributes` says which are there, unless `isFullyDecoded`.
-    var values = ContiguousArray<AttributeValue?>()
-    var decodedAttributes = AttributeMask()
-    var isFullyDecoded = false
+    @exclusivity(unchecked) var values = ContiguousArray<AttributeValue?>()
+    @exclusivity(unchecked) var decodedAttributes = AttributeMask()
+    @exclusivity(unchecked) var isFullyDecoded = false
     /// Attributes whose current value differs from the committed one.
-    var changedAttributes = AttributeMask()
+    @exclusivity(unchecked) var changedAttributes = AttributeMask()
     /// False inside ``awakeFromFetch()``: values set there are not changes.
-    var isTrackingChanges = true
+    @exclusivity(unchecked) var isTrackingChanges = true
     /// True while the object is in its context's list of changed objects.
-    var isInPendingList = false
+    @exclusivity(unchecked) var isInPendingList = false
     /// True while the object is in its context's list of changes not yet
     /// announced by ``ManagedObjectContext/processPendingChanges()``.
-    var isInUnprocessedList = false
+    @exclusivity(unchecked) var isInUnprocessedList = false
     /// Set only on the probe objects that find a key path's attribute: the
     /// attributes its typed accessors read.
-    var probedAttributes: [Int]?
+    @exclusivity(unchecked) var probedAttributes: [Int]?
 
     /// Makes an object of `entity`, inserted into `context` when one is given
     /// (``awakeFromInsert()`` runs then).

@@ -42,15 +42,15 @@ public final class ManagedObjectContext {
     public var notificationCenter = NotificationCenter.default
 
     /// Saved objects by entity, then primary key.
-    var registries: [ObjectIdentifier: EntityRegistry] = [:]
+    @exclusivity(unchecked) var registries: [ObjectIdentifier: EntityRegistry] = [:]
     /// Inserted objects by temporary number.
-    var temporaries: [UInt64: ManagedObject] = [:]
+    @exclusivity(unchecked) var temporaries: [UInt64: ManagedObject] = [:]
     private var nextTemporaryNumber: UInt64 = 1
     /// Objects with changes, in the order they first changed (some may have
     /// no changes any more; ``compactPending()`` drops them).
-    var pending: [ManagedObject] = []
+    @exclusivity(unchecked) var pending: [ManagedObject] = []
     /// Objects changed since the last objects-did-change notification.
-    var unprocessed: [ManagedObject] = []
+    @exclusivity(unchecked) var unprocessed: [ManagedObject] = []
     var isSaving = false
 
     /// A context on `store`. Most code gets one from ``PersistentContainer/newContext()``.
@@ -295,7 +295,9 @@ public final class ManagedObjectContext {
 
 /// The saved objects of one entity that a context holds, by primary key.
 final class EntityRegistry {
-    var objects: [UInt64: ManagedObject] = [:]
+    /// Unchecked for the same reason as ``ManagedObject``'s state: the
+    /// context's isolation domain is the only one that touches it.
+    @exclusivity(unchecked) var objects: [UInt64: ManagedObject] = [:]
 }
 
 /// What a save does when the store changed under the context.

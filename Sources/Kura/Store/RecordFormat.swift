@@ -25,66 +25,102 @@ enum RecordFormat {
         case null = 0, `false`, `true`, int, double, float, decimal, string, date, uuid, data, url
     }
 
-    /// Encodes `values` (one per attribute of the entity, in order).
+    /// Encodes `values` (one per attribute of the entity, in order), into
+    /// one buffer of exactly the record's size.
     static func encode(_ values: ContiguousArray<AttributeValue?>, rowVersion: UInt64) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(headerSize + values.count * 13 + 64)
-        bytes.append(version)
-        appendLittleEndian(rowVersion, to: &bytes)
-        appendLittleEndian(UInt16(values.count), to: &bytes)
-        let tableStart = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: values.count * 4))
-        let dataStart = bytes.count
-        for (number, value) in values.enumerated() {
-            appendValue(value, to: &bytes)
-            let end = UInt32(bytes.count - dataStart)
-            withUnsafeBytes(of: end.littleEndian) { endBytes in
-                for offset in 0..<4 { bytes[tableStart + number * 4 + offset] = endBytes[offset] }
+        // Sizes first; decimals and URLs become text once.
+        var texts: [String] = []
+        var dataSize = 0
+        for value in values {
+            dataSize += 1
+            switch value {
+            case nil, .bool?: break
+            case .int?, .double?, .date?: dataSize += 8
+            case .float?: dataSize += 4
+            case .uuid?: dataSize += 16
+            case .string(let text)?: dataSize += text.utf8.count
+            case .data(let data)?: dataSize += data.count
+            case .decimal(let number)?:
+                texts.append(number.description)
+                dataSize += texts.last!.utf8.count
+            case .url(let url)?:
+                texts.append(url.absoluteString)
+                dataSize += texts.last!.utf8.count
             }
         }
-        return bytes
+        let tableStart = headerSize
+        let dataStart = tableStart + values.count * 4
+        let total = dataStart + dataSize
+        return [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            raw[0] = version
+            raw.storeBytes(of: rowVersion.littleEndian, toByteOffset: 1, as: UInt64.self)
+            raw.storeBytes(of: UInt16(values.count).littleEndian, toByteOffset: 9, as: UInt16.self)
+            var offset = dataStart
+            var textIndex = 0
+            for (number, value) in values.enumerated() {
+                switch value {
+                case nil:
+                    raw[offset] = Tag.null.rawValue
+                    offset += 1
+                case .bool(let flag)?:
+                    raw[offset] = flag ? Tag.true.rawValue : Tag.false.rawValue
+                    offset += 1
+                case .int(let integer)?:
+                    raw[offset] = Tag.int.rawValue
+                    raw.storeBytes(of: UInt64(bitPattern: integer).littleEndian, toByteOffset: offset + 1, as: UInt64.self)
+                    offset += 9
+                case .double(let number)?:
+                    raw[offset] = Tag.double.rawValue
+                    raw.storeBytes(of: number.bitPattern.littleEndian, toByteOffset: offset + 1, as: UInt64.self)
+                    offset += 9
+                case .float(let number)?:
+                    raw[offset] = Tag.float.rawValue
+                    raw.storeBytes(of: number.bitPattern.littleEndian, toByteOffset: offset + 1, as: UInt32.self)
+                    offset += 5
+                case .date(let date)?:
+                    raw[offset] = Tag.date.rawValue
+                    raw.storeBytes(of: date.timeIntervalSinceReferenceDate.bitPattern.littleEndian, toByteOffset: offset + 1, as: UInt64.self)
+                    offset += 9
+                case .uuid(let uuid)?:
+                    raw[offset] = Tag.uuid.rawValue
+                    offset += 1
+                    withUnsafeBytes(of: uuid.uuid) { Self.copy($0, into: raw, at: &offset) }
+                case .string(let text)?:
+                    raw[offset] = Tag.string.rawValue
+                    offset += 1
+                    Self.copy(text, into: raw, at: &offset)
+                case .data(let data)?:
+                    raw[offset] = Tag.data.rawValue
+                    offset += 1
+                    data.withUnsafeBytes { Self.copy($0, into: raw, at: &offset) }
+                case .decimal?, .url?:
+                    if case .decimal? = value { raw[offset] = Tag.decimal.rawValue } else { raw[offset] = Tag.url.rawValue }
+                    offset += 1
+                    Self.copy(texts[textIndex], into: raw, at: &offset)
+                    textIndex += 1
+                }
+                raw.storeBytes(of: UInt32(offset - dataStart).littleEndian, toByteOffset: tableStart + number * 4, as: UInt32.self)
+            }
+            precondition(offset == total, "record size computed wrongly")
+            initialized = total
+        }
     }
 
-    private static func appendValue(_ value: AttributeValue?, to bytes: inout [UInt8]) {
-        guard let value else {
-            bytes.append(Tag.null.rawValue)
-            return
-        }
-        switch value {
-        case .bool(let flag):
-            bytes.append(flag ? Tag.true.rawValue : Tag.false.rawValue)
-        case .int(let integer):
-            bytes.append(Tag.int.rawValue)
-            appendLittleEndian(UInt64(bitPattern: integer), to: &bytes)
-        case .double(let number):
-            bytes.append(Tag.double.rawValue)
-            appendLittleEndian(number.bitPattern, to: &bytes)
-        case .float(let number):
-            bytes.append(Tag.float.rawValue)
-            appendLittleEndian(number.bitPattern, to: &bytes)
-        case .decimal(let number):
-            bytes.append(Tag.decimal.rawValue)
-            bytes.append(contentsOf: number.description.utf8)
-        case .string(let text):
-            bytes.append(Tag.string.rawValue)
-            bytes.append(contentsOf: text.utf8)
-        case .date(let date):
-            bytes.append(Tag.date.rawValue)
-            appendLittleEndian(date.timeIntervalSinceReferenceDate.bitPattern, to: &bytes)
-        case .uuid(let uuid):
-            bytes.append(Tag.uuid.rawValue)
-            withUnsafeBytes(of: uuid.uuid) { bytes.append(contentsOf: $0) }
-        case .data(let data):
-            bytes.append(Tag.data.rawValue)
-            bytes.append(contentsOf: data)
-        case .url(let url):
-            bytes.append(Tag.url.rawValue)
-            bytes.append(contentsOf: url.absoluteString.utf8)
-        }
+    @inline(__always)
+    private static func copy(_ bytes: UnsafeRawBufferPointer, into raw: UnsafeMutableRawBufferPointer, at offset: inout Int) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        (raw.baseAddress! + offset).copyMemory(from: base, byteCount: bytes.count)
+        offset += bytes.count
     }
 
-    static func appendLittleEndian<Integer: FixedWidthInteger>(_ value: Integer, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    @inline(__always)
+    private static func copy(_ text: String, into raw: UnsafeMutableRawBufferPointer, at offset: inout Int) {
+        if let done: Void = text.utf8.withContiguousStorageIfAvailable({ copy(UnsafeRawBufferPointer($0), into: raw, at: &offset) }) {
+            return done
+        }
+        var text = text
+        text.withUTF8 { copy(UnsafeRawBufferPointer($0), into: raw, at: &offset) }
     }
 
     /// The tag each attribute type is stored with.
