@@ -27,7 +27,7 @@ import Testing
         let (_, context) = try makeContext()
         let news = FetchRequest(entityName: "News")
         #expect(try plan(context, FetchRequest(entityName: "News", predicate: "objectId == 'id5'"))
-            == "SEARCH News USING UNIQUE INDEX objectId (objectId == \"id5\") (~1 objects), FILTER objectId == \"id5\", ORDER BY PRIMARY KEY")
+            == "SEARCH News USING UNIQUE INDEX objectId (objectId == \"id5\") (~1 objects)")
         #expect(try plan(context, FetchRequest(entityName: "News", predicate: "sortOrder BETWEEN {10, 20}")).hasPrefix(
             "SEARCH News USING INDEX sortOrder (sortOrder BETWEEN {10, 20}) (~11 objects)"))
         #expect(try plan(context, FetchRequest(entityName: "News", predicate: "sortOrder > -1")).hasPrefix("SCAN News (2000 objects)"),

@@ -84,7 +84,9 @@ public struct QueryPlan: Sendable, CustomStringConvertible {
         case .entryCount:
             parts.append("COUNT \(entityName) FROM ENTRY COUNT")
         }
-        if let filter = fetch.request.predicate { parts.append("FILTER \(filter.predicateFormat)") }
+        var coversPredicate = false
+        if case .search(let search) = access { coversPredicate = search.coversPredicate }
+        if let filter = fetch.request.predicate, !coversPredicate { parts.append("FILTER \(filter.predicateFormat)") }
         if !sortDescriptors.isEmpty {
             let sortText = sortDescriptors.map(\.description).joined(separator: ", ")
             if isInSortOrder {
@@ -94,7 +96,7 @@ public struct QueryPlan: Sendable, CustomStringConvertible {
             } else {
                 parts.append("SORT BY \(sortText)")
             }
-        } else if case .search = access {
+        } else if case .search(let search) = access, !(search.isUniqueLookup && search.lookupPrefixes.count <= 1) {
             parts.append("ORDER BY PRIMARY KEY")
         }
         if let limit { parts.append("LIMIT \(limit)") }

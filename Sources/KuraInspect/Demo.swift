@@ -1,0 +1,140 @@
+import Foundation
+import Kura
+import Synchronization
+
+/// The classic Core Data `News` entity, as the demo writes it: hooks set
+/// `objectId` and `dateCreated` when a news is inserted, and `dateUpdated`
+/// each time it is saved.
+final class DemoNews: ManagedObject {
+    @Attribute(.unique) var objectId: String = ""
+    @Attribute var title: String = ""
+    @Attribute var body: String = ""
+    @Attribute var imageURL: String?
+    @Attribute var dateCreated: Date?
+    @Attribute var dateUpdated: Date?
+    @Attribute(.indexed) var sortOrder: Int = 0
+
+    override class var entityName: String { "News" }
+
+    /// How often each hook ran, for the demo's account.
+    static let hooks = Mutex<[String: Int]>([:])
+
+    override func awakeFromInsert() {
+        super.awakeFromInsert()
+        objectId = UUID().uuidString
+        dateCreated = Date()
+        Self.hooks.withLock { $0["awakeFromInsert", default: 0] += 1 }
+    }
+
+    override func willSave() {
+        super.willSave()
+        if !isDeleted { dateUpdated = Date() }   // joins the same save: no loop
+        Self.hooks.withLock { $0["willSave", default: 0] += 1 }
+    }
+
+    override func didSave() {
+        super.didSave()
+        Self.hooks.withLock { $0["didSave", default: 0] += 1 }
+    }
+}
+
+/// `kura demo`: builds a sample News store and tells what happened.
+public enum Demo {
+    /// The demo's model: `News`, with the `allNews` and `getNews` templates.
+    public static func model() throws -> ManagedObjectModel {
+        let model = try ManagedObjectModel(DemoNews.self)
+        try model.setFetchRequestTemplate(FetchRequest(entityName: "News").sorted(by: "sortOrder"), forName: "allNews")
+        try model.setFetchRequestTemplate(FetchRequest(entityName: "News", predicate: "objectId == $objectId"), forName: "getNews")
+        return model
+    }
+
+    /// Builds the store at `path` with `count` news, printing an account
+    /// through `output`. An existing demo store at `path` is replaced; any
+    /// other file there is left alone and is an error.
+    public static func run(path: String, count: Int = 300, output: (String) -> Void) throws {
+        guard count > 0 else { throw InspectError("the demo needs at least one news") }
+        try removeEarlierDemo(at: path)
+        DemoNews.hooks.withLock { $0 = [:] }
+        let model = try model()
+        let container = try PersistentContainer(path: path, model: model)
+        defer { container.close() }
+        let context = container.newContext()
+
+        var generator = DemoRandom(seed: 2026)
+        let subjects = ["Kura", "LMDB", "Swift on Linux", "Core Data", "The storehouse", "A fetch template", "The query planner"]
+        let verbs = ["ships", "grows", "saves the day", "learns a trick", "meets a predicate", "keeps its promises", "gets faster"]
+        let start = ContinuousClock.now
+        for index in 0..<count {
+            let news = DemoNews(context: context)
+            news.title = "\(subjects[generator.next(subjects.count)]) \(verbs[generator.next(verbs.count)]) #\(index + 1)"
+            news.body = "Story \(index + 1): " + (0..<12).map { _ in subjects[generator.next(subjects.count)].lowercased() }.joined(separator: " ")
+            news.imageURL = index % 4 == 0 ? nil : "https://images.example.com/news/\(index + 1).jpg"
+            news.sortOrder = generator.next(count * 10)
+        }
+        let inserted = context.insertedObjects.count
+        try context.save()
+        let saveTime = ContinuousClock.now - start
+        let afterInsert = DemoNews.hooks.withLock { $0 }
+
+        output("Built \(path): \(inserted) News in one save (\(milliseconds(saveTime)) ms).")
+        output("  awakeFromInsert ran \(afterInsert["awakeFromInsert", default: 0]) times: each news got a UUID objectId and a dateCreated.")
+        output("  willSave ran \(afterInsert["willSave", default: 0]) times and set dateUpdated inside the save (no willSave loop);")
+        output("  didSave ran \(afterInsert["didSave", default: 0]) times, after the commit.")
+
+        let some = try context.fetch(FetchRequest(entityName: "News").sorted(by: "sortOrder").limited(to: 10), as: DemoNews.self)
+        let before = some.first?.dateUpdated
+        for news in some { news.title += " (updated)" }
+        try context.save()
+        let afterUpdate = DemoNews.hooks.withLock { $0 }
+        output("Updated \(some.count) titles and saved again: willSave ran \(afterUpdate["willSave", default: 0] - afterInsert["willSave", default: 0]) more times; "
+            + "dateUpdated moved forward: \(before.map { $0 < (some.first?.dateUpdated ?? $0) } ?? false).")
+
+        let reader = container.newContext()
+        let all = try reader.count(for: model.fetchRequestTemplate(forName: "allNews")!)
+        let id = some.first?.objectId ?? ""
+        let request = try model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": id])
+        let found = try reader.fetch(request, as: DemoNews.self).last
+        output("Template allNews counts \(all) news; getNews with $objectId = \(id) finds \"\(found?.title ?? "nothing")\" (\(found?.objectID.uriRepresentation ?? "-")).")
+        output("Its plan: \(try reader.explain(request))")
+        output("")
+        output("Look inside (read-only, without this program's code):")
+        output("  kura inspect \(path)")
+        output("  kura> entities")
+        output("  kura> fetch News where title CONTAINS[c] \"kura\" sort sortOrder limit 5")
+        output("  kura> template getNews objectId=\(id)")
+        output("  kura> plan fetch News where sortOrder BETWEEN {100, 200}")
+        output("  kura> stats")
+    }
+
+    /// Removes the demo store at `path` if there is one; refuses any other file.
+    private static func removeEarlierDemo(at path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        var options = StoreOptions()
+        options.isReadOnly = true
+        do {
+            let existing = try PersistentContainer(path: path, model: model(), options: options)
+            existing.close()
+        } catch {
+            throw InspectError("\(path) exists and is not a demo store (\(error)); choose another path")
+        }
+        try FileManager.default.removeItem(atPath: path)
+        try? FileManager.default.removeItem(atPath: path + "-lock")
+    }
+
+    private static func milliseconds(_ duration: Duration) -> String {
+        String(format: "%.1f", Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15)
+    }
+}
+
+/// A small fixed-seed generator, so the demo's data is the same each time.
+private struct DemoRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(_ bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int((z ^ (z >> 31)) % UInt64(bound))
+    }
+}

@@ -1,0 +1,116 @@
+import Kura
+
+extension InspectSession {
+    /// A fetch request from `fetch`/`count` clauses, checked against the model.
+    func request(for spec: FetchSpec, line: String) throws -> FetchRequest {
+        let entity = try entity(named: spec.entity)
+        var request = FetchRequest(entityName: entity.name)
+        if let text = spec.predicate {
+            do {
+                request.predicate = try FetchPredicate(format: text)
+            } catch {
+                throw InspectError(error, line: line, predicateOffset: spec.predicateOffset)
+            }
+        }
+        for (key, ascending) in spec.sorts {
+            guard entity.attribute(named: key) != nil else {
+                throw InspectError("\(entity.name) has no attribute '\(key)' to sort by")
+            }
+            request.sortDescriptors.append(FetchSortDescriptor(key: key, ascending: ascending))
+        }
+        request.fetchLimit = spec.limit ?? 0
+        request.fetchOffset = spec.offset ?? 0
+        return request
+    }
+
+    /// The request of template `name`, each `var=value` read by the type of
+    /// the attribute its variable is compared with.
+    func templateRequest(_ name: String, _ arguments: [TemplateArgument]) throws -> FetchRequest {
+        guard let variables = model.templateVariables(forName: name) else {
+            let known = model.fetchRequestTemplatesByName.keys.sorted().joined(separator: ", ")
+            throw InspectError("unknown template '\(name)'; the store has \(known.isEmpty ? "none" : known)")
+        }
+        for argument in arguments where !variables.contains(where: { $0.name == argument.name }) {
+            let names = variables.map { "$\($0.name)" }.joined(separator: ", ")
+            throw InspectError("template \(name) has no variable $\(argument.name); it takes \(names.isEmpty ? "none" : names)")
+        }
+        var values: [String: Any] = [:]
+        for variable in variables {
+            guard let argument = arguments.last(where: { $0.name == variable.name }) else {
+                throw InspectError("template \(name) needs a value for $\(variable.name) (\(variable.type.displayName)): template \(name) \(variable.name)=…")
+            }
+            do {
+                values[variable.name] = try ValueParser.parse(argument.value, as: variable.type, isList: variable.isList, variable: variable.name)
+            } catch {
+                throw InspectError("\(error)")
+            }
+        }
+        return try model.fetchRequestFromTemplate(withName: name, substitutionVariables: values)
+    }
+
+    func fetch(_ request: FetchRequest) throws {
+        let context = newContext()
+        let objects = try context.fetch(request)
+        let entity = try entity(named: request.entityName)
+        if mode == .json {
+            for object in objects { print(JSONOutput.line(try Self.json(object, entity: entity))) }
+            return
+        }
+        let headers = ["objectID"] + entity.attributes.map(\.name)
+        let rows = try objects.map { object in
+            [object.objectID.uriRepresentation] + (try entity.attributes.map { attribute in
+                try object.value(forKey: attribute.name).map { "\($0)" } ?? "nil"
+            })
+        }
+        let numeric = Set(entity.attributes.enumerated().filter { $0.element.type.isNumeric }.map { $0.offset + 1 })
+        print(table.format(headers: headers, rows: rows, rightAligned: numeric))
+        print("(\(objects.count) \(objects.count == 1 ? "object" : "objects"))")
+    }
+
+    static func json(_ object: ManagedObject, entity: EntityDescription) throws -> [String: Any] {
+        var fields: [String: Any] = ["objectID": object.objectID.uriRepresentation]
+        for attribute in entity.attributes {
+            fields[attribute.name] = JSONOutput.value(try object.value(forKey: attribute.name))
+        }
+        return fields
+    }
+
+    func count(_ request: FetchRequest) throws {
+        let count = try newContext().count(for: request)
+        print(mode == .json ? JSONOutput.line(["count": count]) : String(count))
+    }
+
+    func show(_ text: String) throws {
+        let objectID = try model.objectID(forURIRepresentation: text)
+        let object = try newContext().existingObject(with: objectID)
+        let entity = objectID.entity
+        if mode == .json {
+            print(JSONOutput.line(try Self.json(object, entity: entity)))
+            return
+        }
+        let rows = try entity.attributes.map { attribute in
+            [attribute.name, try object.value(forKey: attribute.name).map { "\($0)" } ?? "nil"]
+        }
+        print(objectID.uriRepresentation)
+        print(table.format(headers: ["attribute", "value"], rows: rows))
+    }
+
+    func showPlan(_ request: FetchRequest) throws {
+        let plan = try newContext().explain(request)
+        print(mode == .json ? JSONOutput.line(["plan": plan.description, "index": plan.indexName ?? JSONOutput.value(nil)]) : plan.description)
+    }
+
+    /// Every object of `name` as JSON lines, read in batches so memory stays flat.
+    func dump(_ name: String) throws {
+        let entity = try entity(named: name)
+        let batch = 1000
+        var offset = 0
+        while true {
+            let context = newContext()
+            let objects = try context.fetch(FetchRequest(entityName: entity.name).limited(to: batch, offset: offset))
+            for object in objects { print(JSONOutput.line(try Self.json(object, entity: entity))) }
+            if objects.count < batch { return }
+            offset += batch
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Kura
+
+extension InspectSession {
+    static let helpText = """
+        Commands (one per line; keywords are not case-sensitive):
+          entities                          each entity: objects, attributes, indexes
+          schema ENTITY                     an entity's attributes and indexes
+          templates                         the fetch request templates and their variables
+          fetch ENTITY [where PREDICATE] [sort KEY [asc|desc], …] [limit N] [offset N]
+          count ENTITY [where PREDICATE]
+          template NAME var=value …         run a template; values are read by the type of their attribute
+          show OBJECTID                     one object, e.g. show kura://News/42
+          plan fetch|count …                the query plan: the index used, or a scan
+          stats                             map size and use, file size, transactions, readers, databases
+          check                             index ⇄ record consistency and unique indexes (reports, never repairs)
+          dump ENTITY                       every object as JSON lines
+          timer on|off                      print each command's run time
+          mode table|json                   how results are printed
+          quit                              leave (also Ctrl-D)
+        Predicates use NSPredicate's syntax: title BEGINSWITH[c] "kura" AND sortOrder BETWEEN {1, 9}.
+        A key spelled like a keyword (sort, limit, …) is written #sort.
+        """
+
+    func showHelp() {
+        print(Self.helpText)
+    }
+
+    func showEntities() throws {
+        let context = newContext()
+        var rows: [[String]] = []
+        for entity in model.entities {
+            let count = try context.count(for: FetchRequest(entityName: entity.name))
+            if mode == .json {
+                print(JSONOutput.line([
+                    "name": entity.name, "objects": count,
+                    "attributes": entity.attributes.map(\.name), "indexes": entity.indexes.map(\.name),
+                ] as [String: Any]))
+            } else {
+                rows.append([entity.name, String(count), entity.attributes.map(\.name).joined(separator: ", "),
+                             entity.indexes.map(\.description).joined(separator: ", ")])
+            }
+        }
+        if mode == .table {
+            print(table.format(headers: ["entity", "objects", "attributes", "indexes"], rows: rows, rightAligned: [1]))
+        }
+    }
+
+    func showSchema(_ name: String) throws {
+        let entity = try entity(named: name)
+        if mode == .json {
+            print(JSONOutput.line([
+                "name": entity.name,
+                "attributes": entity.attributes.map { attribute in
+                    ["name": attribute.name, "type": attribute.type.displayName, "optional": attribute.isOptional,
+                     "default": JSONOutput.value(attribute.defaultValue)] as [String: Any]
+                },
+                "indexes": entity.indexes.map { ["name": $0.name, "attributes": $0.attributes, "unique": $0.isUnique] as [String: Any] },
+            ] as [String: Any]))
+            return
+        }
+        print("entity \(entity.name)")
+        print(table.format(
+            headers: ["attribute", "type", "optional", "default"],
+            rows: entity.attributes.map { attribute in
+                [attribute.name, attribute.type.displayName, attribute.isOptional ? "yes" : "no",
+                 attribute.defaultValue.map { "\($0)" } ?? "nil"]
+            }))
+        if !entity.indexes.isEmpty {
+            print(table.format(
+                headers: ["index", "attributes", "unique"],
+                rows: entity.indexes.map { [$0.name, $0.attributes.joined(separator: ", "), $0.isUnique ? "yes" : "no"] }))
+        }
+    }
+
+    func showTemplates() {
+        let templates = model.fetchRequestTemplatesByName.sorted { $0.key < $1.key }
+        var rows: [[String]] = []
+        for (name, request) in templates {
+            let variables = model.templateVariables(forName: name) ?? []
+            let variableText = variables.map { "$\($0.name): \($0.type.displayName)\($0.isList ? " list" : "")" }
+            if mode == .json {
+                print(JSONOutput.line([
+                    "name": name, "entity": request.entityName,
+                    "predicate": request.predicate?.predicateFormat ?? JSONOutput.value(nil),
+                    "variables": variables.map { ["name": $0.name, "type": $0.type.displayName, "attribute": $0.key, "list": $0.isList] as [String: Any] },
+                ] as [String: Any]))
+            } else {
+                rows.append([name, request.entityName, request.predicate?.predicateFormat ?? "(all)", variableText.joined(separator: ", ")])
+            }
+        }
+        if mode == .table {
+            print(templates.isEmpty ? "(no templates)" : table.format(headers: ["template", "entity", "predicate", "variables"], rows: rows))
+        }
+    }
+}

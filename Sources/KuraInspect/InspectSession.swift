@@ -1,0 +1,154 @@
+import Foundation
+import Kura
+
+/// An open store and the state of an inspect session: what `kura inspect`
+/// runs each line against, and what the one-shot subcommands use.
+///
+/// ```swift
+/// let session = try InspectSession(path: "news.kura") { print($0) }
+/// try session.run("fetch News where sortOrder < 3 sort sortOrder")
+/// ```
+///
+/// The store is opened read-only: inspecting never changes the file and
+/// never blocks the store's writer. It needs no Swift code of the app: the
+/// store keeps its own model.
+public final class InspectSession {
+    /// The open store.
+    public let container: PersistentContainer
+    /// The store's model.
+    public var model: ManagedObjectModel { container.model }
+    /// How results are printed.
+    public var mode: OutputMode
+    /// Whether each command's run time is printed after it.
+    public var isTimerOn = false
+
+    let print: (String) -> Void
+    let table = TableFormatter()
+
+    /// Opens the store at `path` read-only.
+    ///
+    /// - Parameter output: Receives every line of output (results; errors are thrown).
+    /// - Throws: ``InspectError`` with a one-line message: no such file, not a
+    ///   Kura store, a store from a newer Kura, a damaged store.
+    public init(path: String, mode: OutputMode = .table, output: @escaping (String) -> Void) throws(InspectError) {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw InspectError("no such file: \(path)")
+        }
+        var options = StoreOptions()
+        options.isReadOnly = true
+        do {
+            container = try PersistentContainer(path: path, options: options)
+        } catch {
+            throw InspectError(error)
+        }
+        self.mode = mode
+        self.print = output
+    }
+
+    /// Runs one command line. Returns false for `quit`.
+    ///
+    /// - Throws: ``InspectError``: a one-line message, plus the line with a
+    ///   caret under the position for syntax errors.
+    @discardableResult
+    public func run(_ line: String) throws(InspectError) -> Bool {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { return true }
+        let command: InspectCommand
+        do {
+            command = try InspectCommand.parse(trimmed)
+        } catch {
+            throw InspectError(error.message, line: trimmed, position: error.position)
+        }
+        let start = ContinuousClock.now
+        defer {
+            if isTimerOn {
+                let elapsed = ContinuousClock.now - start
+                let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+                print(String(format: "Run time: %.3f ms", milliseconds))
+            }
+        }
+        do {
+            return try execute(command, line: trimmed)
+        } catch let error as InspectError {
+            throw error
+        } catch {
+            throw InspectError(error, line: trimmed)
+        }
+    }
+
+    private func execute(_ command: InspectCommand, line: String) throws -> Bool {
+        switch command {
+        case .help: showHelp()
+        case .entities: try showEntities()
+        case .schema(let name): try showSchema(name)
+        case .templates: showTemplates()
+        case .fetch(let spec): try fetch(try request(for: spec, line: line))
+        case .count(let spec): try count(try request(for: spec, line: line))
+        case .template(let name, let arguments): try fetch(try templateRequest(name, arguments))
+        case .show(let id): try show(id)
+        case .plan(let spec, let isCount):
+            var request = try request(for: spec, line: line)
+            if isCount { request.resultType = .count }
+            try showPlan(request)
+        case .stats: try showStatistics()
+        case .check: try check()
+        case .dump(let name): try dump(name)
+        case .timer(let on): isTimerOn = on
+        case .mode(let newMode): mode = newMode
+        case .quit: return false
+        }
+        return true
+    }
+
+    /// A new context for one command, so memory stays flat between commands.
+    func newContext() -> ManagedObjectContext {
+        container.newContext()
+    }
+
+    func entity(named name: String) throws -> EntityDescription {
+        guard let entity = model.entity(named: name) else {
+            let known = model.entities.map(\.name).joined(separator: ", ")
+            throw InspectError("unknown entity '\(name)'; the store has \(known.isEmpty ? "none" : known)")
+        }
+        return entity
+    }
+}
+
+/// Something that went wrong, as the inspect tool reports it: one line, and
+/// for a syntax error, the command with a caret under the position.
+public struct InspectError: Error, CustomStringConvertible {
+    /// The one-line message.
+    public let message: String
+    /// The command line and a caret line, when a position is known.
+    public let caret: String?
+
+    init(_ message: String, line: String? = nil, position: Int? = nil) {
+        self.message = message
+        if let line, let position {
+            caret = line + "\n" + String(repeating: " ", count: max(0, position)) + "^"
+        } else {
+            caret = nil
+        }
+    }
+
+    /// An error of Kura (or any other) as a message; a predicate syntax
+    /// error points into `line` when the predicate's offset is known.
+    init(_ error: Error, line: String? = nil, predicateOffset: Int? = nil) {
+        switch error {
+        case let syntax as PredicateSyntaxError:
+            let offset = predicateOffset ?? 0
+            self.init("predicate: \(syntax.message) at position \(syntax.position)",
+                      line: line ?? syntax.format, position: (line == nil ? 0 : offset) + syntax.position)
+        case let kura as KuraError:
+            self.init(kura.description)
+        case let inspect as InspectError:
+            self = inspect
+        default:
+            self.init("\(error)")
+        }
+    }
+
+    public var description: String {
+        caret.map { "\(message)\n\($0)" } ?? message
+    }
+}

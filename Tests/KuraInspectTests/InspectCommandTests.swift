@@ -1,0 +1,44 @@
+@testable import KuraInspect
+import Testing
+
+@Suite struct InspectCommandTests {
+    @Test func fetchClausesAreParsedWithThePredicateTakenAsTyped() throws {
+        let command = try InspectCommand.parse("fetch News where title == \"a sort b\" AND (x > 1 OR y IN {1, 2}) sort sortOrder desc, title limit 5 offset 2")
+        guard case .fetch(let spec) = command else { Issue.record("not a fetch"); return }
+        #expect(spec.entity == "News")
+        #expect(spec.predicate == "title == \"a sort b\" AND (x > 1 OR y IN {1, 2})")
+        #expect(spec.predicateOffset == 17)
+        #expect(spec.sorts.map(\.key) == ["sortOrder", "title"])
+        #expect(spec.sorts.map(\.ascending) == [false, true])
+        #expect(spec.limit == 5 && spec.offset == 2)
+    }
+
+    @Test func otherCommandsParse() throws {
+        #expect(try InspectCommand.parse("entities") == .entities)
+        #expect(try InspectCommand.parse(".tables") == .entities)
+        #expect(try InspectCommand.parse("schema Book") == .schema("Book"))
+        #expect(try InspectCommand.parse("template byIsbn isbn=\"isbn 1\" x=2")
+            == .template(name: "byIsbn", arguments: [TemplateArgument(name: "isbn", value: "isbn 1"), TemplateArgument(name: "x", value: "2")]))
+        #expect(try InspectCommand.parse("plan count Book where year > 3") == .plan(FetchSpec(entity: "Book", predicate: "year > 3"), isCount: true))
+        #expect(try InspectCommand.parse("timer ON") == .timer(true))
+        #expect(try InspectCommand.parse("mode json") == .mode(.json))
+        #expect(try InspectCommand.parse("show kura://Book/1") == .show("kura://Book/1"))
+        #expect(try InspectCommand.parse("QUIT") == .quit)
+    }
+
+    @Test(arguments: [
+        ("fetch", "fetch needs an entity: fetch ENTITY [where …] [sort …] [limit N] [offset N]", nil as Int?),
+        ("fetch Book limit -1", "limit takes a whole number, 0 or more", 17),
+        ("fetch Book where", "where needs a value", 16),
+        ("fetch Book sort year sideways", "expected asc or desc after year, found 'sideways'", 16),
+        ("fetch Book oops", "expected where, sort, limit or offset, found 'oops'", 11),
+        ("frobnicate", "unknown command 'frobnicate'; type help for the commands", 0),
+        ("timer maybe", "timer takes on or off", 6),
+        ("template byIsbn isbn", "expected var=value, found 'isbn'", 16),
+        ("fetch Book where title == \"open", "the quoted text that starts here is not closed", 26),
+        ("entities now", "entities takes no arguments", 9),
+    ])
+    func badCommandsSayWhatIsWrongAndWhere(_ line: String, _ message: String, _ position: Int?) {
+        #expect(throws: CommandError(message: message, position: position)) { try InspectCommand.parse(line) }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Kura
+import KuraLMDB
+import KuraTestSupport
+import Testing
+
+@Suite struct KuraToolTests {
+    @Test func aPipedSessionRunsEveryCommandWithoutAPrompt() throws {
+        let store = try BookStore()
+        let result = try KuraTool.run(["inspect", store.path], input: "count Book\nmode json\nfetch Book where isbn == 'isbn-4'\nquit\ncount Book\n")
+        #expect(result.status == 0)
+        #expect(result.output == """
+            4
+            {"isbn":"isbn-4","objectID":"kura://Book/4","price":7.25,"title":"Snow Crash","year":1992}
+
+            """)
+        #expect(result.error.isEmpty)
+    }
+
+    @Test func aPipedSessionStopsAtTheFirstErrorUnlessToldToKeepGoing() throws {
+        let store = try BookStore()
+        let input = "count Book\nfetch Book where year >\ncount Shelf\n"
+        let stopped = try KuraTool.run(["inspect", store.path], input: input)
+        #expect(stopped.status == 1)
+        #expect(stopped.output == "4\n")
+        #expect(stopped.error == """
+            error: predicate: expected a value after '>', found the end at position 6
+            fetch Book where year >
+                                   ^
+
+            """)
+        let kept = try KuraTool.run(["inspect", store.path, "--keep-going"], input: input)
+        #expect(kept.status == 1)
+        #expect(kept.output == "4\n0\n")
+    }
+
+    @Test func oneShotCommandsPrintAndExitWithTheirStatus() throws {
+        let store = try BookStore()
+        let fetch = try KuraTool.run(["fetch", "--json", store.path, "Book", "where", "year < 1970"])
+        #expect(fetch.status == 0)
+        #expect(fetch.output == #"{"isbn":"isbn-1","objectID":"kura://Book/1","price":9.99,"title":"Dune","year":1965}"# + "\n")
+        let template = try KuraTool.run(["template", store.path, "since", "year=2000"])
+        #expect(template.output.contains("kura://Book/3") && !template.output.contains("kura://Book/1"))
+        #expect(try KuraTool.run(["count", store.path, "Book"]).output == "4\n")
+        #expect(try KuraTool.run(["check", store.path]).status == 0)
+        #expect(try KuraTool.run(["stats", store.path]).output.contains("Book records"))
+        #expect(try KuraTool.run(["show", store.path, "kura://Book/1"]).output.contains("Dune"))
+        #expect(try KuraTool.run(["plan", store.path, "fetch", "Book", "where", "isbn == \"isbn-2\""]).output.hasPrefix("SEARCH Book USING UNIQUE INDEX isbn"))
+        #expect(try KuraTool.run(["dump", store.path, "Book"]).output.split(separator: "\n").count == 4)
+        let bad = try KuraTool.run(["fetch", store.path, "Book", "where", "year ="])
+        #expect(bad.status == 1)
+        #expect(bad.error.hasPrefix("error: predicate: expected a value after '='"))
+        #expect(try KuraTool.run(["template", store.path, "nope"]).error == "error: unknown template 'nope'; the store has byIsbn, since\n")
+        #expect(try KuraTool.run(["template", store.path, "byIsbn", "nope=1"]).status == 1)
+    }
+
+    @Test func missingForeignAndNewerStoresAreOneLineErrors() throws {
+        let store = try BookStore()
+        let missing = try KuraTool.run(["stats", store.directory.file("missing.kura")])
+        #expect(missing.status == 1)
+        #expect(missing.error == "error: no such file: \(store.directory.file("missing.kura"))\n")
+
+        // An LMDB file that isn't a Kura store.
+        let foreign = store.directory.file("foreign.lmdb")
+        do {
+            let environment = try Environment(path: foreign)
+            let database = try environment.createDatabase(named: "other")
+            try environment.write { txn in try database.put([1], forKey: [1], in: txn) }
+        }
+        let notKura = try KuraTool.run(["inspect", foreign], input: "entities\n")
+        #expect(notKura.status == 1)
+        #expect(notKura.error == "error: '\(foreign)' is not a Kura store\n")
+
+        // A store written by a future Kura.
+        do {
+            let environment = try Environment(path: store.path)
+            let meta = try #require(try environment.database(named: "kura.meta"))
+            try environment.write { txn in try meta.put([99, 0, 0, 0], forKey: Array("format".utf8), in: txn) }
+        }
+        let newer = try KuraTool.run(["check", store.path])
+        #expect(newer.status == 1)
+        #expect(newer.error == "error: '\(store.path)' has store format 99; this Kura reads format 1\n")
+    }
+
+    @Test func inspectingNeverChangesTheFile() throws {
+        let store = try BookStore()
+        let before = try Data(contentsOf: URL(fileURLWithPath: store.path))
+        _ = try KuraTool.run(["inspect", store.path], input: "entities\nfetch Book\ncheck\nstats\ndump Book\n")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store.path)) == before)
+    }
+
+    @Test func theDemoBuildsAStoreTellsWhatHappenedAndCanBeRunAgain() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("news.kura")
+        let first = try KuraTool.run(["demo", path, "--count", "120"])
+        #expect(first.status == 0, "\(first.error)")
+        #expect(first.output.contains("Built \(path): 120 News in one save"))
+        #expect(first.output.contains("awakeFromInsert ran 120 times"))
+        #expect(first.output.contains("willSave ran 120 times"))
+        #expect(first.output.contains("dateUpdated moved forward: true"))
+        #expect(first.output.contains("kura inspect \(path)"))
+        let again = try KuraTool.run(["demo", path, "--count", "50"])
+        #expect(again.status == 0)
+        #expect(try KuraTool.run(["count", path, "News"]).output == "50\n")
+        #expect(try KuraTool.run(["check", path]).status == 0)
+        #expect(try KuraTool.run(["templates", path]).status != 0, "not a subcommand")
+
+        let other = directory.file("other.kura")
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: other))
+        let refused = try KuraTool.run(["demo", other])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("exists and is not a demo store"))
+        #expect(try String(contentsOfFile: other, encoding: .utf8) == "keep me")
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Kura
+import KuraInspect
+import KuraTestSupport
+import Testing
+
+/// A small store with fixed values, so outputs can be compared exactly.
+struct BookStore {
+    let directory: TemporaryDirectory
+    let path: String
+
+    init(function: String = #function) throws {
+        directory = try TemporaryDirectory(function: function)
+        path = directory.file("books.kura")
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Book", attributes: [
+                AttributeDescription(name: "title", type: .string),
+                AttributeDescription(name: "year", type: .int16),
+                AttributeDescription(name: "price", type: .double, isOptional: true),
+                AttributeDescription(name: "isbn", type: .string),
+            ], indexes: [.unique("isbn"), .index("year")]),
+            EntityDescription(name: "Shelf", attributes: [AttributeDescription(name: "name", type: .string)]),
+        ])
+        try model.setFetchRequestTemplate(FetchRequest(entityName: "Book", predicate: "isbn == $isbn"), forName: "byIsbn")
+        try model.setFetchRequestTemplate(
+            FetchRequest(entityName: "Book", predicate: "year >= $year", sortDescriptors: [FetchSortDescriptor(key: "year")]),
+            forName: "since")
+        let container = try PersistentContainer(path: path, model: model)
+        let context = container.newContext()
+        let books: [(String, Int, Double?, String)] = [
+            ("Dune", 1965, 9.99, "isbn-1"),
+            ("Neuromancer", 1984, nil, "isbn-2"),
+            ("A title long enough to be cut in a table column", 2001, 12.5, "isbn-3"),
+            ("Snow Crash", 1992, 7.25, "isbn-4"),
+        ]
+        for (title, year, price, isbn) in books {
+            let book = try context.insertNewObject(forEntityName: "Book")
+            try book.setValue(title, forKey: "title")
+            try book.setValue(year, forKey: "year")
+            try book.setValue(price, forKey: "price")
+            try book.setValue(isbn, forKey: "isbn")
+        }
+        try context.save()
+        container.close()
+    }
+
+    /// Runs `lines` in one session and returns everything it printed, and
+    /// the error of the first failing line.
+    func run(_ lines: [String], mode: OutputMode = .table) throws -> (output: String, error: InspectError?) {
+        var output: [String] = []
+        let session = try InspectSession(path: path, mode: mode) { output.append($0) }
+        for line in lines {
+            do {
+                try session.run(line)
+            } catch {
+                return (output.joined(separator: "\n"), error)
+            }
+        }
+        return (output.joined(separator: "\n"), nil)
+    }
+}
+
+/// The `kura` executable built next to the tests.
+enum KuraTool {
+    static var path: String {
+        let helper = Helper.path
+        return URL(fileURLWithPath: helper).deletingLastPathComponent().appendingPathComponent("kura").path
+    }
+
+    /// Runs `kura` with `arguments` and `input` on stdin.
+    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws
+        -> (status: Int32, output: String, error: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        for (key, value) in environment { merged[key] = value }
+        process.environment = merged
+        let stdout = Pipe()
+        let stderr = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        let error = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: error, as: UTF8.self))
+    }
+}

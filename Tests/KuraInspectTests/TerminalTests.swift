@@ -1,0 +1,77 @@
+import Foundation
+import KuraTestSupport
+import Testing
+
+/// Drives `kura inspect` in a real terminal under tmux: typing, history and
+/// tab completion, reading the screen back.
+@Suite(.serialized) struct TerminalTests {
+    struct Tmux {
+        let session = "kura-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+
+        /// Runs tmux. Output is read from a file, not a pipe: the tmux server
+        /// a new session starts would keep a pipe open for ever.
+        @discardableResult
+        func run(_ arguments: [String]) throws -> String {
+            let outputPath = NSTemporaryDirectory() + "\(session)-\(UUID().uuidString).out"
+            FileManager.default.createFile(atPath: outputPath, contents: nil)
+            defer { try? FileManager.default.removeItem(atPath: outputPath) }
+            let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["tmux"] + arguments
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            try output.close()
+            return try String(contentsOfFile: outputPath, encoding: .utf8)
+        }
+
+        func keys(_ keys: String...) throws { try run(["send-keys", "-t", session] + keys) }
+        func screen() throws -> String { try run(["capture-pane", "-t", session, "-p"]) }
+
+        /// Waits until the screen contains `text`.
+        func waitFor(_ text: String, timeout: Double = 10) throws -> String {
+            let deadline = Date().addingTimeInterval(timeout)
+            var last = ""
+            while Date() < deadline {
+                last = try screen()
+                if last.contains(text) { return last }
+                usleep(50_000)
+            }
+            Issue.record("the screen never showed \"\(text)\":\n\(last)")
+            return last
+        }
+    }
+
+    @Test func typingHistoryAndTabCompletionWorkInARealTerminal() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "tmux is needed: run Scripts/install-dependencies")
+        let store = try BookStore()
+        let home = try TemporaryDirectory()
+        let tmux = Tmux()
+        try tmux.run(["new-session", "-d", "-s", tmux.session, "-x", "160", "-y", "40",
+                      "env HOME=\(home.path) TERM=xterm \(KuraTool.path) inspect \(store.path)"])
+        defer { _ = try? tmux.run(["kill-session", "-t", tmux.session]) }
+
+        _ = try tmux.waitFor("kura>")
+        // Tab completes the command and the entity.
+        try tmux.keys("cou", "Tab")
+        try tmux.keys("Bo", "Tab")
+        try tmux.keys("Enter")
+        var screen = try tmux.waitFor("kura> count Book")
+        #expect(screen.contains("kura> count Book \n4") || screen.contains("kura> count Book\n4"))
+        // A fetch, then Up brings it back from history.
+        try tmux.keys("fetch Book where year < 1970", "Enter")
+        screen = try tmux.waitFor("(1 object)")
+        #expect(screen.contains("Dune"))
+        try tmux.keys("Up")
+        screen = try tmux.waitFor("kura> fetch Book where year < 1970\n")
+        try tmux.keys("C-u", "bogus", "Enter")
+        screen = try tmux.waitFor("error: unknown command 'bogus'")
+        try tmux.keys("quit", "Enter")
+        usleep(300_000)
+        let history = try String(contentsOfFile: home.file(".kura_history"), encoding: .utf8)
+        #expect(history.contains("fetch\\040Book\\040where\\040year\\040<\\0401970"))
+    }
+}
