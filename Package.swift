@@ -29,8 +29,9 @@ let package = Package(
         .executableTarget(
             name: "kura",
             dependencies: ["KuraInspect", "Kura", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        .executableTarget(name: "kura-test-helper", dependencies: ["Kura", "KuraLMDB"], path: "Sources/KuraTestHelper"),
-        .target(name: "KuraTestSupport", path: "Tests/KuraTestSupport"),
+        .executableTarget(
+            name: "kura-test-helper", dependencies: ["Kura", "KuraLMDB", "KuraTestSupport"], path: "Sources/KuraTestHelper"),
+        .target(name: "KuraTestSupport", dependencies: ["Kura"], path: "Tests/KuraTestSupport"),
         .testTarget(name: "KuraLMDBTests", dependencies: ["KuraLMDB", "KuraTestSupport", "kura-test-helper"]),
         .testTarget(name: "KuraTests", dependencies: ["Kura", "KuraTestSupport", "kura-test-helper"]),
         .testTarget(name: "KuraInspectTests", dependencies: ["KuraInspect", "Kura", "KuraLMDB", "KuraTestSupport", "kura"]),

@@ -18,6 +18,14 @@ do {
         try LMDBCommands.grow(Array(arguments.dropFirst()))
     case "lmdb-hold-reader":
         try LMDBCommands.holdReader(Array(arguments.dropFirst()))
+    case "crash-writer":
+        try KuraCommands.crashWriter(Array(arguments.dropFirst()))
+    case "increment":
+        try KuraCommands.increment(Array(arguments.dropFirst()))
+    case "insert-entries":
+        try KuraCommands.insertEntries(Array(arguments.dropFirst()))
+    case "file-size-limit":
+        try KuraCommands.fileSizeLimit(Array(arguments.dropFirst()))
     default:
         print("unknown command \(command)")
         exit(2)

@@ -82,6 +82,27 @@ import Testing
         #expect(newer.error == "error: '\(store.path)' has store format 99; this Kura reads format 1\n")
     }
 
+    @Test func emptyRandomAndTruncatedFilesAreOneLineErrorsInEveryMode() throws {
+        let store = try BookStore()
+        let empty = store.directory.file("empty.kura")
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        let random = store.directory.file("random.kura")
+        var generator = SplitMix64(seed: 11)
+        try Data((0..<50_000).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: URL(fileURLWithPath: random))
+        let truncated = store.directory.file("truncated.kura")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: store.path)[.size] as? Int)
+        try Data(try Data(contentsOf: URL(fileURLWithPath: store.path)).prefix(size / 2)).write(to: URL(fileURLWithPath: truncated))
+
+        for (path, message) in [(empty, "is not a Kura store"), (random, "is not a Kura store"), (truncated, "the file is truncated")] {
+            for result in [try KuraTool.run(["check", path]), try KuraTool.run(["inspect", path], input: "entities\n")] {
+                #expect(result.status == 1)
+                #expect(result.output.isEmpty)
+                #expect(result.error.hasPrefix("error: '\(path)'") && result.error.contains(message), "\(result.error)")
+                #expect(result.error.split(separator: "\n").count == 1)
+            }
+        }
+    }
+
     @Test func inspectingNeverChangesTheFile() throws {
         let store = try BookStore()
         let before = try Data(contentsOf: URL(fileURLWithPath: store.path))

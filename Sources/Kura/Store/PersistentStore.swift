@@ -56,6 +56,9 @@ public final class PersistentStore: Sendable {
         }
 
         var environment = try Self.openEnvironment(path: path, options: environmentOptions)
+        // Reader slots of processes that died holding a snapshot would keep
+        // old pages from being reused: clear them now.
+        _ = try? environment.clearStaleReaders()
         var stored = try Self.readStoredModel(environment, path: path)
         if let (storedModel, _) = stored, model == nil,
            Self.databaseCount(for: storedModel) > environmentOptions.maxDatabases {

@@ -1,0 +1,116 @@
+import Foundation
+import Kura
+import KuraLMDB
+import KuraTestSupport
+import Testing
+
+/// Files that are not (or no longer) good Kura stores give a clear error,
+/// never a crash.
+@Suite struct BadFileTests {
+    @Test func everyKindOfBadFileIsAClearError() throws {
+        let directory = try TemporaryDirectory()
+        let model = try ManagedObjectModel.news()
+
+        let empty = directory.file("empty.kura")
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        #expect(throws: KuraError.notAKuraStore(path: empty)) { try PersistentContainer(path: empty, model: model) }
+
+        let random = directory.file("random.kura")
+        var generator = SplitMix64(seed: 3)
+        try Data((0..<100_000).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: URL(fileURLWithPath: random))
+        #expect(throws: KuraError.notAKuraStore(path: random)) { try PersistentContainer(path: random, model: model) }
+
+        let foreign = directory.file("foreign.lmdb")
+        do {
+            let environment = try Environment(path: foreign)
+            let database = try environment.createDatabase(named: "things")
+            try environment.write { txn in try database.put([1], forKey: [1], in: txn) }
+        }
+        #expect(throws: KuraError.notAKuraStore(path: foreign)) { try PersistentContainer(path: foreign, model: model) }
+
+        let truncated = directory.file("truncated.kura")
+        do {
+            let container = try PersistentContainer(path: truncated, model: model)
+            let context = container.newContext()
+            for index in 0..<2000 {
+                let news = News(context: context)
+                news.body = String(repeating: "b", count: 300)
+                news.sortOrder = index
+            }
+            try context.save()
+            container.close()
+        }
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: truncated)[.size] as? Int)
+        #expect(Glibc.truncate(truncated, off_t(size / 3)) == 0)
+        #expect {
+            try PersistentContainer(path: truncated, model: model)
+        } throws: { error in
+            if case KuraError.corruptStore(let path, let reason) = error { return path == truncated && reason.contains("truncated") }
+            return false
+        }
+
+        let future = directory.file("future.kura")
+        try PersistentContainer(path: future, model: model).close()
+        do {
+            let environment = try Environment(path: future)
+            let meta = try #require(try environment.database(named: "kura.meta"))
+            try environment.write { txn in try meta.put([2, 0, 0, 0], forKey: Array("format".utf8), in: txn) }
+        }
+        #expect(throws: KuraError.unsupportedFormatVersion(path: future, found: 2, supported: 1)) {
+            try PersistentContainer(path: future, model: model)
+        }
+
+        let other = directory.file("other.kura")
+        try PersistentContainer(path: other, model: model).close()
+        #expect(throws: KuraError.self) { try PersistentContainer(path: other, model: ManagedObjectModel(Sample.self)) }
+
+        // A damaged stored model.
+        let damagedModel = directory.file("model.kura")
+        try PersistentContainer(path: damagedModel, model: model).close()
+        do {
+            let environment = try Environment(path: damagedModel)
+            let meta = try #require(try environment.database(named: "kura.meta"))
+            try environment.write { txn in try meta.put(Array("{\"entities\": 5}".utf8), forKey: Array("model".utf8), in: txn) }
+        }
+        #expect {
+            try PersistentContainer(path: damagedModel, model: model)
+        } throws: { error in
+            if case KuraError.corruptStore = error { return true }
+            return false
+        }
+    }
+
+    @Test func aDamagedRecordIsReportedNotMisreadOrCrashedOn() throws {
+        let store = try TestStore()
+        do {
+            let container = try store.open(.news())
+            let context = container.newContext()
+            for index in 0..<20 {
+                let news = News(context: context)
+                news.title = index == 7 ? "FINDME-RECORD" : "plain \(index)"
+                news.sortOrder = index
+            }
+            try context.save()
+            container.close()
+        }
+        // Change the tag byte before the string "FINDME-RECORD" in the file.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: store.path))
+        let marker = Data("FINDME-RECORD".utf8)
+        let found = try #require(bytes.range(of: marker))
+        bytes[found.lowerBound - 1] = 0x03    // the string's tag becomes "int"
+        try bytes.write(to: URL(fileURLWithPath: store.path))
+
+        let container = try store.open(.news())
+        #expect {
+            try container.newContext().fetch(FetchRequest(entityName: "News"))
+        } throws: { error in
+            if case KuraError.corruptStore(_, let reason) = error { return reason.contains("a record of News") }
+            return false
+        }
+        let report = try container.store.check()
+        #expect(!report.isConsistent)
+        #expect(report.problems.contains { $0.contains("does not decode") })
+        // Records the query doesn't read are still fetched.
+        #expect(try container.newContext().count(for: FetchRequest(entityName: "News", predicate: "sortOrder < 5")) == 5)
+    }
+}

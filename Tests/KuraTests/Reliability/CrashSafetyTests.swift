@@ -1,0 +1,63 @@
+import Foundation
+import Kura
+import KuraTestSupport
+import Testing
+
+/// A writer process is killed with SIGKILL at random moments while it saves
+/// batches; after each kill the store must open, pass `check`, hold every
+/// batch the writer acknowledged, and hold no part of a batch it didn't save.
+///
+/// 200 trials by default; set KURA_CRASH_TRIALS (e.g. 1000) for more.
+@Suite(.serialized) struct CrashSafetyTests {
+    @Test func killedWritersNeverLoseAcknowledgedSavesOrLeaveHalfASave() throws {
+        let trials = Int(ProcessInfo.processInfo.environment["KURA_CRASH_TRIALS"] ?? "") ?? 200
+        let store = try TestStore()
+        let seed: UInt64 = 20_261_122
+        var generator = SplitMix64(seed: seed)
+        // The replayed state: the items after batch `replayed`.
+        var replayed = -1
+        var expected: [String: Int] = [:]
+        var acknowledgedTotal = 0
+        var killedMidway = 0
+
+        for trial in 0..<trials {
+            let (child, output) = try Helper.start(["crash-writer", store.path, String(seed)])
+            usleep(useconds_t(Int.random(in: 0...60_000, using: &generator)))
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+            #expect(child.terminationReason == .uncaughtSignal || child.terminationStatus == 0,
+                    "trial \(trial): the writer failed on its own")
+            let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                .split(separator: "\n")
+            let acknowledged = lines.compactMap { $0.hasPrefix("ack ") ? Int($0.dropFirst(4)) : nil }.max()
+
+            // The store must open and be consistent.
+            let container = try PersistentContainer(path: store.path, model: CrashWorkload.model())
+            let report = try container.store.check()
+            #expect(report.isConsistent, "trial \(trial): \(report.problems)")
+            #expect(!(try container.store.statistics().readers.contains { $0.contains(" \(child.processIdentifier) ") }),
+                    "the killed writer's reader slot was not cleared")
+            let (items, batch) = try CrashWorkload.read(container.newContext())
+            container.close()
+
+            // Every acknowledged batch is there (one more may have committed
+            // before its acknowledgement was written).
+            if let acknowledged {
+                #expect(batch >= acknowledged, "trial \(trial): batch \(acknowledged) was acknowledged, the store has \(batch)")
+                acknowledgedTotal += 1
+            }
+            if batch > (acknowledged ?? replayed) { killedMidway += 1 }
+            // Exactly the batches up to the marker: nothing lost, nothing partial.
+            #expect(batch >= replayed)
+            while replayed < batch {
+                replayed += 1
+                CrashWorkload.apply(CrashWorkload.batch(replayed, seed: seed, items: expected), to: &expected)
+            }
+            #expect(items == expected, "trial \(trial): the store after batch \(batch) differs from the replay")
+            if items != expected { break }
+        }
+        #expect(replayed > trials / 4, "too few batches were saved (\(replayed)) to prove much")
+        #expect(acknowledgedTotal > trials / 4)
+        print("crash safety: \(trials) trials, \(replayed + 1) batches saved, \(killedMidway) kills between a commit and its acknowledgement")
+    }
+}
