@@ -30,6 +30,10 @@ let package = Package(
             name: "kura",
             dependencies: ["KuraInspect", "Kura", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
+            name: "kura-fuzz",
+            dependencies: ["KuraTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/KuraFuzz"),
+        .executableTarget(
             name: "kura-test-helper", dependencies: ["Kura", "KuraLMDB", "KuraTestSupport"], path: "Sources/KuraTestHelper"),
         .target(name: "KuraTestSupport", dependencies: ["Kura"], path: "Tests/KuraTestSupport"),
         .testTarget(name: "KuraLMDBTests", dependencies: ["KuraLMDB", "KuraTestSupport", "kura-test-helper"]),

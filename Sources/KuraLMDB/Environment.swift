@@ -120,11 +120,20 @@ public final class Environment: @unchecked Sendable {
             }
         }
 
+        // LMDB makes the lock file before it reads the data file: when the
+        // open fails (random bytes, a truncated file), a lock file made now
+        // is removed, so a failed open leaves nothing behind.
+        let lockPath = path + "-lock"
+        let lockExisted = access(lockPath, F_OK) == 0
         var environment: OpaquePointer?
         try LMDBError.check(mdb_env_create(&environment))
         guard let environment else { throw LMDBError.system(ENOMEM) }
-        func fail(_ code: Int32) -> Error {
+        func close() {
             mdb_env_close(environment)
+            if !lockExisted { unlink(lockPath) }
+        }
+        func fail(_ code: Int32) -> Error {
+            close()
             return EnvironmentError.cannotOpen(path: path, reason: LMDBError(code: code))
         }
         var code = mdb_env_set_mapsize(environment, max(options.mapSize, 4096))
@@ -156,7 +165,7 @@ public final class Environment: @unchecked Sendable {
         guard code == 0 else { throw fail(code) }
         let needed = (Int(info.me_last_pgno) + 1) * Int(statistics.ms_psize)
         if Int(opened.st_size) < needed {
-            mdb_env_close(environment)
+            close()
             throw EnvironmentError.truncated(path: path, expectedBytes: needed, actualBytes: Int(opened.st_size))
         }
 

@@ -25,6 +25,8 @@ import Testing
         }
         let error = EnvironmentError.cannotOpen(path: path, reason: .invalid)
         #expect(error.description.contains("not an LMDB file"))
+        #expect(!FileManager.default.fileExists(atPath: path + "-lock"), "a failed open leaves no lock file")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(bytes), "the file is untouched")
     }
 
     @Test func anEmptyFileIsRefusedRatherThanInitialized() throws {

@@ -63,4 +63,17 @@ import Testing
         #expect(predicate.predicateFormat == "a == 1 AND (b != \"x\" OR NOT (c BEGINSWITH[c] \"y\")) AND d BETWEEN {1, 2}")
         #expect(FetchPredicate.comparison(.key("in"), .equal, .value(.float(1.5))).predicateFormat == "#in == CAST(\"1.5\", \"Float\")")
     }
+
+    /// Found by the fuzzer (predicate input 12604, seed 20261122): a date
+    /// literal too large for a double became `CAST(inf, "NSDate")`, which
+    /// did not parse back.
+    @Test func datesThatAreNotFiniteFormatToTextThatParsesBack() throws {
+        let parsed = try FetchPredicate(format: "date > CAST(1234.1e3085, \"NSDate\")")
+        #expect(parsed.predicateFormat == "date > CAST(\"inf\", \"NSDate\")")
+        #expect(try FetchPredicate(format: parsed.predicateFormat) == parsed)
+        for seconds in [Double.infinity, -.infinity, .nan] {
+            let predicate = FetchPredicate.comparison(.key("date"), .less, .value(.date(Date(timeIntervalSinceReferenceDate: seconds))))
+            #expect(try FetchPredicate(format: predicate.predicateFormat) == predicate, "\(predicate.predicateFormat)")
+        }
+    }
 }

@@ -93,4 +93,27 @@ import Testing
         #expect(throws: PredicateSyntaxError.self) { try broken.withSubstitutionVariables([:]) }
         #expect(broken.predicateFormat == "title == ")
     }
+
+    /// Deep nesting used to overflow the stack (found probing the parser for
+    /// the fuzz harness): nesting is limited, with an
+    /// error at the first level too many, however deep the input goes.
+    @Test func nestingDeeperThanTheLimitIsAnErrorNotAStackOverflow() throws {
+        let limit = PredicateParser.maximumNesting
+        let allowed = String(repeating: "(", count: limit) + "a == 1" + String(repeating: ")", count: limit)
+        #expect(try FetchPredicate(format: allowed) == .comparison(.key("a"), .equal, .value(.int(1))))
+        #expect(throws: Never.self) { try FetchPredicate(format: String(repeating: "NOT ", count: limit) + "a == 1") }
+        let message = "the predicate nests more than \(limit) levels deep"
+        for (prefix, suffix, width) in [("(", "", 1), ("NOT ", "", 4), ("!", "", 1)] {
+            for count in [limit + 1, 20_000] {
+                let format = String(repeating: prefix, count: count) + "a == 1" + suffix
+                #expect(throws: PredicateSyntaxError(format: format, position: limit * width, message: message)) {
+                    try FetchPredicate(format: format)
+                }
+            }
+        }
+        let lists = "a IN " + String(repeating: "{", count: 20_000)
+        #expect(throws: PredicateSyntaxError(format: lists, position: 5 + limit, message: message)) { try FetchPredicate(format: lists) }
+        let casts = "a == " + String(repeating: "CAST(", count: 20_000)
+        #expect(throws: PredicateSyntaxError(format: casts, position: 5 + limit * 5, message: message)) { try FetchPredicate(format: casts) }
+    }
 }

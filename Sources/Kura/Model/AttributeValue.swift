@@ -81,7 +81,8 @@ public enum AttributeValue: Sendable, Hashable {
 }
 
 extension AttributeValue {
-    /// Equal values of the same case. Unlike `Double`'s `==`, NaN equals NaN,
+    /// Equal values of the same case. Unlike `Double`'s `==`, NaN equals NaN
+    /// (for doubles, floats and dates alike),
     /// so setting an attribute to NaN twice changes nothing, and predicates
     /// holding NaN compare equal to themselves.
     public static func == (lhs: AttributeValue, rhs: AttributeValue) -> Bool {
@@ -92,7 +93,8 @@ extension AttributeValue {
         case (.float(let a), .float(let b)): a == b || (a.isNaN && b.isNaN)
         case (.decimal(let a), .decimal(let b)): a == b
         case (.string(let a), .string(let b)): a == b
-        case (.date(let a), .date(let b)): a == b
+        case (.date(let a), .date(let b)):
+            a == b || (a.timeIntervalSinceReferenceDate.isNaN && b.timeIntervalSinceReferenceDate.isNaN)
         case (.uuid(let a), .uuid(let b)): a == b
         case (.data(let a), .data(let b)): a == b
         case (.url(let a), .url(let b)): a == b
@@ -108,7 +110,9 @@ extension AttributeValue {
         case .float(let value): hasher.combine(3); hasher.combine(value.isNaN ? .nan : value)
         case .decimal(let value): hasher.combine(4); hasher.combine(value)
         case .string(let value): hasher.combine(5); hasher.combine(value)
-        case .date(let value): hasher.combine(6); hasher.combine(value)
+        case .date(let value):
+            hasher.combine(6)
+            hasher.combine(value.timeIntervalSinceReferenceDate.isNaN ? .nan : value.timeIntervalSinceReferenceDate)
         case .uuid(let value): hasher.combine(7); hasher.combine(value)
         case .data(let value): hasher.combine(8); hasher.combine(value)
         case .url(let value): hasher.combine(9); hasher.combine(value)

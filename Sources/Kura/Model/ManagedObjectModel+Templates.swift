@@ -93,6 +93,15 @@ extension ManagedObjectModel {
     /// Checks a request for use as a template.
     func template(for request: FetchRequest) throws -> FetchRequestTemplate {
         let fetch = try PreparedFetch(request, model: self, allowingVariables: true)
+        // A store keeps the predicate as text: it must parse back (a tree
+        // built in code may nest deeper than the parser allows).
+        if let predicate = request.predicate {
+            do {
+                _ = try FetchPredicate(format: predicate.predicateFormat)
+            } catch {
+                throw KuraError.invalidFetchRequest("the predicate can't be kept in a store: \(error)")
+            }
+        }
         return FetchRequestTemplate(
             request: request, entity: fetch.entity, variables: fetch.predicate?.variables ?? [:], compiled: fetch.predicate)
     }

@@ -4,8 +4,9 @@ import Foundation
 /// parsing the text gives the same tree back.
 ///
 /// Values NSPredicate can't write as literals use `CAST`: dates as
-/// `CAST(seconds since 2001, "NSDate")`, and `CAST("…", "Type")` for floats,
-/// decimals, UUIDs, data (base64), URLs and non-finite doubles.
+/// `CAST(seconds since 2001, "NSDate")` (the seconds quoted when not
+/// finite), and `CAST("…", "Type")` for floats, decimals, UUIDs, data
+/// (base64), URLs and non-finite doubles.
 enum PredicateFormatter {
     static func format(_ node: FetchPredicate.Node) -> String {
         switch node {
@@ -60,7 +61,9 @@ enum PredicateFormatter {
         case .float(let number): return "CAST(\(quoted(String(number))), \"Float\")"
         case .decimal(let number): return "CAST(\(quoted(number.description)), \"NSDecimalNumber\")"
         case .string(let text): return quoted(text)
-        case .date(let date): return "CAST(\(String(date.timeIntervalSinceReferenceDate)), \"NSDate\")"
+        case .date(let date):
+            let seconds = date.timeIntervalSinceReferenceDate
+            return "CAST(\(seconds.isFinite ? String(seconds) : quoted(String(seconds))), \"NSDate\")"
         case .uuid(let uuid): return "CAST(\(quoted(uuid.uuidString)), \"UUID\")"
         case .data(let data): return "CAST(\(quoted(data.base64EncodedString())), \"NSData\")"
         case .url(let url): return "CAST(\(quoted(url.absoluteString)), \"NSURL\")"

@@ -62,6 +62,13 @@ struct PredicateParser {
     private var current = 0
     private var arguments: [Any?]
     private var nextArgument = 0
+    /// How many parentheses, NOTs, lists and CASTs enclose the current token.
+    private var depth = 0
+
+    /// The deepest nesting a predicate may have. Parsing, formatting and
+    /// evaluating recurse; a limit keeps a hostile string from exhausting the
+    /// stack.
+    static let maximumNesting = 100
 
     /// Words that are operators or literals; a key spelled like one needs `#`.
     static let keywords: Set<String> = [
@@ -89,6 +96,14 @@ struct PredicateParser {
     }
 
     // MARK: Errors
+
+    /// Enters one more level of nesting; call `depth -= 1` when leaving it.
+    private mutating func enterNesting(at position: Int) throws(PredicateSyntaxError) {
+        depth += 1
+        guard depth <= Self.maximumNesting else {
+            throw error("the predicate nests more than \(Self.maximumNesting) levels deep", at: position)
+        }
+    }
 
     private func error(_ message: String, at position: Int) -> PredicateSyntaxError {
         PredicateSyntaxError(format: format, position: position, message: message)
@@ -268,7 +283,8 @@ struct PredicateParser {
 
     private mutating func parseNot() throws(PredicateSyntaxError) -> FetchPredicate.Node {
         if isKeyword(peek.token, "NOT") || isSymbol(peek.token, "!") {
-            _ = advance()
+            try enterNesting(at: advance().position)
+            defer { depth -= 1 }
             return .not(try parseNot())
         }
         return try parsePrimary()
@@ -277,7 +293,8 @@ struct PredicateParser {
     private mutating func parsePrimary() throws(PredicateSyntaxError) -> FetchPredicate.Node {
         let start = peek
         if isSymbol(start.token, "(") {
-            _ = advance()
+            try enterNesting(at: advance().position)
+            defer { depth -= 1 }
             let node = try parseOr()
             guard isSymbol(peek.token, ")") else {
                 throw error("expected ')' to close the '(' at position \(start.position), found \(describe(peek.token))", at: peek.position)
@@ -355,7 +372,10 @@ struct PredicateParser {
             case "TRUE", "YES": return .value(.bool(true))
             case "FALSE", "NO": return .value(.bool(false))
             case "NIL", "NULL": return .value(nil)
-            case "CAST": return try parseCast(at: located.position)
+            case "CAST":
+                try enterNesting(at: located.position)
+                defer { depth -= 1 }
+                return try parseCast(at: located.position)
             case "SELF":
                 throw error("SELF is not supported: compare an attribute instead", at: located.position)
             default:
@@ -381,6 +401,8 @@ struct PredicateParser {
         case .argument(let specifier):
             return try argument(specifier, at: located.position)
         case .symbol("{"):
+            try enterNesting(at: located.position)
+            defer { depth -= 1 }
             var elements: [FetchPredicate.Expression] = []
             if isSymbol(peek.token, "}") {
                 _ = advance()
@@ -447,7 +469,8 @@ struct PredicateParser {
         let number = value.numericValue
         var result: AttributeValue?
         switch typeName {
-        case "NSDate", "Date": result = number.map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
+        case "NSDate", "Date":
+            result = (text.flatMap(Double.init) ?? number).map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
         case "Float": result = (text.flatMap(Float.init) ?? number.map(Float.init)).map(AttributeValue.float)
         case "Double", "NSNumber": result = (text.flatMap(Double.init) ?? number).map(AttributeValue.double)
         case "NSDecimalNumber", "Decimal":

@@ -1,0 +1,57 @@
+/// The decoders and the predicate compiler, reachable without a store, for
+/// the fuzz harnesses (`kura-fuzz` and the fuzz tests).
+///
+/// Not API: import with `@_spi(Fuzzing) import Kura`. Each entry point runs
+/// the same code a store runs on bytes it reads from its file.
+@_spi(Fuzzing) public enum FuzzingEntryPoints {
+    /// Checks a whole record of `entity` the way ``PersistentStore/check()``
+    /// does, then decodes every value.
+    public static func decodeRecord(_ bytes: [UInt8], of entity: EntityDescription) throws -> [AttributeValue?] {
+        try bytes.withUnsafeBytes { raw in
+            let view = try RecordView(validating: raw, entity: entity)
+            return (0..<entity.attributes.count).map { view.value($0, of: entity) }
+        }
+    }
+
+    /// Reads a record of `entity` the way a fetch does: the header first,
+    /// then each value checked just before it is decoded.
+    public static func decodeRecordLazily(_ bytes: [UInt8], of entity: EntityDescription) throws -> [AttributeValue?] {
+        try bytes.withUnsafeBytes { raw in
+            let view = try RecordView(checkingHeader: raw, entity: entity)
+            return try (0..<entity.attributes.count).map { number in
+                try view.checkValues([number], of: entity)
+                return view.value(number, of: entity)
+            }
+        }
+    }
+
+    /// The bytes a store writes for `values` (one per attribute, in order).
+    public static func encodeRecord(_ values: [AttributeValue?], rowVersion: UInt64 = 1) -> [UInt8] {
+        RecordFormat.encode(ContiguousArray(values), rowVersion: rowVersion)
+    }
+
+    /// Rebuilds a model from the bytes a store keeps, as opening a store does.
+    public static func decodeModel(_ bytes: [UInt8]) throws -> ManagedObjectModel {
+        try ManagedObjectModel.decode(bytes)
+    }
+
+    /// The bytes a store keeps for `model`.
+    public static func encodeModel(_ model: ManagedObjectModel) throws -> [UInt8] {
+        try model.encoded()
+    }
+
+    /// The words the predicate parser reads as keywords.
+    public static var predicateKeywords: Set<String> { PredicateParser.keywords }
+
+    /// Compiles `predicate` for `entity` and evaluates it on `values`, as a
+    /// fetch filters a record.
+    public static func evaluate(_ predicate: FetchPredicate, on values: [AttributeValue?], of entity: EntityDescription) throws -> Bool {
+        try predicate.compiled(for: entity).evaluate(on: ValuesSource(values: values))
+    }
+
+    private struct ValuesSource: AttributeSource {
+        let values: [AttributeValue?]
+
+        func attributeValue(_ number: Int) -> AttributeValue? { values[number] }
+    }
+}
