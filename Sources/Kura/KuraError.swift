@@ -109,6 +109,7 @@ public struct ValidationFailure: Error, Sendable, Hashable, CustomStringConverti
     /// What is wrong, for a person.
     public var message: String
 
+    /// A failure of `objectID`, about the attribute `key` when there is one.
     public init(objectID: ObjectID, key: String?, message: String) {
         self.objectID = objectID
         self.key = key

@@ -13,7 +13,7 @@ import Testing
         @discardableResult
         func run(_ arguments: [String]) throws -> String {
             let outputPath = NSTemporaryDirectory() + "\(session)-\(UUID().uuidString).out"
-            FileManager.default.createFile(atPath: outputPath, contents: nil)
+            _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
             defer { try? FileManager.default.removeItem(atPath: outputPath) }
             let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
             let process = Process()

@@ -60,7 +60,7 @@ import Testing
 
     @Test func theCanonicalFormIsReadable() throws {
         let predicate = try FetchPredicate(format: "a = 1 and (b <> 'x' or not c beginswith[c] \"y\") && d between {1,2}")
-        #expect(predicate.predicateFormat == "a == 1 AND (b != \"x\" OR NOT (c BEGINSWITH[c] \"y\")) AND d BETWEEN {1, 2}")
+        #expect(predicate.predicateFormat == "a == 1 AND (b != \"x\" OR NOT c BEGINSWITH[c] \"y\") AND d BETWEEN {1, 2}")
         #expect(FetchPredicate.comparison(.key("in"), .equal, .value(.float(1.5))).predicateFormat == "#in == CAST(\"1.5\", \"Float\")")
     }
 

@@ -95,8 +95,8 @@ import Testing
     }
 
     /// Deep nesting used to overflow the stack (found probing the parser for
-    /// the fuzz harness): nesting is limited, with an
-    /// error at the first level too many, however deep the input goes.
+    /// the fuzz harness): nesting is limited, with an error at the first
+    /// level too many, however deep the input goes.
     @Test func nestingDeeperThanTheLimitIsAnErrorNotAStackOverflow() throws {
         let limit = PredicateParser.maximumNesting
         let allowed = String(repeating: "(", count: limit) + "a == 1" + String(repeating: ")", count: limit)
@@ -114,6 +114,27 @@ import Testing
         let lists = "a IN " + String(repeating: "{", count: 20_000)
         #expect(throws: PredicateSyntaxError(format: lists, position: 5 + limit, message: message)) { try FetchPredicate(format: lists) }
         let casts = "a == " + String(repeating: "CAST(", count: 20_000)
-        #expect(throws: PredicateSyntaxError(format: casts, position: 5 + limit * 5, message: message)) { try FetchPredicate(format: casts) }
+        #expect(throws: PredicateSyntaxError(format: casts, position: 10, message: "CAST needs a string or number")) {
+            try FetchPredicate(format: casts)
+        }
+    }
+
+    /// Found by the fuzzer (predicate inputs 154372 and others, seed 1): 51
+    /// NOTs in a row parsed, but were formatted as `NOT (NOT (…` with twice
+    /// the nesting, past the limit, so the formatted text did not parse.
+    /// The third input also once took exponential time: each AND/OR level
+    /// flattened its whole subtree twice.
+    @Test func anAcceptedPredicateFormatsToTextWithinTheNestingLimit() throws {
+        let limit = PredicateParser.maximumNesting
+        let inputs = [
+            String(repeating: "!", count: limit) + "a == 1",
+            String(repeating: "NOT ", count: limit - 1) + "(a == 1 OR b == 2)",
+            "x == 1 OR " + String(repeating: "(a == 1 AND ", count: limit / 2) + "b == 2" + String(repeating: " OR c == 3)", count: limit / 2),
+            "a IN " + String(repeating: "{", count: limit) + "1e400" + String(repeating: "}", count: limit),
+        ]
+        for input in inputs {
+            let predicate = try FetchPredicate(format: input)
+            #expect(try FetchPredicate(format: predicate.predicateFormat) == predicate, "\(predicate.predicateFormat)")
+        }
     }
 }

@@ -25,6 +25,7 @@ public struct ContextChanges: Sendable, Hashable {
     /// Objects deleted.
     public var deletedObjectIDs: Set<ObjectID> { Set(deleted) }
 
+    /// No changes.
     public init() {}
 
     /// The changes a context notification carries, or `nil` for another notification.

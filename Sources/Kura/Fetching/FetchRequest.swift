@@ -64,6 +64,8 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
     /// misjudges, as SQLite's `NOT INDEXED` does. Results are the same either way.
     public var allowsIndexes = true
 
+    /// A request for objects of `entityName`, optionally filtered and sorted.
+    /// Nothing is checked until the request is fetched (or registered as a template).
     public init(entityName: String, predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
         self.entityName = entityName
         self.storedPredicate = predicate

@@ -33,6 +33,7 @@ public struct FetchSortDescriptor: Sendable, Hashable, CustomStringConvertible {
     /// How values compare.
     public var comparison: Comparison
 
+    /// Sorts by the attribute `key`, ascending or descending, compared with `comparison`.
     public init(key: String, ascending: Bool = true, comparison: Comparison = .compare) {
         self.key = key
         self.ascending = ascending

@@ -1,9 +1,13 @@
 /// The results of ``ManagedObjectContext/execute(_:)``, in the shape the
 /// request's ``FetchRequest/resultType`` asks for.
 public enum FetchResult {
+    /// The objects, registered in the context.
     case objects([ManagedObject])
+    /// The objects' IDs.
     case objectIDs([ObjectID])
+    /// One dictionary per object: attribute name to value, plus `objectID`.
     case dictionaries([[String: AttributeValue?]])
+    /// How many objects match.
     case count(Int)
 }
 

@@ -21,6 +21,7 @@ public struct AttributeDescription: Sendable, Hashable {
     /// The value a newly inserted object starts with, or `nil` for none.
     public var defaultValue: AttributeValue?
 
+    /// An attribute called `name` of `type`; `defaultValue` is what new objects start with.
     public init(name: String, type: AttributeType, isOptional: Bool = false, defaultValue: AttributeValue? = nil) {
         self.name = name
         self.type = type

@@ -4,17 +4,29 @@
 /// in; `Float` and `Double` are distinct; dates are stored as seconds since
 /// 2001-01-01 (Foundation's reference date), URLs by their absolute string.
 public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
+    /// `Bool`.
     case bool
+    /// `Int16`, range-checked.
     case int16
+    /// `Int32`, range-checked.
     case int32
+    /// `Int64` (and `Int`).
     case int64
+    /// `Double`.
     case double
+    /// `Float`.
     case float
+    /// `Decimal`.
     case decimal
+    /// `String`.
     case string
+    /// `Date`.
     case date
+    /// `UUID`.
     case uuid
+    /// `Data`.
     case data
+    /// `URL`.
     case url
 
     /// True for the integer types.

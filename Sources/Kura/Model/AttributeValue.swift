@@ -7,16 +7,25 @@ import Foundation
 /// type; the dynamic API (``ManagedObject/value(forKey:)``), predicates and the
 /// inspect tool use it directly.
 public enum AttributeValue: Sendable, Hashable {
+    /// A Boolean.
     case bool(Bool)
     /// Any integer attribute (`Int16`, `Int32`, `Int64`).
     case int(Int64)
+    /// A `Double`.
     case double(Double)
+    /// A `Float`, kept apart from doubles.
     case float(Float)
+    /// A `Decimal`, stored as its text.
     case decimal(Decimal)
+    /// A string, stored as UTF-8.
     case string(String)
+    /// A date, stored as seconds since 2001-01-01.
     case date(Date)
+    /// A UUID, stored as its 16 bytes.
     case uuid(UUID)
+    /// Bytes.
     case data(Data)
+    /// A URL, stored as its absolute string.
     case url(URL)
 
     /// The attribute type this value naturally belongs to (integers: `int64`).

@@ -22,6 +22,7 @@ public struct IndexDescription: Sendable, Hashable {
     /// True when no two objects may have the same (non-nil) values.
     public var isUnique: Bool
 
+    /// An index on `attributes`, in order; its name defaults to the attribute names joined with `_`.
     public init(_ attributes: [String], isUnique: Bool = false, name: String? = nil) {
         self.attributes = attributes
         self.isUnique = isUnique

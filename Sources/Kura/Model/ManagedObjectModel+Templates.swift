@@ -52,6 +52,7 @@ public struct TemplateVariable: Sendable, Hashable {
     /// True when the variable takes a list of values (`IN $ids`, `BETWEEN $range`).
     public var isList: Bool
 
+    /// A variable called `name` compared with the attribute `key` of `type`.
     public init(name: String, key: String, type: AttributeType, isList: Bool) {
         self.name = name
         self.key = key

@@ -3,6 +3,11 @@ import Foundation
 /// Writes a predicate tree as NSPredicate format text, in one canonical way:
 /// parsing the text gives the same tree back.
 ///
+/// Parentheses appear only where precedence needs them (`NOT (a OR b)`,
+/// `a AND (b OR c)`), so the text never nests deeper than any text that
+/// parses to the same tree: a predicate within the parser's nesting limit
+/// formats to text within it too.
+///
 /// Values NSPredicate can't write as literals use `CAST`: dates as
 /// `CAST(seconds since 2001, "NSDate")` (the seconds quoted when not
 /// finite), and `CAST("…", "Type")` for floats, decimals, UUIDs, data
@@ -13,17 +18,18 @@ enum PredicateFormatter {
         case .constant(let value):
             return value ? "TRUEPREDICATE" : "FALSEPREDICATE"
         case .not(let inner):
-            return "NOT (\(format(inner)))"
+            switch inner {
+            case .and, .or: return "NOT (\(format(inner)))"
+            default: return "NOT \(format(inner))"
+            }
         case .and(let nodes):
             return nodes.map { node in
                 if case .or = node { return "(\(format(node)))" }
                 return format(node)
             }.joined(separator: " AND ")
         case .or(let nodes):
-            return nodes.map { node in
-                if case .and = node { return "(\(format(node)))" }
-                return format(node)
-            }.joined(separator: " OR ")
+            // AND binds tighter than OR: its terms need no parentheses.
+            return nodes.map(format).joined(separator: " OR ")
         case .comparison(let left, let operation, let right, let options):
             var flags = ""
             if options.contains(.caseInsensitive) { flags += "c" }

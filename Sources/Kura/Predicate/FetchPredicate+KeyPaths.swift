@@ -33,26 +33,32 @@ extension FetchPredicate {
     }
 }
 
+/// `keyPath == value` as a predicate: `\\News.sortOrder == 3`.
 public func == <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> FetchPredicate {
     .compare(lhs, .equal, rhs)
 }
 
+/// `keyPath != value` as a predicate: `\\News.sortOrder != 3`.
 public func != <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> FetchPredicate {
     .compare(lhs, .notEqual, rhs)
 }
 
+/// `keyPath < value` as a predicate: `\\News.sortOrder < 3`.
 public func < <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> FetchPredicate {
     .compare(lhs, .less, rhs)
 }
 
+/// `keyPath <= value` as a predicate: `\\News.sortOrder <= 3`.
 public func <= <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> FetchPredicate {
     .compare(lhs, .lessOrEqual, rhs)
 }
 
+/// `keyPath > value` as a predicate: `\\News.sortOrder > 3`.
 public func > <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> FetchPredicate {
     .compare(lhs, .greater, rhs)
 }
 
+/// `keyPath >= value` as a predicate: `\\News.sortOrder >= 3`.
 public func >= <Root: ManagedObject, Value: AttributeValueConvertible>(lhs: KeyPath<Root, Value>, rhs: Value) -> FetchPredicate {
     .compare(lhs, .greaterOrEqual, rhs)
 }

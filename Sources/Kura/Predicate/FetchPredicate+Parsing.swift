@@ -19,6 +19,7 @@ public struct PredicateSyntaxError: Error, Sendable, Hashable, CustomStringConve
     /// What is wrong or what was expected, for a person.
     public let message: String
 
+    /// An error at `position` (in Unicode scalars) of `format`.
     public init(format: String, position: Int, message: String) {
         self.format = format
         self.position = position
@@ -62,7 +63,7 @@ struct PredicateParser {
     private var current = 0
     private var arguments: [Any?]
     private var nextArgument = 0
-    /// How many parentheses, NOTs, lists and CASTs enclose the current token.
+    /// How many parentheses, NOTs and lists enclose the current token.
     private var depth = 0
 
     /// The deepest nesting a predicate may have. Parsing, formatting and
@@ -269,7 +270,7 @@ struct PredicateParser {
             _ = advance()
             nodes.append(try parseAnd())
         }
-        return nodes.count == 1 ? nodes[0] : FetchPredicate.Node.or(nodes).flattened
+        return nodes.count == 1 ? nodes[0] : FetchPredicate.Node.or(flat: nodes)
     }
 
     private mutating func parseAnd() throws(PredicateSyntaxError) -> FetchPredicate.Node {
@@ -278,7 +279,7 @@ struct PredicateParser {
             _ = advance()
             nodes.append(try parseNot())
         }
-        return nodes.count == 1 ? nodes[0] : FetchPredicate.Node.and(nodes).flattened
+        return nodes.count == 1 ? nodes[0] : FetchPredicate.Node.and(flat: nodes)
     }
 
     private mutating func parseNot() throws(PredicateSyntaxError) -> FetchPredicate.Node {
@@ -372,10 +373,7 @@ struct PredicateParser {
             case "TRUE", "YES": return .value(.bool(true))
             case "FALSE", "NO": return .value(.bool(false))
             case "NIL", "NULL": return .value(nil)
-            case "CAST":
-                try enterNesting(at: located.position)
-                defer { depth -= 1 }
-                return try parseCast(at: located.position)
+            case "CAST": return try parseCast(at: located.position)
             case "SELF":
                 throw error("SELF is not supported: compare an attribute instead", at: located.position)
             default:
@@ -453,8 +451,13 @@ struct PredicateParser {
     private mutating func parseCast(at position: Int) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
         guard isSymbol(peek.token, "(") else { throw error("expected '(' after CAST", at: peek.position) }
         _ = advance()
+        // A literal only: CAST never nests.
         let valueToken = peek
-        let inner = try parseExpression(after: nil)
+        let inner: FetchPredicate.Expression
+        switch valueToken.token {
+        case .string, .number, .symbol("-"): inner = try parseExpression(after: nil)
+        default: throw error("CAST needs a string or number", at: valueToken.position)
+        }
         guard isSymbol(peek.token, ",") else { throw error("expected ',' in CAST", at: peek.position) }
         _ = advance()
         guard case .string(let typeName) = advance().token else {

@@ -115,18 +115,31 @@ extension FetchPredicate {
 
     /// How two expressions are compared.
     public enum Operator: String, Sendable, Hashable, CaseIterable {
+        /// `==`
         case equal = "=="
+        /// `!=`
         case notEqual = "!="
+        /// `<`
         case less = "<"
+        /// `<=`
         case lessOrEqual = "<="
+        /// `>`
         case greater = ">"
+        /// `>=`
         case greaterOrEqual = ">="
+        /// `BETWEEN {low, high}`, both ends included
         case between = "BETWEEN"
+        /// `IN {…}`: equal to one of the values
         case `in` = "IN"
+        /// `BEGINSWITH`
         case beginsWith = "BEGINSWITH"
+        /// `ENDSWITH`
         case endsWith = "ENDSWITH"
+        /// `CONTAINS`
         case contains = "CONTAINS"
+        /// `LIKE`, with `*` and `?` wildcards, whole string
         case like = "LIKE"
+        /// `MATCHES`: an ICU regular expression, whole string
         case matches = "MATCHES"
 
         /// True for the operators that only apply to strings.
@@ -207,34 +220,45 @@ extension FetchPredicate {
         FetchPredicate(.not(predicate.root))
     }
 
+    /// Both predicates.
     public static func && (lhs: FetchPredicate, rhs: FetchPredicate) -> FetchPredicate { .and([lhs, rhs]) }
+    /// Either predicate.
     public static func || (lhs: FetchPredicate, rhs: FetchPredicate) -> FetchPredicate { .or([lhs, rhs]) }
+    /// The negation.
     public static prefix func ! (predicate: FetchPredicate) -> FetchPredicate { .not(predicate) }
 }
 
 extension FetchPredicate.Node {
     /// Nested ANDs (ORs) merged into one, single-element ones unwrapped:
     /// the shape the parser produces, so built and parsed trees compare equal.
+    /// Linear in the size of the tree.
     var flattened: FetchPredicate.Node {
         switch self {
-        case .and(let nodes):
-            let merged = nodes.flatMap { node -> [FetchPredicate.Node] in
-                if case .and(let inner) = node.flattened { return inner }
-                return [node.flattened]
-            }
-            if merged.isEmpty { return .constant(true) }
-            return merged.count == 1 ? merged[0] : .and(merged)
-        case .or(let nodes):
-            let merged = nodes.flatMap { node -> [FetchPredicate.Node] in
-                if case .or(let inner) = node.flattened { return inner }
-                return [node.flattened]
-            }
-            if merged.isEmpty { return .constant(false) }
-            return merged.count == 1 ? merged[0] : .or(merged)
-        case .not(let node):
-            return .not(node.flattened)
-        case .constant, .comparison:
-            return self
+        case .and(let nodes): Self.and(flat: nodes.map(\.flattened))
+        case .or(let nodes): Self.or(flat: nodes.map(\.flattened))
+        case .not(let node): .not(node.flattened)
+        case .constant, .comparison: self
         }
+    }
+
+    /// The AND of nodes that are flat already: merges one level only, so the
+    /// parser builds a flat tree in linear time.
+    static func and(flat nodes: [FetchPredicate.Node]) -> FetchPredicate.Node {
+        let merged = nodes.flatMap { node -> [FetchPredicate.Node] in
+            if case .and(let inner) = node { return inner }
+            return [node]
+        }
+        if merged.isEmpty { return .constant(true) }
+        return merged.count == 1 ? merged[0] : .and(merged)
+    }
+
+    /// The OR of nodes that are flat already; see ``and(flat:)``.
+    static func or(flat nodes: [FetchPredicate.Node]) -> FetchPredicate.Node {
+        let merged = nodes.flatMap { node -> [FetchPredicate.Node] in
+            if case .or(let inner) = node { return inner }
+            return [node]
+        }
+        if merged.isEmpty { return .constant(false) }
+        return merged.count == 1 ? merged[0] : .or(merged)
     }
 }

@@ -4,12 +4,15 @@ import KuraLMDB
 public struct StoreCheckReport: Sendable {
     /// One entity's records and index entries as checked.
     public struct EntityReport: Sendable {
+        /// The entity's name.
         public var entity: String
+        /// How many records it has.
         public var records: Int
         /// Index name → entries.
         public var indexEntries: [String: Int]
     }
 
+    /// What was found for each entity.
     public var entities: [EntityReport] = []
     /// What is wrong, one line each (at most the limit asked for).
     public var problems: [String] = []

@@ -10,13 +10,19 @@ public struct StoreStatistics: Sendable {
         public var entity: String?
         /// The index, for indexes.
         public var index: String?
+        /// The B-tree's depth.
         public var depth: Int
+        /// Pages of the tree's inner nodes.
         public var branchPages: Int
+        /// Pages of the tree's leaves.
         public var leafPages: Int
+        /// Pages holding values too large for a leaf.
         public var overflowPages: Int
+        /// Key/value pairs.
         public var entries: Int
     }
 
+    /// The store file.
     public var path: String
     /// The store file's size on disk.
     public var fileSize: Int
@@ -24,13 +30,17 @@ public struct StoreStatistics: Sendable {
     public var mapSize: Int
     /// The bytes of the pages in use.
     public var usedBytes: Int
+    /// LMDB's page size, in bytes.
     public var pageSize: Int
+    /// The ID of the last committed write transaction.
     public var lastTransactionID: Int
+    /// Reader slots in the lock file.
     public var maxReaders: Int
     /// Reader slots ever used (LMDB's high-water mark).
     public var readersUsed: Int
     /// The live readers, one line each, as LMDB lists them.
     public var readers: [String]
+    /// Every database of the store: meta, records and indexes.
     public var databases: [DatabaseInfo]
 }
 

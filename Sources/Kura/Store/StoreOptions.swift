@@ -35,5 +35,6 @@ public struct StoreOptions: Sendable, Hashable {
         case noSync
     }
 
+    /// The defaults: read-write, 64 MiB growing to 64 GiB, 126 readers, full durability.
     public init() {}
 }

@@ -1,0 +1,75 @@
+import Foundation
+import Kura
+import KuraTestSupport
+import Testing
+
+/// The README's examples, as written there (News is the same class), so the
+/// README stays true.
+@Suite struct ReadmeTests {
+    @Test func theFetchingExampleRunsAsWritten() throws {
+        let store = try TestStore()
+        let model = try ManagedObjectModel(News.self)
+        let container = try store.open(model)
+        let context = container.newContext()
+        var id = ""
+        for index in 1...300 {
+            let news = News(context: context)
+            news.title = index % 3 == 0 ? "Kura news \(index)" : "News \(index)"
+            news.sortOrder = index
+            if index == 42 { id = news.objectId }
+        }
+        try context.save()
+
+        // From the README (registering after open is refused: the model is in use).
+        #expect(throws: KuraError.self) {
+            try model.setFetchRequestTemplate(FetchRequest(entityName: "News"), forName: "allNews")
+        }
+        let readmeModel = try ManagedObjectModel(News.self)
+        try readmeModel.setFetchRequestTemplate(FetchRequest(entityName: "News"), forName: "allNews")
+        try readmeModel.setFetchRequestTemplate(FetchRequest(entityName: "News", predicate: "objectId == $objectId"), forName: "getNews")
+        let all = readmeModel.fetchRequestTemplate(forName: "allNews")!.sorted(by: "sortOrder")
+        let one = try readmeModel.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": id])
+        let news = try context.fetch(one).last as? News
+        #expect(news?.sortOrder == 42)
+        #expect(try context.fetch(all, as: News.self).map(\.sortOrder) == Array(1...300))
+
+        let recent = FetchRequest(
+            entityName: "News", predicate: try FetchPredicate(format: "title BEGINSWITH[cd] %@ AND sortOrder BETWEEN {10, 20}", "kura"))
+        let top = FetchRequest(entityName: "News", predicate: \News.sortOrder > 100).sorted(by: \News.sortOrder, ascending: false).limited(to: 10)
+        let items = try context.fetch(top, as: News.self)
+        let count = try context.count(for: recent)
+        let first = try News.findFirst(by: "objectId", value: id, in: context)
+        #expect(items.map(\.sortOrder) == Array((291...300).reversed()))
+        #expect(count == 3)    // 12, 15 and 18
+        #expect(first?.sortOrder == 42)
+        let plan = try context.explain(top).description
+        #expect(plan.hasPrefix("SEARCH News USING INDEX sortOrder (sortOrder > 100) (~"), "\(plan)")
+        #expect(plan.hasSuffix(" objects), IN INDEX ORDER DESC, LIMIT 10"), "\(plan)")
+    }
+
+    @Test func theFirstExampleRunsAsWritten() throws {
+        let store = try TestStore()
+        let model = try ManagedObjectModel(News.self)
+        let container = try PersistentContainer(path: store.path, model: model)
+        let context = container.newContext()
+
+        for index in 1...3 {
+            let news = News(context: context)
+            news.title = "News \(index)"
+            news.sortOrder = index
+        }
+        #expect(context.insertedObjects.count == 3)
+        try context.save()
+        container.close()
+
+        let reopened = try PersistentContainer(path: store.path, model: model)
+        let again = reopened.newContext()
+        let found = try News.findAll(in: again, sortedBy: [FetchSortDescriptor(key: "sortOrder")])
+        #expect(found.map(\.objectID.uriRepresentation) == ["kura://News/1", "kura://News/2", "kura://News/3"])
+        #expect(found.map(\.title) == ["News 1", "News 2", "News 3"])
+        #expect(found.allSatisfy { $0.dateUpdated != nil && !$0.objectId.isEmpty })
+        #expect(try News.deleteAll(in: again) == 3)
+        try again.save()
+        #expect(try reopened.newContext().count(for: FetchRequest(entityName: "News")) == 0)
+    }
+}
