@@ -63,31 +63,27 @@ struct BookStore {
 /// The `kura` executable built next to the tests.
 enum KuraTool {
     static var path: String {
-        let helper = Helper.path
-        return URL(fileURLWithPath: helper).deletingLastPathComponent().appendingPathComponent("kura").path
+        Helper.buildDirectory.appendingPathComponent("kura").path
     }
 
     /// Runs `kura` with `arguments` and `input` on stdin.
     static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws
         -> (status: Int32, output: String, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
         for (key, value) in environment { merged[key] = value }
-        process.environment = merged
-        let stdout = Pipe()
-        let stderr = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let error = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: error, as: UTF8.self))
+        // stderr goes to a file: two pipes read one after the other could
+        // deadlock on a child that fills the second.
+        let errorPath = NSTemporaryDirectory() + "kura-stderr-\(UUID().uuidString)"
+        let child = try ChildProcess(path, arguments, environment: merged,
+                                     standardInput: .pipe, standardOutput: .pipe, standardError: .file(errorPath))
+        defer { try? FileManager.default.removeItem(atPath: errorPath) }
+        try child.send(input ?? "")
+        let output = child.standardOutput!.readDataToEndOfFile()
+        let termination = try child.wait()
+        let error = try String(contentsOfFile: errorPath, encoding: .utf8)
+        guard case .exited(let status) = termination else {
+            throw ChildProcess.Failure(description: "kura \(arguments.joined(separator: " ")): \(termination)\n\(error)")
+        }
+        return (status, String(decoding: output, as: UTF8.self), error)
     }
 }

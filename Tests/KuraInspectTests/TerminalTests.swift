@@ -13,18 +13,13 @@ import Testing
         @discardableResult
         func run(_ arguments: [String]) throws -> String {
             let outputPath = NSTemporaryDirectory() + "\(session)-\(UUID().uuidString).out"
-            _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
             defer { try? FileManager.default.removeItem(atPath: outputPath) }
-            let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["tmux"] + arguments
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            try output.close()
+            let tmux = try ChildProcess("/usr/bin/env", ["tmux"] + arguments,
+                                        standardOutput: .file(outputPath), standardError: .null)
+            let termination = try tmux.wait(timeout: 30)
+            guard termination == .exited(0) else {
+                throw ChildProcess.Failure(description: "tmux \(arguments.joined(separator: " ")): \(termination)")
+            }
             return try String(contentsOfFile: outputPath, encoding: .utf8)
         }
 

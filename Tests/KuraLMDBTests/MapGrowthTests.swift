@@ -121,7 +121,7 @@ import Testing
         let childCount = 300
         let childSize = 256 << 10  // the child writes ~75 MB
 
-        let (child, output) = try Helper.start(["lmdb-grow", path, "\(childCount)", "\(childSize)"])
+        let child = try Helper.start(["lmdb-grow", path, "\(childCount)", "\(childSize)"])
         var written = 0
         var childValuesSeen = 0
         while child.isRunning || written < 50 {
@@ -141,9 +141,9 @@ import Testing
                 return seen
             }
         }
-        child.waitUntilExit()
-        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(child.terminationStatus == 0, "child: \(report)")
+        let report = String(decoding: child.standardOutput!.readDataToEndOfFile(), as: UTF8.self)
+        let termination = try child.wait()
+        #expect(termination == .exited(0), "child: \(report)")
         #expect(report.hasPrefix("wrote \(childCount)"))
         #expect(childValuesSeen > 0)
 

@@ -52,7 +52,7 @@ import Testing
         let environment = try Environment(path: path)
         _ = try environment.createDatabase(named: "shared")
         #expect(try environment.clearStaleReaders() == 0)
-        let (child, _) = try Helper.start(["lmdb-hold-reader", path])
+        let child = try Helper.start(["lmdb-hold-reader", path])
         // Wait until the child has its reader slot, then kill it.
         var holding = false
         for _ in 0..<500 where !holding {
@@ -60,8 +60,8 @@ import Testing
             if !holding { usleep(10_000) }
         }
         #expect(holding, "the child never took a reader slot")
-        kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
+        child.kill(SIGKILL)
+        try child.wait()
         #expect(try environment.clearStaleReaders() == 1)
         #expect(try environment.readerTable().contains { $0.contains("\(child.processIdentifier)") } == false)
     }

@@ -3,30 +3,40 @@ import Foundation
 /// The `kura-test-helper` executable built next to the test binary, run as a
 /// separate process for the multi-process and crash tests.
 public enum Helper {
-    /// The helper's path: the directory of the running test binary.
-    public static var path: String {
+    /// The directory of the running test binary, where SwiftPM also puts the
+    /// package's executables.
+    public static var buildDirectory: URL {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: executable).deletingLastPathComponent()
-            .appendingPathComponent("kura-test-helper").path
     }
+
+    /// The helper's path.
+    public static var path: String { buildDirectory.appendingPathComponent("kura-test-helper").path }
 
     /// Starts the helper with `arguments`; its standard output is piped.
-    public static func start(_ arguments: [String]) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        return (process, output)
+    public static func start(_ arguments: [String]) throws -> ChildProcess {
+        try ChildProcess(path, arguments)
     }
 
-    /// Runs the helper to completion; returns its exit status and output.
-    public static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let (process, output) = try start(arguments)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    /// Runs the helper to completion; returns how it ended and its output.
+    public static func run(_ arguments: [String]) throws -> (termination: ChildProcess.Termination, output: String) {
+        let child = try start(arguments)
+        let data = child.standardOutput!.readDataToEndOfFile()
+        let termination = try child.wait()
+        return (termination, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Reads `child`'s output until a line starting with `prefix` has
+    /// arrived (or the child closed it), and returns what was read.
+    public static func read(_ child: ChildProcess, untilLineStartingWith prefix: String) -> Data {
+        var data = Data()
+        while true {
+            let chunk = child.standardOutput!.availableData
+            if chunk.isEmpty { return data }
+            data.append(chunk)
+            let text = String(decoding: data, as: UTF8.self)
+            if text.hasPrefix(prefix) || text.contains("\n" + prefix) { return data }
+        }
     }
 }

@@ -20,6 +20,7 @@ import Testing
         let processes = try (0..<3).map { _ in try Helper.start(["increment", store.path, String(perWriter)]) }
 
         let done = Flag()
+        defer { done.set() }
         // A reader checks every snapshot it sees: both counters move in one save.
         let reader = Task.detached { () -> (reads: Int, slowest: Double, torn: Int) in
             var reads = 0
@@ -43,10 +44,9 @@ import Testing
             return total
         }
         var processConflicts = 0
-        for (process, output) in processes {
-            process.waitUntilExit()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            #expect(process.terminationStatus == 0, "\(text)")
+        for process in processes {
+            let text = String(decoding: process.standardOutput!.readDataToEndOfFile(), as: UTF8.self)
+            #expect(try process.wait() == .exited(0), "\(text)")
             processConflicts += Int(text.split(separator: "=").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
         }
         done.set()
@@ -69,9 +69,8 @@ import Testing
             }
             try await group.waitForAll()
         }
-        for (process, _) in processes {
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+        for process in processes {
+            #expect(try process.wait() == .exited(0))
         }
         let context = container.newContext()
         let ids = try context.fetchObjectIDs(FetchRequest(entityName: "Entry"))

@@ -21,14 +21,17 @@ import Testing
         var killedMidway = 0
 
         for trial in 0..<trials {
-            let (child, output) = try Helper.start(["crash-writer", store.path, String(seed)])
-            usleep(useconds_t(Int.random(in: 0...60_000, using: &generator)))
-            kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
-            #expect(child.terminationReason == .uncaughtSignal || child.terminationStatus == 0,
-                    "trial \(trial): the writer failed on its own")
-            let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                .split(separator: "\n")
+            let child = try Helper.start(["crash-writer", store.path, String(seed)])
+            // The kill comes at a random moment after the writer opened the
+            // store (however slow its start, as under a sanitizer).
+            var received = Helper.read(child, untilLineStartingWith: "start ")
+            usleep(useconds_t(Int.random(in: 0...40_000, using: &generator)))
+            child.kill(SIGKILL)
+            received.append(child.standardOutput!.readDataToEndOfFile())
+            let termination = try child.wait()
+            #expect(termination == .signaled(SIGKILL) || termination == .exited(0),
+                    "trial \(trial): the writer failed on its own: \(termination)")
+            let lines = String(decoding: received, as: UTF8.self).split(separator: "\n")
             let acknowledged = lines.compactMap { $0.hasPrefix("ack ") ? Int($0.dropFirst(4)) : nil }.max()
 
             // The store must open and be consistent.

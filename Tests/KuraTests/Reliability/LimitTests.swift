@@ -46,8 +46,8 @@ import Testing
         let size = try #require(try FileManager.default.attributesOfItem(atPath: store.path)[.size] as? Int)
         // A child whose file size limit is a little above the store's size
         // (the way RLIMIT_FSIZE stands in for a full disk): its big save fails.
-        let (status, output) = try Helper.run(["file-size-limit", store.path, String(size + 64 << 10)])
-        #expect(status == 0, "\(output)")
+        let (termination, output) = try Helper.run(["file-size-limit", store.path, String(size + 64 << 10)])
+        #expect(termination == .exited(0), "\(output)")
         #expect(output.contains("failed: "), "\(output)")
         // LMDB reports a write cut short at the limit as EIO; one refused
         // outright as EFBIG (or ENOSPC on a real full disk).
