@@ -100,6 +100,19 @@ final class Sample: ManagedObject {
         }
     }
 
+    @Test func aMatchesPatternIsCompiledOncePerProcessAndOptions() throws {
+        // Long on purpose: corelibs Foundation leaks on every compile of a
+        // pattern over 256 UTF-16 units, so compiling once is what bounds it.
+        let pattern = "(?:" + String(repeating: "ab|", count: 100) + "z)+"
+        let first = try RegularExpression.compiled(pattern, caseInsensitive: false)
+        let again = try RegularExpression.compiled(pattern, caseInsensitive: false)
+        let folded = try RegularExpression.compiled(pattern, caseInsensitive: true)
+        #expect(first.expression === again.expression)
+        #expect(first.expression !== folded.expression)
+        #expect(first.matches("abz") && !first.matches("ABZ") && folded.matches("ABZ"))
+        #expect(throws: KuraError.self) { try RegularExpression.compiled("a)(b", caseInsensitive: false) }
+    }
+
     @Test func inAndBetweenUseTheirLists() throws {
         #expect(try matches("small IN {1, 2, 3}") && !matches("small IN {}"))
         #expect(try matches("small IN %@", [Int16(3)]))

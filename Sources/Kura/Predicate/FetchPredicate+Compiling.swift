@@ -58,7 +58,7 @@ extension CompiledComparison {
         switch operation {
         case .matches:
             let folded = options.contains(.diacriticInsensitive) ? StringMatching.fold(pattern, .diacriticInsensitive) : pattern
-            regularExpression = try RegularExpression(folded, caseInsensitive: options.contains(.caseInsensitive))
+            regularExpression = try RegularExpression.compiled(folded, caseInsensitive: options.contains(.caseInsensitive))
         case .like:
             likePattern = Array(StringMatching.fold(pattern, options))
         default:

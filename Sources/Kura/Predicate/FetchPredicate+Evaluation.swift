@@ -135,7 +135,7 @@ extension CompiledComparison {
         case .endsWith: return folded.hasSuffix(pattern)
         case .contains: return pattern.isEmpty || folded.contains(pattern)
         case .like: return StringMatching.like(folded, pattern: Array(pattern))
-        case .matches: return (try? RegularExpression(pattern, caseInsensitive: options.contains(.caseInsensitive)))?.matches(text) ?? false
+        case .matches: return (try? RegularExpression.compiled(pattern, caseInsensitive: options.contains(.caseInsensitive)))?.matches(text) ?? false
         default: return false
         }
     }

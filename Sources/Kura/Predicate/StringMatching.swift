@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The string side of predicates: `[c]`/`[d]` folding, `LIKE` wildcards and
 /// `MATCHES` regular expressions.
@@ -54,8 +55,31 @@ struct RegularExpression: @unchecked Sendable, Hashable {
     let pattern: String
     let expression: NSRegularExpression
 
-    /// Compiles `pattern` to match whole strings (as NSPredicate's MATCHES does).
-    init(_ pattern: String, caseInsensitive: Bool) throws {
+    /// `pattern` compiled to match whole strings (as NSPredicate's MATCHES
+    /// does), from a process-wide cache: a key-to-key `MATCHES` compiles its
+    /// pattern per object, and swift-corelibs-foundation leaks a pattern's
+    /// UTF-16 copy on every compile of one longer than 256 units
+    /// (`_CFRegularExpressionCreate`), so each pattern is compiled once.
+    static func compiled(_ pattern: String, caseInsensitive: Bool) throws -> RegularExpression {
+        let key = CacheKey(pattern: pattern, caseInsensitive: caseInsensitive)
+        if let cached = cache.withLock({ $0[key] }) { return cached }
+        let expression = try RegularExpression(pattern, caseInsensitive: caseInsensitive)
+        cache.withLock { entries in
+            if entries.count >= cacheLimit { entries.removeAll() }
+            entries[key] = expression
+        }
+        return expression
+    }
+
+    private struct CacheKey: Hashable {
+        let pattern: String
+        let caseInsensitive: Bool
+    }
+
+    private static let cacheLimit = 512
+    private static let cache = Mutex<[CacheKey: RegularExpression]>([:])
+
+    private init(_ pattern: String, caseInsensitive: Bool) throws {
         self.pattern = pattern
         do {
             expression = try NSRegularExpression(
