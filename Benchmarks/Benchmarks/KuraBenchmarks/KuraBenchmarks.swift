@@ -69,6 +69,17 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("KuraCount") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try engine.count()) }
     }
+    Benchmark("KuraDelete10PercentAndSave") { benchmark in
+        for iteration in benchmark.scaledIterations {
+            let fresh = directory + "/delete-\(iteration)-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: fresh, withIntermediateDirectories: true)
+            let target = try KuraEngine(directory: fresh)
+            _ = try target.insert(dataset.news)
+            benchmark.startMeasurement()
+            blackHole(try target.delete(updateRange))
+            benchmark.stopMeasurement()
+        }
+    }
     Benchmark("KuraUpdate10PercentAndSave") { benchmark in
         for iteration in benchmark.scaledIterations { blackHole(try engine.update(updateRange, iteration: iteration)) }
     }

@@ -242,16 +242,13 @@ func machineDescription() -> String {
     let cores = ProcessInfo.processInfo.activeProcessorCount
     let memory = Double(ProcessInfo.processInfo.physicalMemory) / Double(1 << 30)
     var swift = "unknown Swift"
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["swift", "--version"]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = Pipe()
-    if (try? process.run()) != nil {
-        process.waitUntilExit()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        swift = text.split(separator: "\n").first.map(String.init) ?? swift
+    // popen, not Foundation's Process, whose exit detection can miss a child on Linux.
+    if let pipe = popen("swift --version 2>/dev/null", "r") {
+        var line = [CChar](repeating: 0, count: 512)
+        if fgets(&line, Int32(line.count), pipe) != nil {
+            swift = String(cString: line).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        pclose(pipe)
     }
     return "\(cores) cores, \(String(format: "%.0f", memory)) GiB memory, \(swift)"
 }

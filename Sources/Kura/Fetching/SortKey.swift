@@ -60,6 +60,21 @@ enum SortKey {
         }
     }
 
+    /// For an integer or a floating-point key, bits whose unsigned order is
+    /// the keys' order (among keys of the same kind); `nil` for other keys.
+    var orderedBits: UInt64? {
+        switch self {
+        case .int(let value):
+            return UInt64(bitPattern: value) ^ (1 << 63)
+        case .double(let value):
+            let canonical = value.isNaN ? Double.nan : (value == 0 ? 0 : value)
+            let bits = canonical.bitPattern
+            return bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
+        default:
+            return nil
+        }
+    }
+
     private static func rank(_ key: SortKey) -> Int {
         switch key {
         case .null: 0
@@ -145,13 +160,7 @@ struct RowOrdering {
             var entry = NumericSortEntry(hasValue: true, bits: 0, tier: row.tier, number: row.number, position: position)
             switch sorts.isEmpty ? SortKey.null : row.keys.first {
             case .null: entry.hasValue = sorts.isEmpty
-            case .int(let value): entry.bits = UInt64(bitPattern: value) ^ (1 << 63)
-            case .double(let value):
-                guard !sorts.isEmpty else { return nil }
-                let canonical = value.isNaN ? Double.nan : (value == 0 ? 0 : value)
-                let bits = canonical.bitPattern
-                entry.bits = bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
-            default: return nil
+            case let key: guard let bits = key.orderedBits else { return nil }; entry.bits = bits
             }
             entries.append(entry)
         }
@@ -195,79 +204,6 @@ struct RowOrdering {
             return a.number < b.number
         }
         return entries.map(\.position)
-    }
-
-    /// The first `count` rows in order, keeping only that many at a time (a
-    /// bounded max-heap): O(n log count) time, O(count) memory.
-    func smallest<Payload>(_ count: Int, of rows: some Sequence<SortableRow<Payload>>) -> [SortableRow<Payload>] {
-        var heap = TopK<Payload>(capacity: count, ordering: self)
-        for row in rows { heap.offer(row) }
-        return heap.sorted()
-    }
-
-    /// Max-heap by this ordering: the root is the row that comes last.
-    fileprivate func siftUp<Payload>(_ heap: inout [SortableRow<Payload>], _ start: Int) {
-        var child = start
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard precedes(heap[parent], heap[child]) else { return }
-            heap.swapAt(parent, child)
-            child = parent
-        }
-    }
-
-    fileprivate func siftDown<Payload>(_ heap: inout [SortableRow<Payload>], _ start: Int) {
-        var parent = start
-        while true {
-            let left = parent * 2 + 1
-            let right = left + 1
-            var largest = parent
-            if left < heap.count && precedes(heap[largest], heap[left]) { largest = left }
-            if right < heap.count && precedes(heap[largest], heap[right]) { largest = right }
-            if largest == parent { return }
-            heap.swapAt(parent, largest)
-            parent = largest
-        }
-    }
-}
-
-/// The first `capacity` rows of a stream in an ordering, kept in a bounded
-/// max-heap: O(n log capacity) time, O(capacity) memory.
-struct TopK<Payload> {
-    let capacity: Int
-    let ordering: RowOrdering
-    private var heap: [SortableRow<Payload>] = []
-
-    init(capacity: Int, ordering: RowOrdering) {
-        self.capacity = capacity
-        self.ordering = ordering
-        heap.reserveCapacity(min(capacity, 4096))
-    }
-
-    /// The row that would be dropped next, once the heap is full.
-    var last: SortableRow<Payload>? { heap.count == capacity ? heap.first : nil }
-
-    /// True when a row with these keys and number would be kept.
-    @inline(__always)
-    func accepts(keys: SortKeys, number: UInt64) -> Bool {
-        guard capacity > 0 else { return false }
-        guard heap.count == capacity else { return true }
-        return ordering.precedes(SortableRow<Void>(keys: keys, tier: 0, number: number, payload: ()), heap[0])
-    }
-
-    mutating func offer(_ row: SortableRow<Payload>) {
-        guard capacity > 0 else { return }
-        if heap.count < capacity {
-            heap.append(row)
-            ordering.siftUp(&heap, heap.count - 1)
-        } else if ordering.precedes(row, heap[0]) {
-            heap[0] = row
-            ordering.siftDown(&heap, 0)
-        }
-    }
-
-    func sorted() -> [SortableRow<Payload>] {
-        heap.sorted(by: ordering.precedes)
     }
 }
 

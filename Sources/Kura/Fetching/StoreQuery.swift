@@ -58,8 +58,19 @@ struct StoreQuery {
 
         // With a limit and no order from an index: keep the best in a
         // bounded heap as the records stream by.
+        if let topK = plan.topK, var numeric = NumericTopK<RecordView>(capacity: topK, sorts: fetch.sorts, entity: entity) {
+            let number = numeric.sort.number
+            try forEachCandidate(in: txn) { primaryKey, view in
+                numeric.offer(view.value(number, of: entity), number: primaryKey, payload: view)
+                return true
+            }
+            return numeric.heap.sorted().map { entry in
+                SortableRow(keys: ordering.keys(of: RecordSource(view: entry.payload, entity: entity)), tier: 0,
+                            number: entry.number, payload: entry.payload)
+            }
+        }
         if let topK = plan.topK, !fetch.sorts.isEmpty {
-            var heap = TopK<RecordView>(capacity: topK, ordering: ordering)
+            var heap = BoundedHeap(capacity: topK, order: RowHeapOrder<RecordView>(ordering: ordering))
             try forEachCandidate(in: txn) { primaryKey, view in
                 let keys = ordering.keys(of: RecordSource(view: view, entity: entity))
                 if heap.accepts(keys: keys, number: primaryKey) {
@@ -103,8 +114,9 @@ struct StoreQuery {
         in txn: borrowing Transaction, _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
         let entity = fetch.entity
-        var predicate = fetch.predicate
-        if case .search(let access) = plan.access, access.coversPredicate { predicate = nil }
+        // A `let`: a `var` captured by `consider` would be checked for
+        // exclusive access on every record.
+        let predicate = if case .search(let access) = plan.access, access.coversPredicate { nil as CompiledPredicate? } else { fetch.predicate }
         func consider(_ primaryKey: UInt64, _ view: RecordView) throws -> Bool {
             if !excluded.isEmpty && excluded.contains(primaryKey) { return true }
             if let predicate, !predicate.evaluate(on: RecordSource(view: view, entity: entity)) { return true }

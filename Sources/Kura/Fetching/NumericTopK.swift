@@ -1,0 +1,53 @@
+/// The first rows of a stream in the order of one numeric sort key (a
+/// Bool, integer, floating-point or date attribute), kept in a
+/// ``BoundedHeap`` of plain numbers: a row that doesn't make the cut costs
+/// one integer comparison.
+///
+/// A heap of ``SortableRow``s does the same for any ordering, comparing
+/// ``SortKey`` enums; on a scan of every record, copying those enums cost
+/// more than reading the records.
+struct NumericTopK<Payload> {
+    /// One row's place in the order as (group, bits, number), compared
+    /// lexicographically: the direction and where `nil` goes are folded in
+    /// when the entry is made.
+    struct Entry {
+        var group: UInt8
+        var bits: UInt64
+        var number: UInt64
+        var payload: Payload
+    }
+
+    struct Order: HeapOrder {
+        @inline(__always)
+        func precedes(_ a: Entry, _ b: Entry) -> Bool {
+            if a.group != b.group { return a.group < b.group }
+            if a.bits != b.bits { return a.bits < b.bits }
+            return a.number < b.number
+        }
+    }
+
+    let sort: PreparedSort
+    private(set) var heap: BoundedHeap<Order>
+
+    /// A heap of `capacity` rows for `sorts` on `entity`, or `nil` unless
+    /// `sorts` is one sort by a numeric attribute.
+    init?(capacity: Int, sorts: [PreparedSort], entity: EntityDescription) {
+        guard sorts.count == 1 else { return nil }
+        switch entity.attributes[sorts[0].number].type {
+        case .bool, .int16, .int32, .int64, .double, .float, .date: break
+        case .decimal, .string, .uuid, .data, .url: return nil
+        }
+        sort = sorts[0]
+        heap = BoundedHeap(capacity: capacity, order: Order())
+    }
+
+    /// Offers the row whose sort value is `value`. Ascending puts `nil`
+    /// first, descending last, as ``RowOrdering`` does.
+    @inline(__always)
+    mutating func offer(_ value: AttributeValue?, number: UInt64, payload: Payload) {
+        let bits = SortKey(value, comparison: sort.comparison).orderedBits
+        heap.offer(Entry(
+            group: (bits != nil) == sort.ascending ? 1 : 0, bits: sort.ascending ? bits ?? 0 : ~(bits ?? 0),
+            number: number, payload: payload))
+    }
+}
