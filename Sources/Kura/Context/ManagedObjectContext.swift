@@ -275,20 +275,25 @@ public final class ManagedObjectContext {
     func registeredObject(
         for entity: EntityDescription, primaryKey: UInt64, record: UnsafeRawBufferPointer, in registry: EntityRegistry
     ) -> ManagedObject {
-        if let existing = registry.objects[primaryKey] {
-            if existing.isFault {
-                existing.record = Array(record)
-                existing.withoutTrackingChanges { existing.awakeFromFetch() }
-            }
-            return existing
+        // One hash of the key: look up and insert through the same access.
+        func existingOrNew(_ slot: inout ManagedObject?) -> (ManagedObject, isNew: Bool) {
+            if let existing = slot { return (existing, false) }
+            let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+            object.objectID = ObjectID(entity: entity, number: primaryKey, isTemporaryID: false)
+            object.context = self
+            object.state = .persisted
+            object.record = Array(record)
+            slot = object
+            return (object, true)
         }
-        let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
-        object.objectID = ObjectID(entity: entity, number: primaryKey, isTemporaryID: false)
-        object.context = self
-        object.state = .persisted
-        object.record = Array(record)
-        registry.objects[primaryKey] = object
-        object.withoutTrackingChanges { object.awakeFromFetch() }
+        let (object, isNew) = existingOrNew(&registry.objects[primaryKey])
+        // Hooks run after the access to the registry has ended.
+        if isNew {
+            object.withoutTrackingChanges { object.awakeFromFetch() }
+        } else if object.isFault {
+            object.record = Array(record)
+            object.withoutTrackingChanges { object.awakeFromFetch() }
+        }
         return object
     }
 }

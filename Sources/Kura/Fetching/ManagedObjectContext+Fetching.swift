@@ -46,7 +46,9 @@ extension ManagedObjectContext {
                            }
                            return self.registeredObject(for: entity, primaryKey: primaryKey, record: view.bytes, in: registry)
                        },
-                       pending: { $0 })
+                       pending: { $0 },
+                       // Room for every object at once: no rehashing as the identity map grows.
+                       willMake: { registry.objects.reserveCapacity(registry.objects.count + $0) })
     }
 
     /// The objects `request` describes, as instances of `type`.
@@ -167,7 +169,8 @@ extension ManagedObjectContext {
     private func run<Element>(
         _ fetch: PreparedFetch,
         stored: (UInt64, RecordView) throws -> Element,
-        pending makePending: (ManagedObject) -> Element
+        pending makePending: (ManagedObject) -> Element,
+        willMake: (_ storedCount: Int) -> Void = { _ in }
     ) throws -> [Element] {
         let (excluded, matches) = try pendingState(for: fetch)
         let tables = store.tables(for: fetch.entity)
@@ -178,8 +181,10 @@ extension ManagedObjectContext {
             return try store.read { txn in
                 let plan = try QueryPlanner.plan(fetch, tables: tables, store: store, in: txn)
                 let rows = try StoreQuery(fetch: fetch, plan: plan, tables: tables, store: store, excluded: excluded).rows(in: txn)
+                let count = max(0, rows.count - fetch.offset)
+                willMake(count)
                 var elements: [Element] = []
-                elements.reserveCapacity(max(0, rows.count - fetch.offset))
+                elements.reserveCapacity(count)
                 for row in rows.dropFirst(fetch.offset) { elements.append(try stored(row.number, row.payload)) }
                 return elements
             }
@@ -187,6 +192,7 @@ extension ManagedObjectContext {
         let storedRows: [SortableRow<Element>] = try store.read { txn in
             let plan = try QueryPlanner.plan(fetch, tables: tables, store: store, in: txn)
             let rows = try StoreQuery(fetch: fetch, plan: plan, tables: tables, store: store, excluded: excluded).rows(in: txn)
+            willMake(rows.count)
             return try rows.map { SortableRow(keys: $0.keys, tier: 0, number: $0.number, payload: try stored($0.number, $0.payload)) }
         }
 

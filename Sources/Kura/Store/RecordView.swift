@@ -56,6 +56,7 @@ struct RecordView {
         for number in numbers where number < count { try checkValue(number, of: entity) }
     }
 
+    @inline(__always)
     private func checkValue(_ number: Int, of entity: EntityDescription) throws(RecordError) {
         let stored = valueBytes(number)
         let tag = stored[0]
