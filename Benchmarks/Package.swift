@@ -25,6 +25,8 @@ let package = Package(
             ]),
         // The comparison report: every engine, interleaved, one table per N.
         .executableTarget(name: "kura-compare", dependencies: ["NewsEngines", "NewsDataset"]),
+        // KuraLMDB alone: put and get throughput of small values.
+        .executableTarget(name: "lmdb-throughput", dependencies: [.product(name: "KuraLMDB", package: "Kura")]),
         // package-benchmark targets: malloc counts of Kura's operations,
         // checked against the thresholds in Thresholds/.
         .executableTarget(
