@@ -37,7 +37,8 @@ let package = Package(
             name: "kura-test-helper", dependencies: ["Kura", "KuraLMDB", "KuraTestSupport"], path: "Sources/KuraTestHelper"),
         .target(name: "KuraTestSupport", dependencies: ["Kura"], path: "Tests/KuraTestSupport"),
         .testTarget(name: "KuraLMDBTests", dependencies: ["KuraLMDB", "KuraTestSupport", "kura-test-helper"]),
-        .testTarget(name: "KuraTests", dependencies: ["Kura", "KuraTestSupport", "kura-test-helper"]),
+        .testTarget(
+            name: "KuraTests", dependencies: ["Kura", "KuraTestSupport", "kura-test-helper", "kura"], exclude: ["Fixtures"]),
         .testTarget(name: "KuraInspectTests", dependencies: ["KuraInspect", "Kura", "KuraLMDB", "KuraTestSupport", "kura"]),
     ]
 )

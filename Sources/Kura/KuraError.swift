@@ -1,3 +1,4 @@
+import Foundation
 import KuraLMDB
 
 /// An error from Kura: bad input named precisely, or a store that cannot do
@@ -96,8 +97,10 @@ public enum KuraError: Error, Sendable, Hashable {
     case storeClosed(path: String)
     /// The store was opened read-only.
     case storeReadOnly(path: String)
-    /// LMDB could not open the file or failed an operation.
-    case storage(path: String, reason: String)
+    /// The storage under the store failed: a full disk, a missing
+    /// permission, a file that isn't a store file, an engine error. Match
+    /// the ``StorageFailure`` to tell them apart.
+    case storage(path: String, failure: StorageFailure)
 }
 
 /// One failed validation: the object, the attribute (if any), and why.
@@ -185,8 +188,23 @@ extension KuraError: CustomStringConvertible {
             "the store '\(path)' is closed"
         case .storeReadOnly(let path):
             "the store '\(path)' was opened read-only"
-        case .storage(let path, let reason):
-            "'\(path)': \(reason)"
+        case .storage(let path, let failure):
+            "'\(path)': \(failure)"
         }
     }
+}
+
+extension KuraError: LocalizedError {
+    /// The same text as ``description``, so `localizedDescription` reads well.
+    public var errorDescription: String? { description }
+}
+
+extension ValidationFailure: LocalizedError {
+    /// The same text as ``description``.
+    public var errorDescription: String? { description }
+}
+
+extension StorageFailure: LocalizedError {
+    /// The same text as ``description``.
+    public var errorDescription: String? { description }
 }

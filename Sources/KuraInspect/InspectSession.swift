@@ -36,6 +36,7 @@ public final class InspectSession {
         }
         var options = StoreOptions()
         options.isReadOnly = true
+        options.allowsReadingWithoutLock = true
         do {
             container = try PersistentContainer(path: path, options: options)
         } catch {

@@ -44,25 +44,34 @@ extension Environment {
     ///
     /// - Parameter name: The database's name, or `nil` for the unnamed main database.
     public func database(named name: String?) throws -> Database? {
-        mapLock.lockShared()
-        defer { mapLock.unlockShared() }
-        try checkOpen()
-        // Handles opened in a read transaction survive only if it commits.
-        var transaction: OpaquePointer?
-        try LMDBError.check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &transaction))
-        guard let transaction else { throw LMDBError.badTransaction }
-        var dbi = MDB_dbi()
-        let code = mdb_dbi_open(transaction, name, 0, &dbi)
-        if code == MDB_NOTFOUND {
-            mdb_txn_abort(transaction)
-            return nil
+        while true {
+            let outcome: Result<Database?, LMDBError> = try {
+                mapLock.lockShared()
+                defer { mapLock.unlockShared() }
+                try checkOpen()
+                // Handles opened in a read transaction survive only if it commits.
+                var transaction: OpaquePointer?
+                let begun = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &transaction)
+                guard begun == 0, let transaction else { return .failure(LMDBError(code: begun)) }
+                var dbi = MDB_dbi()
+                let code = mdb_dbi_open(transaction, name, 0, &dbi)
+                guard code == 0 else {
+                    mdb_txn_abort(transaction)
+                    return code == MDB_NOTFOUND ? .success(nil) : .failure(LMDBError(code: code))
+                }
+                try LMDBError.check(mdb_txn_commit(transaction))
+                return .success(Database(handle: dbi))
+            }()
+            switch outcome {
+            case .success(let database):
+                return database
+            case .failure(.mapResized) where mapLock.depth == 0:
+                // Another process grew the map; adopt its size and try again.
+                try adoptMapSize()
+            case .failure(let error):
+                throw error
+            }
         }
-        guard code == 0 else {
-            mdb_txn_abort(transaction)
-            throw LMDBError(code: code)
-        }
-        try LMDBError.check(mdb_txn_commit(transaction))
-        return Database(handle: dbi)
     }
 
     /// Opens the named database, creating it if needed, in its own write transaction.

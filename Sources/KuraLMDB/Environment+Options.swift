@@ -84,5 +84,14 @@ extension Environment {
         /// random reads of a store larger than memory; hurts sequential scans.
         /// No durability risk.
         public static let noReadAhead = Flags(rawValue: UInt32(MDB_NORDAHEAD))
+
+        /// Don't use the lock file at all (`MDB_NOLOCK`): no reader table, no
+        /// writer lock. Only for a read-only environment that nothing writes
+        /// while it is open, such as a store in a directory no one can write
+        /// (where LMDB could not make its lock file).
+        ///
+        /// **Risk:** a writer in another process would not know of this
+        /// process's readers and could reuse pages they are reading.
+        public static let noLock = Flags(rawValue: UInt32(MDB_NOLOCK))
     }
 }

@@ -17,23 +17,38 @@ extension Environment {
     public func read<Result>(_ body: (borrowing Transaction) throws -> Result) throws -> Result {
         while true {
             mapLock.lockShared()
-            defer { mapLock.unlockShared() }
+            var isLocked = true
+            defer { if isLocked { mapLock.unlockShared() } }
             try checkOpen()
-            let pointer: OpaquePointer
             switch readerPool.withLock({ $0.begin(in: handle) }) {
-            case .success(let transaction):
-                pointer = transaction
+            case .success(let pointer):
+                let outer = mapLock.currentRead
+                mapLock.currentRead = pointer
+                defer {
+                    mapLock.currentRead = outer
+                    let finished = ReaderPool.Idle(pointer: pointer)
+                    readerPool.withLock { $0.end(finished) }
+                }
+                return try body(Transaction(pointer: pointer, isReadOnly: true, mapFull: nil))
             case .failure(.mapResized):
+                // Another process grew the map past this process's mapping.
+                // The new size can only be adopted while no transaction of
+                // this process is open, and this thread's own lock must be
+                // let go first: adopting under it could never succeed.
+                if mapLock.depth > 1 {
+                    // Nested in another transaction of this thread: read the
+                    // enclosing read's snapshot, which the map still covers.
+                    guard let outer = mapLock.currentRead else {
+                        throw EnvironmentError.cannotGrowWithOpenTransaction(path: path)
+                    }
+                    return try body(Transaction(pointer: outer, isReadOnly: true, mapFull: nil))
+                }
+                mapLock.unlockShared()
+                isLocked = false
                 try adoptMapSize()
-                continue
             case .failure(let error):
                 throw error
             }
-            defer {
-                let finished = ReaderPool.Idle(pointer: pointer)
-                readerPool.withLock { $0.end(finished) }
-            }
-            return try body(Transaction(pointer: pointer, isReadOnly: true, mapFull: nil))
         }
     }
 
@@ -137,7 +152,8 @@ extension Environment {
     }
 
     /// Adopts the size another process gave the map (`MDB_MAP_RESIZED`).
-    private func adoptMapSize() throws {
+    /// Call it without holding ``mapLock``.
+    func adoptMapSize() throws {
         guard mapLock.lockExclusive() else {
             throw EnvironmentError.cannotGrowWithOpenTransaction(path: path)
         }

@@ -108,22 +108,31 @@ public final class Environment: @unchecked Sendable {
     private static func open(
         path: String, options: Options, registry: inout [FileIdentity: String]
     ) throws -> (OpaquePointer, FileIdentity) {
+        // One store must have one lock file, however it is named: LMDB names
+        // the lock after the path it is given, so give it the real path
+        // (symbolic links resolved). Hard links can't be resolved to one
+        // name, so a store with more than one is refused.
+        let realPath = try resolvedPath(path)
         var existing = stat()
-        if stat(path, &existing) == 0 {
+        if stat(realPath, &existing) == 0 {
+            try checkIsStoreFile(existing, path: path)
             let identity = FileIdentity(existing)
             if registry[identity] != nil { throw EnvironmentError.alreadyOpen(path: path) }
             // An empty file that no LMDB process is creating right now (no lock
             // file) was made by someone else; LMDB would quietly initialize it.
-            if existing.st_size == 0 && (existing.st_mode & S_IFMT) == S_IFREG
-                && access(path + "-lock", F_OK) != 0 {
+            if existing.st_size == 0 && access(realPath + "-lock", F_OK) != 0 {
                 throw EnvironmentError.emptyFile(path: path)
             }
+        }
+        var lockStatus = stat()
+        if lstat(realPath + "-lock", &lockStatus) == 0 && (lockStatus.st_mode & S_IFMT) != S_IFREG {
+            throw EnvironmentError.notARegularFile(path: realPath + "-lock", kind: FileKind(lockStatus).description)
         }
 
         // LMDB makes the lock file before it reads the data file: when the
         // open fails (random bytes, a truncated file), a lock file made now
         // is removed, so a failed open leaves nothing behind.
-        let lockPath = path + "-lock"
+        let lockPath = realPath + "-lock"
         let lockExisted = access(lockPath, F_OK) == 0
         var environment: OpaquePointer?
         try LMDBError.check(mdb_env_create(&environment))
@@ -141,7 +150,7 @@ public final class Environment: @unchecked Sendable {
         if code == 0 { code = mdb_env_set_maxreaders(environment, UInt32(max(options.maxReaders, 1))) }
         if code == 0 {
             let flags = options.flags.rawValue | UInt32(MDB_NOSUBDIR) | UInt32(MDB_NOTLS)
-            code = mdb_env_open(environment, path, flags, mdb_mode_t(options.fileMode))
+            code = mdb_env_open(environment, realPath, flags, mdb_mode_t(options.fileMode))
         }
         guard code == 0 else { throw fail(code) }
 
@@ -154,6 +163,10 @@ public final class Environment: @unchecked Sendable {
         if registry[identity] != nil {
             mdb_env_close(environment)
             throw EnvironmentError.alreadyOpen(path: path)
+        }
+        if opened.st_nlink > 1 {
+            close()
+            throw EnvironmentError.hardLinked(path: path, links: Int(opened.st_nlink))
         }
 
         // A truncated file maps pages that are not there: touching them would
@@ -171,6 +184,60 @@ public final class Environment: @unchecked Sendable {
 
         registry[identity] = path
         return (environment, identity)
+    }
+}
+
+extension Environment {
+    /// `path` with every symbolic link resolved: of the file when it exists,
+    /// else of its directory (the file is about to be created there).
+    static func resolvedPath(_ path: String) throws -> String {
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        let missing = errno
+        var link = stat()
+        if lstat(path, &link) == 0 && (link.st_mode & S_IFMT) == S_IFLNK {
+            throw EnvironmentError.cannotOpen(path: path, reason: .system(missing))
+        }
+        guard missing == ENOENT else { throw EnvironmentError.cannotOpen(path: path, reason: .system(missing)) }
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        guard let resolved = realpath(directory, nil) else {
+            throw EnvironmentError.cannotOpen(path: path, reason: .system(errno))
+        }
+        defer { free(resolved) }
+        let base = String(cString: resolved)
+        return (base.hasSuffix("/") ? base : base + "/") + name
+    }
+
+    /// Throws unless `status` is a regular file: LMDB would block forever
+    /// opening a FIFO, and fail obscurely on anything else.
+    static func checkIsStoreFile(_ status: stat, path: String) throws {
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            throw EnvironmentError.notARegularFile(path: path, kind: FileKind(status).description)
+        }
+    }
+}
+
+/// What kind of file a path names, for messages.
+struct FileKind: CustomStringConvertible {
+    let mode: mode_t
+
+    init(_ status: stat) { mode = status.st_mode & S_IFMT }
+
+    var description: String {
+        switch mode {
+        case S_IFREG: "a regular file"
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        case S_IFLNK: "a symbolic link"
+        default: "not a regular file"
+        }
     }
 }
 

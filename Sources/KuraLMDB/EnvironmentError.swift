@@ -22,6 +22,13 @@ public enum EnvironmentError: Error, Hashable, Sendable {
     /// on the same environment, and the map can only be resized when none is
     /// active. Finish the outer transaction before writing.
     case cannotGrowWithOpenTransaction(path: String)
+    /// The path names something other than a regular file (a directory, a
+    /// FIFO, a device, a socket); `kind` says what. Nothing was opened.
+    case notARegularFile(path: String, kind: String)
+    /// The store file has more than one hard link. LMDB names its lock file
+    /// after the path, so two links would get two lock files and two writers
+    /// at once; such a file is refused. (Symbolic links are resolved and safe.)
+    case hardLinked(path: String, links: Int)
     /// A write was attempted on an environment opened read-only.
     case readOnly(path: String)
     /// The environment was closed; no transaction can start on it.
@@ -41,6 +48,11 @@ extension EnvironmentError: CustomStringConvertible {
             "'\(path)' is already open in this process; share the open environment instead of opening it again"
         case .cannotGrowWithOpenTransaction(let path):
             "the map of '\(path)' is full and cannot grow while this thread holds another transaction on it"
+        case .notARegularFile(let path, let kind):
+            "cannot open '\(path)': it is \(kind), not a store file"
+        case .hardLinked(let path, let links):
+            "cannot open '\(path)': the file has \(links) hard links, so processes opening it by different names "
+                + "would not share one lock; remove the extra links (symbolic links are fine)"
         case .readOnly(let path):
             "'\(path)' was opened read-only; it cannot be written"
         case .closed(let path):

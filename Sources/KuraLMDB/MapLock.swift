@@ -20,18 +20,21 @@ final class MapLock: @unchecked Sendable {
     // contract.
     private let rwlock: UnsafeMutablePointer<pthread_rwlock_t>
     private var depthKey = pthread_key_t()
+    private var readKey = pthread_key_t()
 
     init() {
         rwlock = .allocate(capacity: 1)
         rwlock.initialize(to: pthread_rwlock_t())
         precondition(pthread_rwlock_init(rwlock, nil) == 0, "pthread_rwlock_init failed")
         precondition(pthread_key_create(&depthKey, nil) == 0, "pthread_key_create failed: too many environments open")
+        precondition(pthread_key_create(&readKey, nil) == 0, "pthread_key_create failed: too many environments open")
     }
 
     deinit {
         pthread_rwlock_destroy(rwlock)
         rwlock.deallocate()
         pthread_key_delete(depthKey)
+        pthread_key_delete(readKey)
     }
 
     /// How many transactions the calling thread holds.
@@ -41,6 +44,15 @@ final class MapLock: @unchecked Sendable {
 
     private func setDepth(_ value: Int) {
         pthread_setspecific(depthKey, UnsafeRawPointer(bitPattern: value))
+    }
+
+    /// The innermost read transaction the calling thread has open on this
+    /// environment, or `nil`. A nested read that finds the map resized (and
+    /// can't adopt the new size while this thread holds a transaction) reads
+    /// this snapshot instead.
+    var currentRead: OpaquePointer? {
+        get { OpaquePointer(pthread_getspecific(readKey)) }
+        set { pthread_setspecific(readKey, newValue.map { UnsafeRawPointer($0) }) }
     }
 
     /// Enter for the lifetime of a transaction.

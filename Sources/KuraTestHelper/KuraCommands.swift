@@ -86,4 +86,76 @@ enum KuraCommands {
             print("pending \(context.insertedObjects.count)")
         }
     }
+
+    /// `growth-writer PATH WRITER SAVES PER-SAVE PAYLOAD-BYTES`: saves
+    /// ``GrowthWorkload`` batches into a store whose map starts at 64 KiB,
+    /// then prints `wrote N`.
+    static func growthWriter(_ arguments: [String]) throws {
+        guard arguments.count == 5, let writer = Int(arguments[1]), let saves = Int(arguments[2]),
+              let perSave = Int(arguments[3]), let payload = Int(arguments[4]) else {
+            throw HelperError.usage("growth-writer PATH WRITER SAVES PER-SAVE PAYLOAD-BYTES")
+        }
+        let container = try PersistentContainer(path: arguments[0], model: GrowthWorkload.model(), options: GrowthWorkload.options())
+        try GrowthWorkload.write(container, writer: writer, saves: saves, perSave: perSave, payloadSize: payload)
+        say("wrote \(saves * perSave)")
+    }
+
+    /// `growth-reader PATH ro|rw PER-SAVE UNTIL-OBJECTS SECONDS`: reads the
+    /// ``GrowthWorkload`` store in a loop, read-only or read-write, until it
+    /// has seen UNTIL-OBJECTS objects or SECONDS passed. Never writes, so it
+    /// must adopt the map sizes the writers give the file. Prints
+    /// `reads R failures F torn T objects O` and the first failure.
+    static func growthReader(_ arguments: [String]) throws {
+        guard arguments.count == 5, ["ro", "rw"].contains(arguments[1]), let perSave = Int(arguments[2]),
+              let until = Int(arguments[3]), let seconds = Double(arguments[4]) else {
+            throw HelperError.usage("growth-reader PATH ro|rw PER-SAVE UNTIL-OBJECTS SECONDS")
+        }
+        let readOnly = arguments[1] == "ro"
+        let container = try readOnly
+            ? PersistentContainer(path: arguments[0], options: GrowthWorkload.options(readOnly: true))
+            : PersistentContainer(path: arguments[0], model: GrowthWorkload.model(), options: GrowthWorkload.options())
+        let deadline = Date().addingTimeInterval(seconds)
+        var reads = 0
+        var failures = 0
+        var torn = 0
+        var objects = 0
+        var firstFailure = ""
+        while objects < until && Date() < deadline {
+            do {
+                let seen = try GrowthWorkload.read(container, perSave: perSave)
+                objects = seen.objects
+                torn += seen.tornBatches
+            } catch {
+                failures += 1
+                if firstFailure.isEmpty { firstFailure = "\(error)" }
+            }
+            reads += 1
+        }
+        say("reads \(reads) failures \(failures) torn \(torn) objects \(objects)")
+        if !firstFailure.isEmpty { say("first failure: \(firstFailure)") }
+    }
+
+    /// `check-store PATH`: opens the store read-only with its own model and
+    /// runs ``PersistentStore/check(problemLimit:)``; prints `consistent` or
+    /// `problems N` and the first problems, or the error that stopped it.
+    static func checkStore(_ arguments: [String]) throws {
+        guard arguments.count == 1 else { throw HelperError.usage("check-store PATH") }
+        var options = StoreOptions()
+        options.isReadOnly = true
+        let container = try PersistentContainer(path: arguments[0], options: options)
+        let report = try container.store.check(problemLimit: 5)
+        say(report.isConsistent ? "consistent" : "problems \(report.problemCount)")
+        for problem in report.problems { say(problem) }
+    }
+
+    /// `open-read-only PATH`: opens the store read-only with its own model,
+    /// as an app would (without ``StoreOptions/allowsReadingWithoutLock``),
+    /// and prints how many entities it has.
+    static func openReadOnly(_ arguments: [String]) throws {
+        guard arguments.count == 1 else { throw HelperError.usage("open-read-only PATH") }
+        var options = StoreOptions()
+        options.isReadOnly = true
+        let container = try PersistentContainer(path: arguments[0], options: options)
+        say("opened \(container.model.entities.count) entities")
+    }
 }

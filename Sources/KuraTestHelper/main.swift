@@ -24,6 +24,14 @@ do {
         try KuraCommands.increment(Array(arguments.dropFirst()))
     case "insert-entries":
         try KuraCommands.insertEntries(Array(arguments.dropFirst()))
+    case "growth-writer":
+        try KuraCommands.growthWriter(Array(arguments.dropFirst()))
+    case "growth-reader":
+        try KuraCommands.growthReader(Array(arguments.dropFirst()))
+    case "open-read-only":
+        try KuraCommands.openReadOnly(Array(arguments.dropFirst()))
+    case "check-store":
+        try KuraCommands.checkStore(Array(arguments.dropFirst()))
     case "file-size-limit":
         try KuraCommands.fileSizeLimit(Array(arguments.dropFirst()))
     default:

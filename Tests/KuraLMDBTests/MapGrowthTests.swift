@@ -160,3 +160,53 @@ import Testing
         #expect(try environment.info().mapSize >= childCount * childSize)
     }
 }
+
+@Suite struct MapGrowthReaderTests {
+    @Test func aProcessThatOnlyReadsAdoptsTheMapAnotherProcessGrew() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("store.lmdb")
+        let options = Environment.Options(mapSize: 64 << 10, maxMapSize: 4 << 30)
+        let environment = try Environment(path: path, options: options)
+        let database = try environment.createDatabase(named: "shared")
+        let childCount = 200
+        let childSize = 256 << 10  // ~50 MB: the child's map doubles about ten times
+
+        let child = try Helper.start(["lmdb-grow", path, "\(childCount)", "\(childSize)"])
+        var reads = 0
+        var seen = 0
+        // Only reads here: every snapshot past this process's map must be adopted by a read.
+        while child.isRunning || seen < childCount {
+            seen = try environment.read { txn in try database.count(in: txn) }
+            reads += 1
+        }
+        #expect(try child.wait() == .exited(0))
+        #expect(seen == childCount)
+        #expect(try environment.info().mapSize >= childCount * childSize)
+        try environment.read { txn throws in
+            for index in stride(from: 0, to: childCount, by: 17) {
+                let value = try #require(try database.value(forKey: MapGrowthTests.key("g", index), in: txn))
+                #expect(value == MapGrowthTests.value(index, size: childSize))
+            }
+        }
+        #expect(reads > 1)
+    }
+
+    @Test func aNestedReadAfterAnotherProcessGrewTheMapReadsTheEnclosingSnapshot() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("store.lmdb")
+        let options = Environment.Options(mapSize: 64 << 10, maxMapSize: 4 << 30)
+        let environment = try Environment(path: path, options: options)
+        let database = try environment.createDatabase(named: "shared")
+        try environment.read { outer throws in
+            #expect(try database.count(in: outer) == 0)
+            // Another process grows the map far past this one's while this
+            // thread holds a snapshot, so the map can't be adopted now.
+            let child = try Helper.start(["lmdb-grow", path, "40", "\(256 << 10)"])
+            #expect(try child.wait() == .exited(0))
+            let nested = try environment.read { txn in try database.count(in: txn) }
+            #expect(nested == 0, "the nested read sees the enclosing read's snapshot")
+        }
+        #expect(try environment.read { txn in try database.count(in: txn) } == 40)
+        #expect(try environment.info().mapSize >= 40 * (256 << 10))
+    }
+}

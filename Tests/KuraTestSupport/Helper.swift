@@ -27,6 +27,17 @@ public enum Helper {
         return (termination, String(decoding: data, as: UTF8.self))
     }
 
+    /// Runs the helper to completion, as user `nobody` when `asNobody` (the
+    /// test runs as root, and needs a user without root's rights).
+    public static func runAs(_ asNobody: Bool, _ arguments: [String]) throws -> (termination: ChildProcess.Termination, output: String) {
+        guard asNobody else { return try run(arguments) }
+        let child = try ChildProcess(
+            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", path] + arguments)
+        let data = child.standardOutput!.readDataToEndOfFile()
+        let termination = try child.wait()
+        return (termination, String(decoding: data, as: UTF8.self))
+    }
+
     /// Reads `child`'s output until a line starting with `prefix` has
     /// arrived (or the child closed it), and returns what was read.
     public static func read(_ child: ChildProcess, untilLineStartingWith prefix: String) -> Data {

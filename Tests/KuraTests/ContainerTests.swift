@@ -99,7 +99,7 @@ import Testing
         #expect(throws: KuraError.notAKuraStore(path: empty)) { try PersistentContainer(path: empty) }
 
         let missing = directory.file("missing/store.kura")
-        #expect(throws: KuraError.storage(path: missing, reason: "cannot open '\(missing)': No such file or directory")) {
+        #expect(throws: KuraError.storage(path: missing, failure: .system(errno: ENOENT, message: "No such file or directory"))) {
             try PersistentContainer(path: missing, model: .news())
         }
 

@@ -26,7 +26,7 @@ extension ManagedObjectContext {
     ///   ``KuraError/conflict(objectIDs:)``, ``KuraError/storeFull(maximumBytes:)``,
     ///   ``KuraError/willSaveDidNotSettle(passes:objectIDs:)``,
     ///   ``KuraError/storeClosed(path:)``, ``KuraError/storeReadOnly(path:)``,
-    ///   ``KuraError/storage(path:reason:)``.
+    ///   ``KuraError/storage(path:failure:)``.
     public func save() throws {
         precondition(!isSaving, "save() was called from inside a save (a willSave, validate or didSave hook)")
         processPendingChanges()

@@ -263,7 +263,7 @@ public final class ManagedObjectContext {
         } catch let error as KuraError {
             throw error
         } catch {
-            throw KuraError.storage(path: store.path, reason: "\(error)")
+            throw KuraError.storage(path: store.path, failure: .system(errno: 0, message: "\(error)"))
         }
         guard let record else { throw KuraError.objectNotFound(object.objectID) }
         return record

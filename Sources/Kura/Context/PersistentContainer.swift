@@ -12,7 +12,7 @@
 ///
 /// Open a store file once per process and share the container: a second
 /// container on the same file in the same process throws
-/// ``KuraError/storage(path:reason:)`` (LMDB forbids opening a file twice in
+/// ``KuraError/storage(path:failure:)`` (LMDB forbids opening a file twice in
 /// one process). Other processes may open it at the same time.
 public final class PersistentContainer: Sendable {
     /// The open store.

@@ -16,18 +16,29 @@ public struct StoreCheckReport: Sendable {
     public var entities: [EntityReport] = []
     /// What is wrong, one line each (at most the limit asked for).
     public var problems: [String] = []
+    /// The store file's pages: every page of the snapshot checked, how many
+    /// hold data, and how many are free for reuse (the space a compacting
+    /// copy would give back).
+    public var totalPages = 0
+    public var usedPages = 0
+    public var freePages = 0
+    /// The size of a page, in bytes.
+    public var pageSize = 0
     /// How many problems there are in all, listed or not.
     public var problemCount = 0
 
-    /// True when every record decodes, every index entry has its record and
-    /// every record its index entries, unique indexes hold, and ID counters
-    /// are ahead of every primary key.
+    /// True when the file's pages are sound, every record decodes, every
+    /// index entry has its record and every record its index entries, unique
+    /// indexes hold, and ID counters are ahead of every primary key.
     public var isConsistent: Bool { problemCount == 0 }
 }
 
 extension PersistentStore {
     /// Checks the store's consistency in one read transaction, changing
-    /// nothing: every record decodes against the model; every index entry
+    /// nothing. First the file itself: every page of the snapshot is read
+    /// from the file (not through the memory map) and its structure checked,
+    /// so a damaged file is reported, never a crash; a database whose pages
+    /// are damaged is not read further. Then the objects: every record decodes against the model; every index entry
     /// names an existing record whose values give exactly that key, and every
     /// record has each of its index entries; no two records share the values
     /// of a unique index; each entity's ID counter is past its largest
@@ -37,71 +48,99 @@ extension PersistentStore {
     /// - Complexity: O(n) in records and index entries, with the index keys of
     ///   one entity in memory at a time.
     public func check(problemLimit: Int = 100) throws -> StoreCheckReport {
-        var report = StoreCheckReport()
-        func problem(_ text: String) {
-            report.problemCount += 1
-            if report.problems.count < problemLimit { report.problems.append(text) }
+        try storageErrors(path) {
+            try environment.readCheckingStructure(problemLimit: problemLimit) { txn, structure in
+                var report = StoreCheckReport()
+                report.totalPages = structure.totalPages
+                report.usedPages = structure.usedPages
+                report.freePages = structure.freePages
+                report.pageSize = structure.pageSize
+                for line in structure.problems { report.problems.append("file: \(line)") }
+                report.problemCount = structure.problemCount
+                try check(structure: structure, in: txn) { text in
+                    report.problemCount += 1
+                    if report.problems.count < problemLimit { report.problems.append(text) }
+                } entity: { report.entities.append($0) }
+                return report
+            }
         }
-        try read { txn in
-            for entity in model.entities {
-                let tables = tables(for: entity)
-                var entityReport = StoreCheckReport.EntityReport(entity: entity.name, records: 0, indexEntries: [:])
-                // The entries each index should hold, with the record they point to.
-                var expected = [[[UInt8]: UInt64]](repeating: [:], count: tables.indexes.count)
-                var largestKey: UInt64 = 0
-                try tables.records.forEach(in: txn) { entry in
-                    entityReport.records += 1
-                    guard entry.key.count == 8 else {
-                        problem("\(entity.name): a record key is \(entry.key.count) bytes, not 8")
-                        return true
-                    }
-                    let primaryKey = StoreLayout.primaryKey(fromSuffixOf: entry.key)
-                    largestKey = max(largestKey, primaryKey)
-                    let view: RecordView
-                    do {
-                        view = try RecordView(validating: entry.value, entity: entity)
-                    } catch {
-                        problem("\(entity.name) record \(primaryKey) does not decode: \(error)")
-                        return true
-                    }
-                    for (position, index) in tables.indexes.enumerated() {
-                        let key = index.key(primaryKey: primaryKey) { view.value($0, of: entity) }.key
-                        if let other = expected[position].updateValue(primaryKey, forKey: key) {
-                            problem("\(entity.name): records \(other) and \(primaryKey) have the same values in unique index \(index.description.name)")
-                        }
-                    }
+    }
+
+    private func check(
+        structure: StructureReport, in txn: borrowing Transaction,
+        problem: (String) -> Void, entity addEntity: (StoreCheckReport.EntityReport) -> Void
+    ) throws {
+        func readable(_ database: String) -> Bool { structure.isIntact(database: database) }
+        guard readable(StoreLayout.metaDatabase) else {
+            problem("the meta database is damaged: the objects can't be checked")
+            return
+        }
+        for entity in model.entities {
+            let tables = tables(for: entity)
+            let indexNames = entity.indexes.map { StoreLayout.indexDatabase(entity.name, $0.name) }
+            guard readable(StoreLayout.recordsDatabase(entity.name)) else {
+                problem("\(entity.name): its records' pages are damaged; its objects and indexes were not checked")
+                continue
+            }
+            var entityReport = StoreCheckReport.EntityReport(entity: entity.name, records: 0, indexEntries: [:])
+            // The entries each index should hold, with the record they point to.
+            var expected = [[[UInt8]: UInt64]](repeating: [:], count: tables.indexes.count)
+            var largestKey: UInt64 = 0
+            try tables.records.forEach(in: txn) { entry in
+                entityReport.records += 1
+                guard entry.key.count == 8 else {
+                    problem("\(entity.name): a record key is \(entry.key.count) bytes, not 8")
+                    return true
+                }
+                let primaryKey = StoreLayout.primaryKey(fromSuffixOf: entry.key)
+                largestKey = max(largestKey, primaryKey)
+                let view: RecordView
+                do {
+                    view = try RecordView(validating: entry.value, entity: entity)
+                } catch {
+                    problem("\(entity.name) record \(primaryKey) does not decode: \(error)")
                     return true
                 }
                 for (position, index) in tables.indexes.enumerated() {
-                    var entries = 0
-                    try index.database.forEach(in: txn) { entry in
-                        entries += 1
-                        guard entry.value.count == 8 else {
-                            problem("\(entity.name) index \(index.description.name): an entry has a \(entry.value.count)-byte value")
-                            return true
-                        }
-                        let pointsTo = StoreLayout.primaryKey(fromSuffixOf: entry.value)
-                        let key = Array(entry.key)
-                        if expected[position][key] == pointsTo {
-                            expected[position][key] = nil
-                        } else {
-                            problem("\(entity.name) index \(index.description.name): an entry names record \(pointsTo), which is missing or has other values")
-                        }
+                    let key = index.key(primaryKey: primaryKey) { view.value($0, of: entity) }.key
+                    if let other = expected[position].updateValue(primaryKey, forKey: key) {
+                        problem("\(entity.name): records \(other) and \(primaryKey) have the same values in unique index \(index.description.name)")
+                    }
+                }
+                return true
+            }
+            for (position, index) in tables.indexes.enumerated() {
+                guard readable(indexNames[position]) else {
+                    problem("\(entity.name) index \(index.description.name): its pages are damaged; it was not checked")
+                    continue
+                }
+                var entries = 0
+                try index.database.forEach(in: txn) { entry in
+                    entries += 1
+                    guard entry.value.count == 8 else {
+                        problem("\(entity.name) index \(index.description.name): an entry has a \(entry.value.count)-byte value")
                         return true
                     }
-                    for primaryKey in expected[position].values.sorted() {
-                        problem("\(entity.name) record \(primaryKey) has no entry in index \(index.description.name)")
+                    let pointsTo = StoreLayout.primaryKey(fromSuffixOf: entry.value)
+                    let key = Array(entry.key)
+                    if expected[position][key] == pointsTo {
+                        expected[position][key] = nil
+                    } else {
+                        problem("\(entity.name) index \(index.description.name): an entry names record \(pointsTo), which is missing or has other values")
                     }
-                    entityReport.indexEntries[index.description.name] = entries
+                    return true
                 }
-                let counter = try meta.value(forKey: StoreLayout.counterKey(entity.name), in: txn)
-                    .flatMap { StoreLayout.littleEndian($0, as: UInt64.self) } ?? 1
-                if largestKey >= counter {
-                    problem("\(entity.name): the ID counter (\(counter)) is not past the largest primary key (\(largestKey))")
+                for primaryKey in expected[position].values.sorted() {
+                    problem("\(entity.name) record \(primaryKey) has no entry in index \(index.description.name)")
                 }
-                report.entities.append(entityReport)
+                entityReport.indexEntries[index.description.name] = entries
             }
+            let counter = try meta.value(forKey: StoreLayout.counterKey(entity.name), in: txn)
+                .flatMap { StoreLayout.littleEndian($0, as: UInt64.self) } ?? 1
+            if largestKey >= counter {
+                problem("\(entity.name): the ID counter (\(counter)) is not past the largest primary key (\(largestKey))")
+            }
+            addEntity(entityReport)
         }
-        return report
     }
 }

@@ -49,7 +49,7 @@ extension PersistentStore {
     /// - Throws: ``KuraError/uniqueConstraintViolated(entity:index:values:objectID:)``,
     ///   ``KuraError/conflict(objectIDs:)`` when a stored row version is not the
     ///   expected one, ``KuraError/storeFull(maximumBytes:)``,
-    ///   ``KuraError/storage(path:reason:)``. Nothing is written then.
+    ///   ``KuraError/storage(path:failure:)``. Nothing is written then.
     func save(_ changes: ChangeSet) throws -> SaveResult {
         if isReadOnly { throw KuraError.storeReadOnly(path: path) }
         do {
@@ -58,7 +58,7 @@ extension PersistentStore {
                 // its result, it changes nothing outside.
                 try environment.write { txn in try write(changes, in: txn) }
             }
-        } catch KuraError.storage(_, let reason) where reason == LMDBError.mapFull.description {
+        } catch KuraError.storage(_, .engine(let code, _)) where code == LMDBError.mapFull.code {
             throw KuraError.storeFull(maximumBytes: options.maximumSize)
         }
     }

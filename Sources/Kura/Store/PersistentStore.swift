@@ -1,3 +1,4 @@
+import Foundation
 import KuraLMDB
 
 #if canImport(Glibc)
@@ -41,7 +42,7 @@ public final class PersistentStore: Sendable {
     ///   ``KuraError/unsupportedFormatVersion(path:found:supported:)``,
     ///   ``KuraError/modelMismatch(path:differences:)``,
     ///   ``KuraError/corruptStore(path:reason:)``, or
-    ///   ``KuraError/storage(path:reason:)`` when LMDB can't open the file.
+    ///   ``KuraError/storage(path:failure:)`` when LMDB can't open the file.
     public init(path: String, model: ManagedObjectModel?, options: StoreOptions = StoreOptions()) throws {
         self.path = path
         self.options = options
@@ -55,7 +56,14 @@ public final class PersistentStore: Sendable {
         case .noSync: environmentOptions.flags.insert(.noSync)
         }
 
-        var environment = try Self.openEnvironment(path: path, options: environmentOptions)
+        var environment: Environment
+        do {
+            environment = try Self.openEnvironment(path: path, options: environmentOptions)
+        } catch KuraError.storage(_, .permissionDenied) where options.isReadOnly && options.allowsReadingWithoutLock
+            && Self.cannotHaveALockFile(path) {
+            environmentOptions.flags.insert(.noLock)
+            environment = try Self.openEnvironment(path: path, options: environmentOptions)
+        }
         // Reader slots of processes that died holding a snapshot would keep
         // old pages from being reused: clear them now.
         _ = try? environment.clearStaleReaders()
@@ -119,6 +127,16 @@ public final class PersistentStore: Sendable {
     /// True when opened read-only.
     public var isReadOnly: Bool { options.isReadOnly }
 
+    /// True when the store opened without LMDB's lock file (see
+    /// ``StoreOptions/allowsReadingWithoutLock``).
+    public var isReadingWithoutLock: Bool { environment.options.flags.contains(.noLock) }
+
+    /// True when no lock file is beside the store and this user can't make one.
+    private static func cannotHaveALockFile(_ path: String) -> Bool {
+        let directory = (path as NSString).deletingLastPathComponent
+        return access(path + "-lock", F_OK) != 0 && access(directory.isEmpty ? "." : directory, W_OK) != 0
+    }
+
     /// The tables of `entity`, an entity of this store's model.
     func tables(for entity: EntityDescription) -> EntityTables {
         guard let tables = tables[ObjectIdentifier(entity)] else {
@@ -147,32 +165,36 @@ public final class PersistentStore: Sendable {
             case .truncated:
                 throw KuraError.corruptStore(path: path, reason: error.description)
             default:
-                throw KuraError.storage(path: path, reason: error.description)
+                throw KuraError.storage(error, path: path)
             }
         }
     }
 
     /// The model and format the store holds, or `nil` for an LMDB file with
-    /// nothing in it yet.
+    /// nothing in it yet. The pages of the main and meta databases are
+    /// checked first (read from the file, not the map), so a damaged store is
+    /// a clear error here rather than a crash.
     private static func readStoredModel(_ environment: Environment, path: String) throws -> (ManagedObjectModel, UInt32)? {
-        guard let meta = try storageErrors(path, { try environment.database(named: StoreLayout.metaDatabase) }) else {
-            let isEmpty = try storageErrors(path) { try environment.statistics().entries == 0 }
-            if isEmpty { return nil }
-            throw KuraError.notAKuraStore(path: path)
-        }
-        let (format, modelBytes) = try storageErrors(path) {
-            try environment.read { txn in
-                (try meta.value(forKey: StoreLayout.formatKey, in: txn),
-                 try meta.value(forKey: StoreLayout.modelKey, in: txn))
+        let stored: (format: [UInt8]?, model: [UInt8]?)? = try storageErrors(path) {
+            try environment.readCheckingStructure(databases: [StoreLayout.metaDatabase], problemLimit: 3) { txn, report in
+                guard report.isIntact(database: nil) && report.problemCount == 0 else {
+                    throw KuraError.corruptStore(path: path, reason: report.problems.joined(separator: "; "))
+                }
+                guard let meta = try txn.openDatabase(named: StoreLayout.metaDatabase) else {
+                    if report.databases.first?.entries == 0 { return nil }
+                    throw KuraError.notAKuraStore(path: path)
+                }
+                return (try meta.value(forKey: StoreLayout.formatKey, in: txn), try meta.value(forKey: StoreLayout.modelKey, in: txn))
             }
         }
-        guard let format, let version = StoreLayout.littleEndian(format, as: UInt32.self) else {
+        guard let stored else { return nil }
+        guard let format = stored.format, let version = StoreLayout.littleEndian(format, as: UInt32.self) else {
             throw KuraError.notAKuraStore(path: path)
         }
         guard version == StoreLayout.formatVersion else {
             throw KuraError.unsupportedFormatVersion(path: path, found: Int(version), supported: Int(StoreLayout.formatVersion))
         }
-        guard let modelBytes else {
+        guard let modelBytes = stored.model else {
             throw KuraError.corruptStore(path: path, reason: "the store has no model")
         }
         do {
@@ -228,18 +250,7 @@ public final class PersistentStore: Sendable {
 func storageErrors<Result>(_ path: String, _ body: () throws -> Result) throws -> Result {
     do {
         return try body()
-    } catch let error as LMDBError {
-        switch error {
-        case .corrupted, .pageNotFound, .cursorFull, .panic:
-            throw KuraError.corruptStore(path: path, reason: error.description)
-        default:
-            throw KuraError.storage(path: path, reason: error.description)
-        }
-    } catch let error as EnvironmentError {
-        switch error {
-        case .closed: throw KuraError.storeClosed(path: path)
-        case .readOnly: throw KuraError.storeReadOnly(path: path)
-        default: throw KuraError.storage(path: path, reason: error.description)
-        }
+    } catch {
+        throw KuraError.storage(error, path: path)
     }
 }

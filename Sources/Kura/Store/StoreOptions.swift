@@ -18,6 +18,18 @@ public struct StoreOptions: Sendable, Hashable {
     public var maximumSize = 64 << 30
     /// How many processes' and threads' read transactions may be open at once.
     public var maxReaders = 126
+    /// For a read-only store in a directory this user can't write, and where
+    /// no lock file exists: read it without LMDB's lock file instead of
+    /// failing with ``StorageFailure/permissionDenied(_:)``. Default false;
+    /// `kura` turns it on.
+    ///
+    /// LMDB must create a lock file beside the store even to read it. When
+    /// none exists, no process has the store open, and none can open it to
+    /// write without creating one in that directory (which this user can't,
+    /// but another user may). Reading without the lock is safe as long as no
+    /// process writes the store meanwhile; a writer would not see this
+    /// process's readers and could reuse the pages they read.
+    public var allowsReadingWithoutLock = false
     /// What a commit waits for.
     public var durability = Durability.full
 
