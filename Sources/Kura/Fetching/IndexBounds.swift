@@ -83,7 +83,9 @@ enum IndexBounds {
         if case .and(let nodes) = predicate.root { termCount = nodes.count } else { termCount = 1 }
         let constraints = constraints(of: predicate)
         guard !constraints.isEmpty else { return [] }
-        return tables.indexes.compactMap { access(to: $0, constraints: constraints, entity: predicate.entity, termCount: termCount) }
+        return tables.indexes.filter(\.isUsableForQueries).compactMap {
+            access(to: $0, constraints: constraints, entity: predicate.entity, termCount: termCount)
+        }
     }
 
     /// What the terms say about each attribute: a short list, searched

@@ -20,7 +20,7 @@ enum QueryPlanner {
 
         // A template's lookup by a unique index, decided at registration.
         if let lookup = fetch.plannedLookup, fetch.request.allowsIndexes,
-           let index = tables.indexes.first(where: { $0.description.name == lookup.indexName }) {
+           let index = tables.indexes.first(where: { $0.description.name == lookup.indexName }), index.isUsableForQueries {
             let access = IndexAccess(
                 index: index, ranges: [], equalityCount: index.attributeNumbers.count, isUniqueLookup: true,
                 lookupPrefixes: [lookup.prefix], terms: [], entity: fetch.entity, coversPredicate: true)
@@ -153,7 +153,7 @@ enum QueryPlanner {
     /// An index whose order is the sort order, and whether to walk it in reverse.
     private static func sortIndex(for sorts: [PreparedSort], tables: EntityTables, equalityCount: Int) -> (IndexTable, Bool)? {
         guard sorts.allSatisfy({ $0.comparison == .compare }), Set(sorts.map(\.ascending)).count == 1 else { return nil }
-        for index in tables.indexes where index.attributeNumbers.count >= sorts.count
+        for index in tables.indexes where index.isUsableForQueries && index.attributeNumbers.count >= sorts.count
             && zip(sorts, index.attributeNumbers).allSatisfy({ $0.number == $1 }) {
             return (index, !sorts[0].ascending)
         }

@@ -33,19 +33,24 @@ extension AttributeValue {
         case (.url(let a), .url(let b)):
             return Self.compareStrings(a.absoluteString, b.absoluteString)
         case (.decimal(let a), .decimal(let b)):
-            return a < b ? -1 : (a == b ? 0 : 1)
+            return Self.compareDecimals(a, b)
         case (.decimal(let a), .int(let b)):
-            let b = Decimal(b)
-            return a < b ? -1 : (a == b ? 0 : 1)
+            return Self.compareDecimals(a, Decimal(b))
         case (.int(let a), .decimal(let b)):
-            let a = Decimal(a)
-            return a < b ? -1 : (a == b ? 0 : 1)
+            return Self.compareDecimals(Decimal(a), b)
         default:
             if let a = numericValue, let b = other.numericValue, naturalType != .bool, other.naturalType != .bool {
                 return Self.compareDoubles(a, b)
             }
             return Self.typeRank(self) - Self.typeRank(other)
         }
+    }
+
+    /// Decimals in a total order: NaN equal to NaN and above every number,
+    /// as for doubles (Foundation's `<` calls NaN less than everything).
+    static func compareDecimals(_ a: Decimal, _ b: Decimal) -> Int {
+        if a.isNaN || b.isNaN { return a.isNaN ? (b.isNaN ? 0 : 1) : -1 }
+        return a < b ? -1 : (a == b ? 0 : 1)
     }
 
     /// Doubles in a total order: `-0 == 0`, NaN equal to NaN and above everything.

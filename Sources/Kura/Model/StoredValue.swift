@@ -30,7 +30,7 @@ struct StoredValue: Codable, Hashable {
         case .int16, .int32, .int64: Int64(text).map(AttributeValue.int)
         case .double: Double(text).map(AttributeValue.double)
         case .float: Float(text).map(AttributeValue.float)
-        case .decimal: Decimal(string: text).map(AttributeValue.decimal)
+        case .decimal: DecimalText.parse(text).map(AttributeValue.decimal)
         case .string: .string(text)
         case .date: Double(text).map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
         case .uuid: UUID(uuidString: text).map(AttributeValue.uuid)

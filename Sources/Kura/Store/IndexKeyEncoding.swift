@@ -14,13 +14,18 @@ import Foundation
 /// - floating point and dates: the IEEE bits of the `Double`, sign bit flipped
 ///   for positives and every bit flipped for negatives (`-0` is stored as `0`,
 ///   every NaN as one NaN above infinity);
-/// - decimals: a sign byte, the decimal exponent, then the digits, with every
-///   byte flipped for negatives;
+/// - decimals: a sign byte (`01` negative, `02` zero, `03` positive, `04`
+///   NaN, which sorts above every number as it does for doubles), then for
+///   non-zero numbers the decimal exponent and the digits, with every byte
+///   flipped for negatives. (Stores of format 1 wrote NaN as zero, `02`;
+///   see ``StoreLayout/formatVersion``.)
 /// - strings and URLs: NFC-normalized UTF-8, `00` escaped as `00 FF`, ended by
 ///   `00 00`; data the same without normalization;
 /// - UUIDs: their 16 bytes; booleans: `00` or `01`.
 enum IndexKeyEncoding {
-    static func append(_ value: AttributeValue?, to key: inout [UInt8]) {
+    /// - Parameter legacyDecimals: Encode a decimal NaN as zero, as stores of
+    ///   format 1 did (only to read such a store's indexes as they are).
+    static func append(_ value: AttributeValue?, to key: inout [UInt8], legacyDecimals: Bool = false) {
         guard let value else {
             key.append(0x00)
             return
@@ -38,7 +43,7 @@ enum IndexKeyEncoding {
         case .date(let date):
             appendOrderedDouble(date.timeIntervalSinceReferenceDate, to: &key)
         case .decimal(let number):
-            appendDecimal(number, to: &key)
+            appendDecimal(number, to: &key, legacy: legacyDecimals)
         case .string(let text):
             appendEscaped(normalized(text).utf8, to: &key)
         case .url(let url):
@@ -120,8 +125,12 @@ enum IndexKeyEncoding {
         key.append(0x00)
     }
 
-    static func appendDecimal(_ number: Decimal, to key: inout [UInt8]) {
-        if number.isZero || number.isNaN {
+    static func appendDecimal(_ number: Decimal, to key: inout [UInt8], legacy: Bool = false) {
+        if number.isNaN {
+            key.append(legacy ? 0x02 : 0x04)
+            return
+        }
+        if number.isZero {
             key.append(0x02)
             return
         }

@@ -108,14 +108,16 @@ public final class PersistentStore: Sendable {
             resolved = model
         }
 
+        // An older format: upgraded now when the store is writable, else
+        // read as it is.
+        let format = stored?.1 ?? StoreLayout.formatVersion
+        let upgrading = format < StoreLayout.formatVersion && !options.isReadOnly
         self.environment = environment
         self.model = resolved
-        do {
-            (meta, tables) = try Self.openTables(environment, model: resolved, path: path)
-        } catch {
-            throw error
-        }
+        (meta, tables) = try Self.openTables(
+            environment, model: resolved, path: path, format: upgrading ? StoreLayout.formatVersion : format)
         resolved.freeze()
+        if upgrading { try upgradeFormat() }
     }
 
     /// Closes the store. Contexts using it throw ``KuraError/storeClosed(path:)``
@@ -191,7 +193,7 @@ public final class PersistentStore: Sendable {
         guard let format = stored.format, let version = StoreLayout.littleEndian(format, as: UInt32.self) else {
             throw KuraError.notAKuraStore(path: path)
         }
-        guard version == StoreLayout.formatVersion else {
+        guard (StoreLayout.oldestReadableFormat...StoreLayout.formatVersion).contains(version) else {
             throw KuraError.unsupportedFormatVersion(path: path, found: Int(version), supported: Int(StoreLayout.formatVersion))
         }
         guard let modelBytes = stored.model else {
@@ -223,8 +225,9 @@ public final class PersistentStore: Sendable {
         }
     }
 
+    /// The databases of `model`'s entities, read as a store of `format` keeps them.
     private static func openTables(
-        _ environment: Environment, model: ManagedObjectModel, path: String
+        _ environment: Environment, model: ManagedObjectModel, path: String, format: UInt32
     ) throws -> (Database, [ObjectIdentifier: EntityTables]) {
         func open(_ name: String) throws -> Database {
             guard let database = try storageErrors(path, { try environment.database(named: name) }) else {
@@ -238,7 +241,8 @@ public final class PersistentStore: Sendable {
             let records = try open(StoreLayout.recordsDatabase(entity.name))
             let indexes = try zip(entity.indexes, entity.indexAttributeNumbers).map { index, numbers in
                 IndexTable(description: index, attributeNumbers: numbers,
-                           database: try open(StoreLayout.indexDatabase(entity.name, index.name)))
+                           database: try open(StoreLayout.indexDatabase(entity.name, index.name)),
+                           hasLegacyDecimalKeys: format < 2 && numbers.contains { entity.attributes[$0].type == .decimal })
             }
             tables[ObjectIdentifier(entity)] = EntityTables(entity: entity, records: records, indexes: indexes)
         }

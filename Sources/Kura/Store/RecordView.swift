@@ -73,7 +73,7 @@ struct RecordView {
         if size >= 0 && size != payload { throw .badSize(number) }
         if entity.recordHasParsedValues && (tag == RecordFormat.Tag.decimal.rawValue || tag == RecordFormat.Tag.url.rawValue) {
             let text = String(decoding: UnsafeRawBufferPointer(rebasing: stored.dropFirst()), as: UTF8.self)
-            let valid = tag == RecordFormat.Tag.decimal.rawValue ? Decimal(string: text) != nil : URL(string: text) != nil
+            let valid = tag == RecordFormat.Tag.decimal.rawValue ? DecimalText.parse(text) != nil : URL(string: text) != nil
             guard valid else { throw .badValue(number) }
         }
     }
@@ -121,7 +121,7 @@ struct RecordView {
         case .float: return .float(Float(bitPattern: payload.loadUnaligned(as: UInt32.self).littleEndian))
         case .date:
             return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian)))
-        case .decimal: return Decimal(string: String(decoding: payload, as: UTF8.self)).map(AttributeValue.decimal)
+        case .decimal: return DecimalText.parse(String(decoding: payload, as: UTF8.self)).map(AttributeValue.decimal)
         case .string: return .string(String(decoding: payload, as: UTF8.self))
         case .uuid:
             var uuid = UUID().uuid

@@ -25,8 +25,17 @@ enum StoreLayout {
     static let fingerprintKey = Array("fingerprint".utf8)
     static func counterKey(_ entity: String) -> [UInt8] { Array("counter.\(entity)".utf8) }
 
-    /// The format this version of Kura writes and reads.
-    static let formatVersion: UInt32 = 1
+    /// The format this version of Kura writes.
+    ///
+    /// - 1: the first format.
+    /// - 2: index keys tell a decimal NaN from zero (format 1 wrote both as
+    ///   zero). A format-1 store opened read-write is upgraded in one
+    ///   transaction: the indexes over decimal attributes are rebuilt and the
+    ///   format becomes 2. Opened read-only, it is read as it is, and those
+    ///   indexes are not used to answer queries.
+    static let formatVersion: UInt32 = 2
+    /// The oldest format this version of Kura reads (and upgrades).
+    static let oldestReadableFormat: UInt32 = 1
 
     /// A primary key as an LMDB key: big-endian, so keys sort numerically.
     @inline(__always)
@@ -75,12 +84,20 @@ final class IndexTable: Sendable {
     let description: IndexDescription
     let attributeNumbers: [Int]
     let database: Database
+    /// True for an index over decimals in a format-1 store opened read-only:
+    /// its keys write NaN as zero, so queries don't use it (see
+    /// ``StoreLayout/formatVersion``).
+    let hasLegacyDecimalKeys: Bool
 
-    init(description: IndexDescription, attributeNumbers: [Int], database: Database) {
+    init(description: IndexDescription, attributeNumbers: [Int], database: Database, hasLegacyDecimalKeys: Bool = false) {
         self.description = description
         self.attributeNumbers = attributeNumbers
         self.database = database
+        self.hasLegacyDecimalKeys = hasLegacyDecimalKeys
     }
+
+    /// Whether queries may read the index.
+    var isUsableForQueries: Bool { !hasLegacyDecimalKeys }
 
     /// The index key of an object: its indexed values, then its primary key
     /// (not for a unique index without nil values; see ``StoreLayout``).
@@ -91,7 +108,7 @@ final class IndexTable: Sendable {
         for number in attributeNumbers {
             let attributeValue = value(number)
             if attributeValue == nil { hasNil = true }
-            IndexKeyEncoding.append(attributeValue, to: &key)
+            IndexKeyEncoding.append(attributeValue, to: &key, legacyDecimals: hasLegacyDecimalKeys)
         }
         let isUniqueKey = description.isUnique && !hasNil
         if !isUniqueKey { IndexKeyEncoding.appendBigEndian(primaryKey, to: &key) }

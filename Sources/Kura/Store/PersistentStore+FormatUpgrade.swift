@@ -1,0 +1,51 @@
+import KuraLMDB
+
+extension PersistentStore {
+    /// Brings a store of an older format (see ``StoreLayout/formatVersion``)
+    /// to the current one, in one write transaction: either all of it
+    /// happens or none, and a process that dies midway leaves the old store.
+    /// Each step rewrites only what its format change touched.
+    ///
+    /// Upgrade a store while no older version of Kura has it open: such a
+    /// process would go on writing the old format until it reopens.
+    func upgradeFormat() throws {
+        try storageErrors(path) {
+            try environment.write { txn in
+                let stored = try meta.value(forKey: StoreLayout.formatKey, in: txn)
+                    .flatMap { StoreLayout.littleEndian($0, as: UInt32.self) } ?? StoreLayout.formatVersion
+                // Another process may have upgraded it since this one looked.
+                guard stored < StoreLayout.formatVersion else { return }
+                if stored < 2 { try rebuildDecimalIndexes(in: txn) }
+                try meta.put(StoreLayout.littleEndianBytes(StoreLayout.formatVersion), forKey: StoreLayout.formatKey, in: txn)
+            }
+        }
+    }
+
+    /// Format 1 → 2: index keys of a decimal NaN. Every index over a decimal
+    /// attribute is emptied and filled again from the records.
+    private func rebuildDecimalIndexes(in txn: borrowing Transaction) throws {
+        for entity in model.entities {
+            let tables = tables(for: entity)
+            let indexes = tables.indexes.filter { index in
+                index.attributeNumbers.contains { entity.attributes[$0].type == .decimal }
+            }
+            guard !indexes.isEmpty else { continue }
+            for index in indexes { try index.database.removeAll(in: txn) }
+            var entries: [[UInt8]] = []
+            var primaryKeys: [UInt64] = []
+            try forEachRecord(of: entity, in: txn) { primaryKey, view in
+                for index in indexes {
+                    entries.append(index.key(primaryKey: primaryKey) { view.value($0, of: entity) }.key)
+                    primaryKeys.append(primaryKey)
+                }
+                return true
+            }
+            for (position, key) in entries.enumerated() {
+                let index = indexes[position % indexes.count]
+                try StoreLayout.withKey(primaryKeys[position]) { value in
+                    try key.withUnsafeBytes { try index.database.put(value, forKey: $0, in: txn) }
+                }
+            }
+        }
+    }
+}
