@@ -87,7 +87,8 @@ public enum KuraError: Error, Sendable, Hashable {
 
     /// The file is an LMDB environment but not a Kura store.
     case notAKuraStore(path: String)
-    /// The store was written by a newer (or unknown) version of Kura.
+    /// The store was written by a newer (or unknown) version of Kura;
+    /// `supported` is the newest format this version reads.
     case unsupportedFormatVersion(path: String, found: Int, supported: Int)
     /// The store's model differs from the one given; each difference is listed.
     case modelMismatch(path: String, differences: [String])
@@ -179,7 +180,7 @@ extension KuraError: CustomStringConvertible {
         case .notAKuraStore(let path):
             "'\(path)' is not a Kura store"
         case .unsupportedFormatVersion(let path, let found, let supported):
-            "'\(path)' has store format \(found); this Kura reads format \(supported)"
+            "'\(path)' has store format \(found); this Kura reads formats up to \(supported)"
         case .modelMismatch(let path, let differences):
             "the model of '\(path)' differs from the one given: " + differences.joined(separator: "; ")
         case .corruptStore(let path, let reason):

@@ -82,8 +82,13 @@ public final class Environment: @unchecked Sendable {
         guard !isClosed else { return }
         isClosed = true
         readerPool.withLock { $0.drain() }
-        mdb_env_close(handle)
-        _ = openEnvironments.withLock { $0.removeValue(forKey: fileIdentity) }
+        // Close and forget the file in one step: once closed, a deleted
+        // store's inode can be reused by a new file, which must not then be
+        // taken for this one.
+        openEnvironments.withLock { registry in
+            mdb_env_close(handle)
+            _ = registry.removeValue(forKey: fileIdentity)
+        }
     }
 
     /// Throws when the environment is closed; call with the lock held.
