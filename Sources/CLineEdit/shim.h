@@ -31,6 +31,9 @@ static inline void kura_line_editor_setup(const char *_Nonnull name, kura_comple
     rl_attempted_completion_function = kura_attempt_completion;
     rl_completion_entry_function = kura_generate;
     rl_completion_append_character = ' ';
+    // Kura handles Ctrl-C itself: libedit's handler would re-send the
+    // signal to the whole process group and end the session.
+    rl_catch_signals = 0;
 }
 
 /// The line being edited, and the cursor's offset in it.

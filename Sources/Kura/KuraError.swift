@@ -67,6 +67,9 @@ public enum KuraError: Error, Sendable, Hashable {
     /// Another context or process changed or deleted these objects since this
     /// context read them (with ``MergePolicy/error``, the default).
     case conflict(objectIDs: [ObjectID])
+    /// `save()` was called from inside a save (a `willSave`, validation or
+    /// `didSave` hook); the outer save goes on, the inner one did nothing.
+    case saveInProgress
     /// The store reached its configured maximum size; nothing was written.
     case storeFull(maximumBytes: Int)
 
@@ -167,6 +170,8 @@ extension KuraError: CustomStringConvertible {
         case .conflict(let objectIDs):
             "another context changed these objects since they were read: "
                 + objectIDs.prefix(5).map(\.description).joined(separator: ", ")
+        case .saveInProgress:
+            "save() was called from inside a save (a willSave, validation or didSave hook)"
         case .storeFull(let maximum):
             "the store reached its maximum size of \(maximum) bytes; nothing was written"
         case .objectNotFound(let objectID):

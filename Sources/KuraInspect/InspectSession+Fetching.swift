@@ -48,9 +48,17 @@ extension InspectSession {
         return try model.fetchRequestFromTemplate(withName: name, substitutionVariables: values)
     }
 
-    func fetch(_ request: FetchRequest) throws {
+    /// Prints the objects `request` fetches; with `returnsNothing` (`limit 0`),
+    /// checks the request and prints none.
+    func fetch(_ request: FetchRequest, returnsNothing: Bool = false) throws {
         let context = newContext()
-        let objects = try context.fetch(request)
+        let objects: [ManagedObject]
+        if returnsNothing {
+            _ = try context.explain(request)  // still checked against the model
+            objects = []
+        } else {
+            objects = try context.fetch(request)
+        }
         let entity = try entity(named: request.entityName)
         if mode == .json {
             for object in objects { print(JSONOutput.line(try Self.json(object, entity: entity))) }
@@ -75,8 +83,10 @@ extension InspectSession {
         return fields
     }
 
-    func count(_ request: FetchRequest) throws {
-        let count = try newContext().count(for: request)
+    func count(_ request: FetchRequest, returnsNothing: Bool = false) throws {
+        let context = newContext()
+        if returnsNothing { _ = try context.explain(request) }
+        let count = returnsNothing ? 0 : try context.count(for: request)
         print(mode == .json ? JSONOutput.line(["count": count]) : String(count))
     }
 

@@ -83,8 +83,9 @@ public final class InspectSession {
         case .entities: try showEntities()
         case .schema(let name): try showSchema(name)
         case .templates: showTemplates()
-        case .fetch(let spec): try fetch(try request(for: spec, line: line))
-        case .count(let spec): try count(try request(for: spec, line: line))
+        // `limit 0` means no rows here, as in SQL (the library's 0 is "no limit").
+        case .fetch(let spec): try fetch(try request(for: spec, line: line), returnsNothing: spec.limit == 0)
+        case .count(let spec): try count(try request(for: spec, line: line), returnsNothing: spec.limit == 0)
         case .template(let name, let arguments): try fetch(try templateRequest(name, arguments))
         case .show(let id): try show(id)
         case .plan(let spec, let isCount):
@@ -120,13 +121,18 @@ public final class InspectSession {
 public struct InspectError: Error, CustomStringConvertible {
     /// The one-line message.
     public let message: String
+    /// True when the command was cancelled (Ctrl-C).
+    var isCancellation = false
     /// The command line and a caret line, when a position is known.
     public let caret: String?
 
+    /// Control characters in the message and the line are escaped, so a
+    /// typed line can't send terminal sequences back through its error.
     init(_ message: String, line: String? = nil, position: Int? = nil) {
-        self.message = message
+        self.message = TerminalText.escaped(message).replacingOccurrences(of: "\n", with: " ")
         if let line, let position {
-            caret = line + "\n" + String(repeating: " ", count: max(0, position)) + "^"
+            let shown = TerminalText.escaped(line).replacingOccurrences(of: "\n", with: " ")
+            caret = shown + "\n" + String(repeating: " ", count: TerminalText.escapedColumn(of: max(0, position), in: line)) + "^"
         } else {
             caret = nil
         }
@@ -144,6 +150,9 @@ public struct InspectError: Error, CustomStringConvertible {
             self.init(kura.description)
         case let inspect as InspectError:
             self = inspect
+        case is CancellationError:
+            self.init("interrupted")
+            isCancellation = true
         default:
             self.init("\(error)")
         }

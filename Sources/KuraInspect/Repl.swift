@@ -1,5 +1,6 @@
 import Foundation
 import Kura
+import Synchronization
 
 /// The read-run-print loop of `kura inspect`.
 ///
@@ -19,31 +20,76 @@ public enum Repl {
 
     /// Runs commands until `quit`, end of input, or (without `keepGoing`)
     /// an error. Returns the exit status.
+    ///
+    /// At a terminal, Ctrl-C clears the line being typed, or cancels the
+    /// command that is running (its output so far stays), and the session
+    /// goes on; Ctrl-D leaves.
     public static func run(
         _ session: InspectSession, input: Input, keepGoing: Bool, errors: (String) -> Void
     ) -> Int32 {
-        var status: Int32 = 0
-        let next: () -> String?
         switch input {
         case .terminal(let historyPath):
             let completer = Completer(model: session.model)
             let editor = LineEditor(historyPath: historyPath) { completer.candidates(line: $0, word: $1) }
             session.print(banner(for: session))
-            next = { editor.readLine(prompt: "kura> ") }
-        case .lines(let read):
-            next = read
-        }
-        let interactive = if case .terminal = input { true } else { false }
-        while let line = next() {
-            do {
-                guard try session.run(line) else { break }
-            } catch {
-                errors("error: \(error)")
-                status = 1
-                if !interactive && !keepGoing { return status }
+            Interrupts.install()
+            while true {
+                guard let line = editor.readLine(prompt: "kura> ") else {
+                    // Ctrl-C at the prompt: a new line and a new prompt.
+                    if Interrupts.take() {
+                        session.print("")
+                        continue
+                    }
+                    return 0
+                }
+                do {
+                    guard try runCancellable(line, in: session) else { return 0 }
+                } catch let error as InspectError where error.isCancellation {
+                    errors("\nerror: \(error)")  // after the ^C the terminal echoed
+                } catch {
+                    errors("error: \(error)")
+                }
             }
+        case .lines(let read):
+            var status: Int32 = 0
+            while let line = read() {
+                do {
+                    guard try session.run(line) else { break }
+                } catch {
+                    errors("error: \(error)")
+                    status = 1
+                    if !keepGoing { return status }
+                }
+            }
+            return status
         }
-        return interactive ? 0 : status
+    }
+
+    /// Runs `line` in a task of its own and cancels it on Ctrl-C; the
+    /// library's long loops (fetches, counts, checks, dumps) stop at the
+    /// next 32 records with `CancellationError`.
+    static func runCancellable(_ line: String, in session: InspectSession) throws -> Bool {
+        _ = Interrupts.take()  // a Ctrl-C typed before this command doesn't cancel it
+        // The session is only touched by the task while this thread waits.
+        let work = UncheckedSendable(session)
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<Bool, any Error>?>(nil)
+        let task = Task.detached {
+            let result = Result { try work.value.run(line) }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        while done.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+            if Interrupts.take() { task.cancel() }
+        }
+        switch outcome.withLock({ $0 })! {
+        case .success(let goesOn):
+            return goesOn
+        case .failure(let error) where error is CancellationError || (error as? InspectError)?.isCancellation == true:
+            throw InspectError(CancellationError())
+        case .failure(let error):
+            throw error
+        }
     }
 
     static func banner(for session: InspectSession) -> String {
@@ -57,4 +103,10 @@ public enum Repl {
     public static var defaultHistoryPath: String? {
         ProcessInfo.processInfo.environment["HOME"].map { $0 + "/.kura_history" }
     }
+}
+
+/// A value handed to another thread while its owner waits for it.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

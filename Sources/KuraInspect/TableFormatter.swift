@@ -8,7 +8,8 @@
 /// ```
 ///
 /// Values longer than ``maximumWidth`` characters are cut with "…"; line
-/// breaks and tabs in values are shown as spaces; numbers are right-aligned.
+/// breaks and tabs in values are shown as spaces, other control characters
+/// as escapes (`\x1b`); numbers are right-aligned.
 struct TableFormatter {
     var maximumWidth = 40
 
@@ -34,7 +35,7 @@ struct TableFormatter {
 
     /// A value on one line, at most `maximumWidth` characters.
     func cut(_ value: String) -> String {
-        var text = String(value.map { $0.isNewline || $0 == "\t" ? " " : $0 })
+        var text = TerminalText.escaped(String(value.map { $0.isNewline || $0 == "\t" ? " " : $0 }))
         if text.count > maximumWidth {
             text = String(text.prefix(maximumWidth - 1)) + "…"
         }

@@ -134,3 +134,37 @@ import Testing
         #expect(try String(contentsOfFile: other, encoding: .utf8) == "keep me")
     }
 }
+
+@Suite struct KuraToolLimitTests {
+    @Test func hugeLimitsAndOffsetsWorkAndLimitZeroReturnsNoRows() throws {
+        let store = try BookStore()
+        let all = try KuraTool.run(["fetch", store.path, "Book", "limit", "9223372036854775807", "offset", "1"])
+        #expect(all.status == 0, "\(all.error)")
+        #expect(all.output.hasSuffix("(3 objects)\n"))
+        let none = try KuraTool.run(["fetch", store.path, "Book", "offset", "9223372036854775807", "limit", "1"])
+        #expect(none.status == 0 && none.output.hasSuffix("(0 objects)\n"), "\(none.error)")
+        let sorted = try KuraTool.run(["fetch", store.path, "Book", "sort", "year", "limit", "2000000000000000000"])
+        #expect(sorted.status == 0 && sorted.output.hasSuffix("(4 objects)\n"), "\(sorted.error)")
+        let filtered = try KuraTool.run(["fetch", store.path, "Book", "where", "year > 1900", "sort", "title", "limit", "2000000000000000000", "offset", "2"])
+        #expect(filtered.status == 0 && filtered.output.hasSuffix("(2 objects)\n"), "\(filtered.error)")
+
+        let zero = try KuraTool.run(["inspect", store.path], input: "count Book limit 0\nfetch Book limit 0\ncount Book\n")
+        #expect(zero.status == 0, "\(zero.error)")
+        #expect(zero.output.hasPrefix("0\n"))
+        #expect(zero.output.contains("(0 objects)\n4\n"))
+        // limit 0 still checks the request.
+        let bad = try KuraTool.run(["count", store.path, "Book", "where", "nope == 1", "limit", "0"])
+        #expect(bad.status == 1 && bad.error.contains("no attribute 'nope'"), "\(bad.error)")
+    }
+
+    @Test func controlCharactersInInputAreEscapedInErrors() throws {
+        let store = try BookStore()
+        let result = try KuraTool.run(["inspect", store.path], input: "\u{1}\u{2}count Book\n")
+        #expect(result.status == 1)
+        #expect(result.error.hasPrefix("error: unknown command '\\x01\\x02count'"), "\(result.error)")
+        #expect(!result.error.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+        let escape = try KuraTool.run(["inspect", store.path], input: "fetch Book where title == '\u{1b}]0;pwned\u{7}'\u{1b}[2J\n")
+        #expect(!escape.error.unicodeScalars.contains { $0.value == 0x1b || $0.value == 0x07 }, "\(escape.error)")
+        #expect(escape.error.contains("\\x1b"))
+    }
+}

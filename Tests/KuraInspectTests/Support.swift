@@ -87,3 +87,26 @@ enum KuraTool {
         return (status, String(decoding: output, as: UTF8.self), error)
     }
 }
+
+/// A store whose `MATCHES` fetch takes seconds: `count` rows of text that
+/// make the pattern `(a|aa)+b` backtrack for a long time.
+struct SlowStore {
+    let directory: TemporaryDirectory
+    let path: String
+    static let slowCount = "count Row where text MATCHES '(a|aa)+b'"
+
+    init(rows count: Int = 3000, function: String = #function) throws {
+        directory = try TemporaryDirectory(function: function)
+        path = directory.file("slow.kura")
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Row", attributes: [AttributeDescription(name: "text", type: .string)])
+        ])
+        let container = try PersistentContainer(path: path, model: model)
+        let context = container.newContext()
+        for index in 0..<count {
+            try context.insertNewObject(forEntityName: "Row").setValue(String(repeating: "a", count: 24) + "c\(index)", forKey: "text")
+        }
+        try context.save()
+        container.close()
+    }
+}

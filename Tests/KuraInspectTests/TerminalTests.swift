@@ -70,3 +70,40 @@ import Testing
         #expect(history.contains("fetch\\040Book\\040where\\040year\\040<\\0401970"))
     }
 }
+
+extension TerminalTests {
+    @Test func ctrlCClearsTheLineAtThePromptAndCancelsARunningCommand() throws {
+        let store = try SlowStore()
+        let home = try TemporaryDirectory()
+        let tmux = Tmux()
+        let statusFile = home.file("status")
+        try tmux.run(["new-session", "-d", "-s", tmux.session, "-x", "80", "-y", "24",
+                      "env HOME=\(home.path) TERM=xterm \(KuraTool.path) inspect \(store.path); echo $? > \(statusFile); sleep 30"])
+        defer { _ = try? tmux.run(["kill-session", "-t", tmux.session]) }
+        _ = try tmux.waitFor("kura>")
+
+        // At the prompt: the half-typed line is dropped, the session goes on.
+        try tmux.keys("fetch Ro")
+        _ = try tmux.waitFor("kura> fetch Ro")
+        try tmux.keys("C-c")
+        try tmux.keys("count Row", "Enter")
+        var screen = try tmux.waitFor("\n3000")
+        #expect(screen.contains("kura> count Row\n3000"), "\(screen)")
+
+        // During a command that takes many seconds: cancelled at once.
+        try tmux.keys(SlowStore.slowCount, "Enter")
+        usleep(800_000)
+        let interrupted = Date()
+        try tmux.keys("C-c")
+        screen = try tmux.waitFor("error: interrupted")
+        #expect(Date().timeIntervalSince(interrupted) < 3, "cancelling took \(Date().timeIntervalSince(interrupted)) s")
+        try tmux.keys("count Row", "Enter")
+        screen = try tmux.waitFor("error: interrupted\nkura> count Row\n3000")
+        #expect(screen.contains("^C\nerror: interrupted"), "\(screen)")
+
+        try tmux.keys("quit", "Enter")
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: statusFile) && Date() < deadline { usleep(50_000) }
+        #expect((try? String(contentsOfFile: statusFile, encoding: .utf8)) == "0\n", "the session ended normally")
+    }
+}

@@ -138,3 +138,32 @@ final class Counted: ManagedObject {
             == ["nil", "nil", "a10", "b", "A", "B", "a9", "b"])
     }
 }
+
+@Suite struct FetchLimitOverflowTests {
+    @Test func theLargestLimitsAndOffsetsNeverOverflow() throws {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let context = container.newContext()
+        for index in 0..<10 { News(context: context).sortOrder = index }
+        try context.save()
+        let pending = News(context: context)            // the merged path: stored and unsaved results
+        pending.sortOrder = 100
+        for includesPending in [false, true] {
+            for predicate in [nil, "sortOrder >= 0" as FetchPredicate] {
+                for sorted in [false, true] {
+                    var request = FetchRequest(entityName: "News", predicate: predicate)
+                    request.includesPendingChanges = includesPending
+                    if sorted { request = request.sorted(by: "sortOrder") }
+                    let total = includesPending ? 11 : 10
+                    #expect(try context.fetch(request.limited(to: .max, offset: 1)).count == total - 1)
+                    #expect(try context.fetch(request.limited(to: 1, offset: .max)).isEmpty)
+                    #expect(try context.fetch(request.limited(to: .max, offset: .max)).isEmpty)
+                    #expect(try context.fetch(request.limited(to: 2_000_000_000_000_000_000)).count == total)
+                    #expect(try context.count(for: request.limited(to: .max, offset: 1)) == total - 1)
+                    #expect(try context.count(for: request.limited(to: .max, offset: .max)) == 0)
+                    #expect(try context.fetchObjectIDs(request.limited(to: .max, offset: 3)).count == total - 3)
+                }
+            }
+        }
+    }
+}

@@ -30,7 +30,7 @@ enum AttributeKeyPathNames {
         probe.probedAttributes = []
         _ = probe[keyPath: keyPath]
         guard let read = probe.probedAttributes, read.count == 1 else {
-            preconditionFailure("\(keyPath) is not an @Attribute property of \(Root.self)")
+            fatalError("\(keyPath) is not an @Attribute property of \(Root.self)")
         }
         let name = entity.attributes[read[0]].name
         let entry = Entry(keyPath: keyPath, name: name)
@@ -45,7 +45,7 @@ enum AttributeKeyPathNames {
             entities.withLock { $0[ObjectIdentifier(type)] = entity }
             return entity
         } catch {
-            preconditionFailure("\(type) is not a valid entity: \(error)")
+            fatalError("\(type) is not a valid entity: \(error)")
         }
     }
 

@@ -53,7 +53,7 @@ final class AttributeKeyPaths: @unchecked Sendable {
         if let known = others.withLock({ $0[ObjectIdentifier(keyPath)]?.number }) { return known }
         let name = Self.attributeName(of: keyPath)
         guard let number = entity.attributeNumber(named: name) else {
-            preconditionFailure(
+            fatalError(
                 "\(keyPath) is not an attribute of entity \(entity.name). "
                     + "Attributes can't be read in init(entity:insertInto:); use awakeFromInsert().")
         }

@@ -114,8 +114,12 @@ extension ManagedObject {
 
     // MARK: Typed access (used by Attribute)
 
-    /// The value for a typed property. A value the type can't hold (no value
-    /// for a non-optional property) is a programming error.
+    /// The value for a typed property.
+    ///
+    /// Stops the program with a message (a typed property can't throw) when
+    /// there is no value to give: a non-optional attribute never set, or a
+    /// value never loaded of an object that left its context or whose record
+    /// is gone from the store. ``value(forKey:)`` throws for the same cases.
     @inline(__always)
     final func typedValue<T: AttributeValueConvertible>(at number: Int, as type: T.Type) -> T {
         if probedAttributes != nil { probedAttributes!.append(number) }
@@ -123,25 +127,42 @@ extension ManagedObject {
             do {
                 try loadValue(number)
             } catch {
-                preconditionFailure("\(entity.name).\(entity.attributes[number].name): \(error)")
+                fatalError("reading \(entity.name).\(entity.attributes[number].name) of \(objectID): \(error)")
             }
         }
         guard let typed = T(attributeValue: values[number]) else {
-            preconditionFailure(
-                "\(entity.name).\(entity.attributes[number].name) has no value yet. Set it before reading it "
+            fatalError(
+                "\(entity.name).\(entity.attributes[number].name) of \(objectID) has no value yet. Set it before reading it "
                     + "(for a new object, in awakeFromInsert()), or give the attribute an initial value.")
         }
         return typed
     }
 
-    /// Sets a typed property; a detached object is a programming error.
+    /// Sets a typed property. On an object that left its context (its
+    /// insertion rolled back, its deletion saved, the context reset), the
+    /// value changes in the object only: it is not tracked and never saved,
+    /// as ``setValue(_:forKey:)-(AttributeValue?,_)`` says by throwing
+    /// ``KuraError/objectDetached(_:)``. Setting a value of a fault whose
+    /// record is gone from the store stops the program with a message.
     @inline(__always)
     final func setTypedValue(_ value: AttributeValue?, at number: Int) {
         do {
             try setValue(value, at: number)
+        } catch .objectDetached {
+            setUntrackedValue(value, at: number)
         } catch {
-            preconditionFailure("setting \(entity.name).\(entity.attributes[number].name): \(error)")
+            fatalError("setting \(entity.name).\(entity.attributes[number].name) of \(objectID): \(error)")
         }
+    }
+
+    /// Sets a value of an object outside any context, without tracking.
+    private final func setUntrackedValue(_ value: AttributeValue?, at number: Int) {
+        if values.isEmpty {
+            values = ContiguousArray(repeating: nil, count: entity.attributes.count)
+            decodedAttributes.removeAll()
+        }
+        values[number] = value
+        if !isFullyDecoded { decodedAttributes.insert(number) }
     }
 
     // MARK: Storage
@@ -178,7 +199,8 @@ extension ManagedObject {
         if isFullyDecoded { return }
         try prepareValues()
         if isFullyDecoded { return }
-        record!.withUnsafeBytes { bytes in
+        guard let record else { throw KuraError.objectDetached(objectID) }
+        record.withUnsafeBytes { bytes in
             let view = RecordView(trusted: bytes)
             for number in entity.attributes.indices where !decodedAttributes.contains(number) {
                 values[number] = view.value(number, of: entity)
@@ -193,7 +215,8 @@ extension ManagedObject {
         if isFullyDecoded { return }
         try prepareValues()
         if isFullyDecoded || decodedAttributes.contains(number) { return }
-        values[number] = record!.withUnsafeBytes { RecordView(trusted: $0).value(number, of: entity) }
+        guard let record else { throw KuraError.objectDetached(objectID) }  // a detached fault's values were never loaded
+        values[number] = record.withUnsafeBytes { RecordView(trusted: $0).value(number, of: entity) }
         decodedAttributes.insert(number)
     }
 

@@ -110,7 +110,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// use ``ManagedObjectContext/insertNewObject(forEntityName:)``.
     public convenience init(context: ManagedObjectContext) {
         guard let entity = context.model.entity(for: Self.self) else {
-            preconditionFailure("\(Self.self) is not an entity of the context's model; add it to ManagedObjectModel(...)")
+            fatalError("\(Self.self) is not an entity of the context's model; add it to ManagedObjectModel(...)")
         }
         self.init(entity: entity, insertInto: context)
     }

@@ -51,12 +51,17 @@ extension ManagedObjectContext {
     ///   values, and a save checks against the new row version.
     ///
     /// ``ManagedObject/awakeFromFetch()`` runs when the values load. An
-    /// inserted object has nothing stored and is left as it is.
+    /// inserted object has nothing stored and is left as it is; so is one
+    /// that left its context. Refreshing an object of another context is a
+    /// programming error and stops the program with a message.
     ///
     /// - Throws: ``KuraError/objectNotFound(_:)`` when merging and the object
     ///   is gone from the store (it is left as it was).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
-        precondition(object.context === self, "\(object.objectID) is not an object of this context")
+        guard object.context === self else {
+            if object.managedObjectContext == nil { return }  // not in a context: nothing to refresh
+            fatalError("refresh(_:mergeChanges:): \(object.objectID) belongs to another context")
+        }
         switch object.state {
         case .persisted, .deleted:
             break

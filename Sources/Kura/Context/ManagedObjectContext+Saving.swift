@@ -26,9 +26,10 @@ extension ManagedObjectContext {
     ///   ``KuraError/conflict(objectIDs:)``, ``KuraError/storeFull(maximumBytes:)``,
     ///   ``KuraError/willSaveDidNotSettle(passes:objectIDs:)``,
     ///   ``KuraError/storeClosed(path:)``, ``KuraError/storeReadOnly(path:)``,
+    ///   ``KuraError/saveInProgress`` when called from inside a save's hook,
     ///   ``KuraError/storage(path:failure:)``.
     public func save() throws {
-        precondition(!isSaving, "save() was called from inside a save (a willSave, validate or didSave hook)")
+        if isSaving { throw KuraError.saveInProgress }
         processPendingChanges()
         compactPending()
         guard !pending.isEmpty else { return }

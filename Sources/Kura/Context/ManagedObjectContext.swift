@@ -70,13 +70,22 @@ public final class ManagedObjectContext {
     /// Inserts a new object made with no context
     /// (`News(entity: entity, insertInto: nil)`); objects made with
     /// `News(context:)` are inserted already. ``ManagedObject/awakeFromInsert()`` runs.
+    ///
+    /// Inserting an object that is already inserted here does nothing. These
+    /// are programming errors, and stop the program with a message: an
+    /// object that is or was in a context (insert a new one), an entity of
+    /// another model, an object whose class isn't its entity's.
     public func insert(_ object: ManagedObject) {
         if object.state == .inserted && object.context === self { return }
-        precondition(object.state == .unregistered, "\(object.objectID) already belongs to a context; it can't be inserted again")
-        precondition(model.entity(named: object.entity.name) === object.entity,
-                     "entity \(object.entity.name) of \(type(of: object)) is not part of this context's model")
-        precondition(Self.isKind(type(of: object), of: object.entity.managedObjectClass),
-                     "\(type(of: object)) is not a \(object.entity.managedObjectClass), the class of entity \(object.entity.name)")
+        guard object.state == .unregistered else {
+            fatalError("insert(_:): \(object.objectID) is or was in a context; it can't be inserted again")
+        }
+        guard model.entity(named: object.entity.name) === object.entity else {
+            fatalError("insert(_:): entity \(object.entity.name) of \(type(of: object)) is not part of this context's model")
+        }
+        guard Self.isKind(type(of: object), of: object.entity.managedObjectClass) else {
+            fatalError("insert(_:): \(type(of: object)) is not a \(object.entity.managedObjectClass), the class of entity \(object.entity.name)")
+        }
         let number = nextTemporaryNumber
         nextTemporaryNumber += 1
         object.objectID = ObjectID(entity: object.entity, number: number, isTemporaryID: true)
@@ -113,9 +122,20 @@ public final class ManagedObjectContext {
     /// ``ManagedObject/prepareForDeletion()``. Deleting an object inserted
     /// since the last save just forgets it: it is never written, and appears
     /// in neither ``insertedObjects`` nor ``deletedObjects``.
+    ///
+    /// Deleting an object again, or one that left its context (its deletion
+    /// saved, its insertion rolled back, the context reset), does nothing,
+    /// as in Core Data. Deleting an object of *another* context is a
+    /// programming error and stops the program with a message saying so;
+    /// fetch the object in this context with ``object(with:)`` first.
     public func delete(_ object: ManagedObject) {
-        precondition(object.context === self && object.managedObjectContext != nil,
-                     "\(object.objectID) is not an object of this context")
+        if object.context !== self {
+            guard object.managedObjectContext == nil else {
+                fatalError("delete(_:): \(object.objectID) belongs to another context; "
+                    + "delete it there, or get this context's instance with object(with:)")
+            }
+            return  // not in a context any more, or never inserted: nothing to delete
+        }
         switch object.state {
         case .inserted:
             object.state = .detached
@@ -126,8 +146,8 @@ public final class ManagedObjectContext {
             object.state = .deleted
             noteChange(object)
             object.prepareForDeletion()
-        default:
-            break
+        case .deleted, .unregistered, .removed, .detached:
+            break  // deleted already, or not in this context
         }
     }
 

@@ -31,6 +31,9 @@ extension ManagedObjectContext {
     ///   ``KuraError/typeMismatch(entity:key:expected:found:)``,
     ///   ``KuraError/missingSubstitutionVariable(_:)``, ``PredicateSyntaxError``, …),
     ///   ``KuraError/invalidFetchRequest(_:)``; all before any data is read.
+    /// A fetch run by a task that is cancelled stops with `CancellationError`
+    /// within 32 records; so do counts that read records.
+    ///
     /// - Complexity: see ``QueryPlan``; ``explain(_:)`` shows the plan.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
         let fetch = try PreparedFetch(request, model: model)
@@ -206,7 +209,7 @@ extension ManagedObjectContext {
         }
         ordering.sort(&merged)
         let start = min(fetch.offset, merged.count)
-        let end = fetch.limit.map { min(start + $0, merged.count) } ?? merged.count
+        let end = fetch.limit.map { min($0, merged.count - start) + start } ?? merged.count
         return merged[start..<end].map(\.payload)
     }
 }

@@ -16,8 +16,8 @@ final class PreparedFetch: Sendable {
     let offset: Int
 
     /// How many results the store side must produce before the offset is
-    /// applied: offset + limit, or everything.
-    var window: Int? { limit.map { offset + $0 } }
+    /// applied: offset + limit (at most `Int.max`), or everything.
+    var window: Int? { limit.map { offset.saturatingAdding($0) } }
 
     /// - Throws: ``KuraError/unknownEntity(_:)``, the predicate's errors,
     ///   ``KuraError/invalidFetchRequest(_:)`` for a negative limit or offset,

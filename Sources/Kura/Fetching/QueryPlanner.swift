@@ -95,7 +95,7 @@ enum QueryPlanner {
         // Walking an index in the sort order, stopping at the window. With a
         // predicate, assume it passes one record in eight.
         if !sorts.isEmpty, fetch.request.allowsIndexes, let (index, reversed) = sortIndex(for: sorts, tables: tables, equalityCount: 0) {
-            let reads = window.map { min(total, $0 * (fetch.predicate == nil ? 1 : 8)) } ?? total
+            let reads = window.map { min(total, $0.saturatingMultiplied(by: fetch.predicate == nil ? 1 : 8)) } ?? total
             let cost = Double(reads) * indexReadCost
             if cost < bestCost {
                 bestCost = cost

@@ -44,6 +44,8 @@ extension PersistentStore {
     /// of a unique index; each entity's ID counter is past its largest
     /// primary key. Readers and the writer carry on meanwhile.
     ///
+    /// Cancelling the task that runs it stops it with `CancellationError`.
+    ///
     /// - Parameter problemLimit: How many problems to describe (all are counted).
     /// - Complexity: O(n) in records and index entries, with the index keys of
     ///   one entity in memory at a time.
@@ -75,6 +77,7 @@ extension PersistentStore {
             problem("the meta database is damaged: the objects can't be checked")
             return
         }
+        var cancellation = CancellationCheck()
         for entity in model.entities {
             let tables = tables(for: entity)
             let indexNames = entity.indexes.map { StoreLayout.indexDatabase(entity.name, $0.name) }
@@ -87,6 +90,7 @@ extension PersistentStore {
             var expected = [[[UInt8]: UInt64]](repeating: [:], count: tables.indexes.count)
             var largestKey: UInt64 = 0
             try tables.records.forEach(in: txn) { entry in
+                try cancellation.tick()
                 entityReport.records += 1
                 guard entry.key.count == 8 else {
                     problem("\(entity.name): a record key is \(entry.key.count) bytes, not 8")
@@ -116,6 +120,7 @@ extension PersistentStore {
                 }
                 var entries = 0
                 try index.database.forEach(in: txn) { entry in
+                    try cancellation.tick()
                     entries += 1
                     guard entry.value.count == 8 else {
                         problem("\(entity.name) index \(index.description.name): an entry has a \(entry.value.count)-byte value")
