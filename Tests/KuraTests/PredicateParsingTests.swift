@@ -71,7 +71,7 @@ import Testing
         ("ANY tags == 'x'", 0, "ANY applies to to-many relationships, which Kura doesn't have"),
         ("a == %@", 5, "%@ has no argument: 0 given"),
         ("a IN {1, 2", 10, "expected ',' or '}' in the list that starts at position 5, found the end"),
-        ("a ==[x] 1", 5, "expected c, d or cd inside [ ]"),
+        ("a ==[x] 1", 5, "expected c, d, n or a combination such as cd inside [ ]"),
         ("n == 99999999999999999999", 5, "the number 99999999999999999999 does not fit in a 64-bit integer"),
         ("AND == 1", 0, "expected a key or a value, found 'AND' (write #AND for a key of that name)"),
     ])

@@ -88,7 +88,9 @@ extension CompiledNode {
     }
 
     /// The tree with each `$variable` operand replaced (values already
-    /// converted to their attributes' types), patterns prepared.
+    /// converted to their attributes' types), wherever it is: either side of
+    /// a comparison or inside a list (`BETWEEN {$low, $high}`). Patterns are
+    /// prepared again.
     func substituting(_ values: [(String, Operand)]) throws -> CompiledNode {
         switch self {
         case .constant: return self
@@ -96,12 +98,28 @@ extension CompiledNode {
         case .and(let nodes): return .and(try nodes.map { try $0.substituting(values) })
         case .or(let nodes): return .or(try nodes.map { try $0.substituting(values) })
         case .comparison(var comparison):
-            guard case .variable(let name) = comparison.right, let value = values.first(where: { $0.0 == name })?.1 else {
-                return self
+            let left = comparison.left.substituting(values)
+            let right = comparison.right.substituting(values)
+            guard left != comparison.left || right != comparison.right else { return self }
+            comparison.left = left
+            comparison.right = right
+            // Foundation's BEGINSWITH, ENDSWITH and CONTAINS never match an empty string.
+            if [.beginsWith, .endsWith, .contains].contains(comparison.operation), case .constant(.string("")?) = right {
+                return .constant(false)
             }
-            comparison.right = value
             try comparison.preparePatterns()
             return .comparison(comparison)
+        }
+    }
+}
+
+extension Operand {
+    /// The operand with variables replaced, inside lists too.
+    func substituting(_ values: [(String, Operand)]) -> Operand {
+        switch self {
+        case .variable(let name): values.first { $0.0 == name }?.1 ?? self
+        case .list(let elements): .list(elements.map { $0.substituting(values) })
+        case .attribute, .constant: self
         }
     }
 }
@@ -206,8 +224,9 @@ private struct PredicateCompiler {
 
     private mutating func compileComparison(
         _ leftExpression: FetchPredicate.Expression, _ operation: FetchPredicate.Operator,
-        _ rightExpression: FetchPredicate.Expression, _ options: FetchPredicate.ComparisonOptions
+        _ rightExpression: FetchPredicate.Expression, _ written: FetchPredicate.ComparisonOptions
     ) throws -> CompiledNode {
+        let options = written.subtracting(.normalized)  // [n] changes no result
         var left = try operand(leftExpression)
         var right = try operand(rightExpression)
         var operation = operation
@@ -216,44 +235,116 @@ private struct PredicateCompiler {
             swap(&left, &right)
             operation = flipped
         }
+        if case .list = left { throw KuraError.invalidPredicate("a list can only be on the right of IN or BETWEEN") }
         var comparison = CompiledComparison(
             left: left, operation: operation, right: right, options: [],
             pattern: nil, likePattern: nil, regularExpression: nil)
 
-        guard case .attribute(let number) = left else {
-            if case .list = left { throw KuraError.invalidPredicate("a list can only be on the right of IN or BETWEEN") }
-            if case .variable(let name) = left {
+        if case .attribute(let number) = left {
+            try compile(&comparison, attribute: entity.attributes[number], options: options)
+        } else if case .attribute(let number) = right {
+            // A value on the left of an attribute, for an operator that
+            // can't be turned around: `'Realm' CONTAINS name`, `'x' IN name`.
+            try compile(&comparison, valueOnTheLeftOf: entity.attributes[number], options: options)
+        } else if case .list(let elements) = right, let number = elements.lazy.compactMap(Self.attributeNumber).first {
+            // A value between or among attributes: `7 BETWEEN {low, high}`, `5 IN {low, high}`.
+            try compile(&comparison, valueAmong: entity.attributes[number], options: options)
+        } else {
+            // No attribute: decide now.
+            for case .variable(let name) in [left, right] {
                 throw KuraError.invalidPredicate("$\(name) must be compared with an attribute")
             }
-            if case .variable(let name) = right {
-                throw KuraError.invalidPredicate("$\(name) must be compared with an attribute")
-            }
-            // Two constants: decide now.
             try checkListShape(operation, right)
+            if case .constant(let value?) = left, value.naturalType.isTextual { comparison.options = options }
+            try comparison.preparePatterns()
             return .constant(comparison.evaluate(on: NoAttributes()))
         }
-        let attribute = entity.attributes[number]
-        let isString = attribute.type.isTextual
+        // Foundation's BEGINSWITH, ENDSWITH and CONTAINS never match an empty string.
+        if [.beginsWith, .endsWith, .contains].contains(comparison.operation), case .constant(.string("")?) = comparison.right {
+            return .constant(false)
+        }
+        try comparison.preparePatterns()
+        return .comparison(comparison)
+    }
 
+    /// `attribute op right`: the right side checked and converted to the attribute's type.
+    private mutating func compile(
+        _ comparison: inout CompiledComparison, attribute: AttributeDescription, options: FetchPredicate.ComparisonOptions
+    ) throws {
+        let operation = comparison.operation
         switch operation {
         case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
-            comparison.right = try coerce(right, to: attribute, operation: operation)
+            comparison.right = try coerce(comparison.right, to: attribute, operation: operation)
         case .between:
-            comparison.right = try coerceList(right, to: attribute, operation: operation, count: 2)
+            comparison.right = try coerceList(comparison.right, to: attribute, operation: operation, count: 2)
         case .in:
-            comparison.right = try coerceList(right, to: attribute, operation: operation, count: nil)
+            // `name IN 'some text'`: a string on the right is searched, as in Foundation.
+            if attribute.type.isTextual, !Self.isList(comparison.right), !Self.isListVariable(comparison.right, in: variables) {
+                comparison.right = try coerce(comparison.right, to: Self.text(attribute), operation: operation)
+            } else {
+                comparison.right = try coerceList(comparison.right, to: attribute, operation: operation, count: nil)
+            }
         case .beginsWith, .endsWith, .contains, .like, .matches:
-            guard isString else {
+            guard attribute.type.isTextual else {
                 throw KuraError.invalidPredicate(
                     "\(operation.rawValue) needs a String attribute; \(entity.name).\(attribute.name) is \(attribute.type.displayName)")
             }
-            comparison.right = try coerce(right, to: AttributeDescription(name: attribute.name, type: .string, isOptional: true),
-                                          operation: operation)
+            comparison.right = try coerce(comparison.right, to: Self.text(attribute), operation: operation)
         }
-        if isString { comparison.options = options }
+        if attribute.type.isTextual { comparison.options = options }
+    }
 
-        try comparison.preparePatterns()
-        return .comparison(comparison)
+    /// `value op attribute` for string operators and `IN`: the value must be text.
+    private mutating func compile(
+        _ comparison: inout CompiledComparison, valueOnTheLeftOf attribute: AttributeDescription,
+        options: FetchPredicate.ComparisonOptions
+    ) throws {
+        let operation = comparison.operation
+        guard operation.isStringOperator || operation == .in else {
+            throw KuraError.invalidPredicate("\(operation.rawValue) needs a list on its right, such as {1, 2}")
+        }
+        guard attribute.type.isTextual else {
+            throw KuraError.invalidPredicate(
+                "\(operation.rawValue) needs a String on both sides; \(entity.name).\(attribute.name) is \(attribute.type.displayName)")
+        }
+        comparison.left = try coerce(comparison.left, to: Self.text(attribute), operation: operation)
+        comparison.options = options
+    }
+
+    /// `value BETWEEN {…}` or `value IN {…}` where the list holds attributes:
+    /// the value and the list's constants take the attribute's type.
+    private mutating func compile(
+        _ comparison: inout CompiledComparison, valueAmong attribute: AttributeDescription, options: FetchPredicate.ComparisonOptions
+    ) throws {
+        let operation = comparison.operation
+        guard operation == .between || operation == .in else {
+            throw KuraError.invalidPredicate("\(operation.rawValue) compares one value with another, not with a list")
+        }
+        comparison.left = try coerce(comparison.left, to: attribute, operation: .equal)
+        comparison.right = try coerceList(
+            comparison.right, to: attribute, operation: operation, count: operation == .between ? 2 : nil)
+        if attribute.type.isTextual { comparison.options = options }
+    }
+
+    /// The optional String version of a textual attribute, for the other side of a string operator.
+    private static func text(_ attribute: AttributeDescription) -> AttributeDescription {
+        AttributeDescription(name: attribute.name, type: .string, isOptional: true)
+    }
+
+    private static func attributeNumber(_ operand: Operand) -> Int? {
+        if case .attribute(let number) = operand { return number }
+        return nil
+    }
+
+    private static func isList(_ operand: Operand) -> Bool {
+        if case .list = operand { return true }
+        return false
+    }
+
+    /// True for a `$variable` already known to stand for a list.
+    private static func isListVariable(_ operand: Operand, in variables: [String: VariableRequirement]) -> Bool {
+        if case .variable(let name) = operand { return variables[name]?.isList ?? true }
+        return false
     }
 
     private static func isAttribute(_ operand: Operand) -> Bool {

@@ -77,7 +77,11 @@ extension CompiledComparison {
                   let lower = resolve(bounds[0], source), let upper = resolve(bounds[1], source) else { return false }
             return compare(value, lower) >= 0 && compare(value, upper) <= 0
         case .in:
-            guard case .list(let elements) = right else { return false }
+            guard case .list(let elements) = right else {
+                // A string on the right: is the left one part of it (Foundation's meaning)?
+                guard let text = Self.text(value), let whole = Self.text(resolve(right, source)) else { return false }
+                return StringMatching.fold(whole, options).contains(StringMatching.fold(text, options))
+            }
             return elements.contains { equal(value, resolve($0, source)) }
         case .beginsWith, .endsWith, .contains, .like, .matches:
             guard let text = Self.text(value) else { return false }
@@ -131,9 +135,10 @@ extension CompiledComparison {
             return false
         }
         switch operation {
-        case .beginsWith: return folded.hasPrefix(pattern)
-        case .endsWith: return folded.hasSuffix(pattern)
-        case .contains: return pattern.isEmpty || folded.contains(pattern)
+        // Foundation: an empty string is never a prefix, suffix or part.
+        case .beginsWith: return !pattern.isEmpty && folded.hasPrefix(pattern)
+        case .endsWith: return !pattern.isEmpty && folded.hasSuffix(pattern)
+        case .contains: return !pattern.isEmpty && folded.contains(pattern)
         case .like: return StringMatching.like(folded, pattern: Array(pattern))
         case .matches: return (try? RegularExpression.compiled(pattern, caseInsensitive: options.contains(.caseInsensitive)))?.matches(text) ?? false
         default: return false

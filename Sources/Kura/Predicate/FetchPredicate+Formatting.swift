@@ -34,6 +34,7 @@ enum PredicateFormatter {
             var flags = ""
             if options.contains(.caseInsensitive) { flags += "c" }
             if options.contains(.diacriticInsensitive) { flags += "d" }
+            if options.contains(.normalized) { flags += "n" }
             return "\(format(left)) \(operation.rawValue)\(flags.isEmpty ? "" : "[\(flags)]") \(format(right))"
         }
     }
@@ -41,7 +42,7 @@ enum PredicateFormatter {
     static func format(_ expression: FetchPredicate.Expression) -> String {
         switch expression {
         case .key(let name):
-            return PredicateParser.keywords.contains(name.uppercased()) || !isIdentifier(name) ? "#\(name)" : name
+            return PredicateParser.keywords.contains(name.uppercased()) || !PredicateParser.isIdentifier(name) ? "#\(name)" : name
         case .variable(let name):
             return "$\(name)"
         case .list(let elements):
@@ -49,12 +50,6 @@ enum PredicateFormatter {
         case .value(let value):
             return format(value)
         }
-    }
-
-    /// The parser's rule for a word: a letter or `_`, then letters, digits and `_`.
-    private static func isIdentifier(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic else { return false }
-        return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
     }
 
     static func format(_ value: AttributeValue?) -> String {

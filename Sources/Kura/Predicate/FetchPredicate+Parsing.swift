@@ -252,6 +252,12 @@ struct PredicateParser {
 
     private static func isDigit(_ scalar: Unicode.Scalar) -> Bool { ("0"..."9").contains(scalar) }
 
+    /// The rule for a word: a letter or `_`, then letters, digits and `_`.
+    static func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, isWordStart(first) else { return false }
+        return name.unicodeScalars.allSatisfy { isWordStart($0) || isDigit($0) }
+    }
+
     private static func isWordStart(_ scalar: Unicode.Scalar) -> Bool {
         scalar == "_" || scalar.properties.isAlphabetic
     }
@@ -350,11 +356,12 @@ struct PredicateParser {
             let open = advance()
             guard case .word(let letters) = peek.token,
                   letters.lowercased().allSatisfy({ $0 == "c" || $0 == "d" || $0 == "n" }) else {
-                throw error("expected c, d or cd inside [ ]", at: peek.position)
+                throw error("expected c, d, n or a combination such as cd inside [ ]", at: peek.position)
             }
             _ = advance()
             if letters.lowercased().contains("c") { options.insert(.caseInsensitive) }
             if letters.lowercased().contains("d") { options.insert(.diacriticInsensitive) }
+            if letters.lowercased().contains("n") { options.insert(.normalized) }
             guard isSymbol(peek.token, "]") else {
                 throw error("expected ']' to close the '[' at position \(open.position)", at: peek.position)
             }
@@ -498,6 +505,11 @@ struct PredicateParser {
         if specifier == "%K" {
             guard let key = value as? String else {
                 throw error("%K needs a String key, got \(value.map { "\(type(of: $0))" } ?? "nil")", at: position)
+            }
+            guard Self.isIdentifier(key) else {
+                throw error(key.contains(".")
+                    ? "%K is '\(key)', a key path through relationships, which Kura doesn't support yet"
+                    : "%K is '\(key)', which is not an attribute name (letters, digits and _)", at: position)
             }
             return .key(key)
         }

@@ -159,6 +159,10 @@ extension FetchPredicate {
         public static let caseInsensitive = ComparisonOptions(rawValue: 1)
         /// `[d]`: ignore diacritics ("deja" equals "déjà").
         public static let diacriticInsensitive = ComparisonOptions(rawValue: 2)
+        /// `[n]`: Foundation's hint that both strings are already normalized.
+        /// Kept so the predicate formats as it was written; it changes no
+        /// result, because Kura always compares strings by their NFC form.
+        public static let normalized = ComparisonOptions(rawValue: 4)
     }
 
     indirect enum Node: Sendable, Hashable {
