@@ -118,7 +118,7 @@ public final class InspectSession {
 
 /// Something that went wrong, as the inspect tool reports it: one line, and
 /// for a syntax error, the command with a caret under the position.
-public struct InspectError: Error, CustomStringConvertible {
+public struct InspectError: LocalizedError, CustomStringConvertible {
     /// The one-line message.
     public let message: String
     /// True when the command was cancelled (Ctrl-C).
@@ -161,4 +161,7 @@ public struct InspectError: Error, CustomStringConvertible {
     public var description: String {
         caret.map { "\(message)\n\($0)" } ?? message
     }
+
+    /// The same text as ``description``.
+    public var errorDescription: String? { description }
 }

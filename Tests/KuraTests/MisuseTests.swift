@@ -96,3 +96,31 @@ import Testing
         }
     }
 }
+
+@Suite struct ErrorTextTests {
+    @Test func everyErrorReadsWellThroughLocalizedDescription() throws {
+        let id = try ManagedObjectModel.news().objectID(forURIRepresentation: "kura://News/3")
+        let errors: [(any Error, String)] = [
+            (KuraError.unknownEntity("Nope"), "unknown entity 'Nope'"),
+            (KuraError.objectNotFound(id), "no object kura://News/3 in the store"),
+            (KuraError.storage(path: "/x.kura", failure: .diskFull), "'/x.kura': the disk is full"),
+            (StorageFailure.fileSizeLimitReached, "the process's file size limit (ulimit -f) was reached"),
+            (PredicateSyntaxError(format: "a >", position: 3, message: "expected a value after '>'"), "expected a value after '>' at position 3"),
+            (ValidationFailure(objectID: id, key: "title", message: "is empty"), "kura://News/3 title: is empty"),
+        ]
+        for (error, text) in errors {
+            #expect(error.localizedDescription == text)
+        }
+    }
+
+    @Test func storageFailuresAreValuesAProgramCanMatch() throws {
+        let directory = try TemporaryDirectory()
+        let missing = directory.file("no/such/dir/store.kura")
+        do {
+            _ = try PersistentContainer(path: missing, model: .news())
+            Issue.record("opened a store in a missing directory")
+        } catch KuraError.storage(let path, .system(let code, _)) {
+            #expect(path == missing && code == ENOENT)
+        }
+    }
+}

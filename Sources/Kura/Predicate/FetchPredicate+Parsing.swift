@@ -11,7 +11,7 @@ import Foundation
 ///                                //             ^
 /// }
 /// ```
-public struct PredicateSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct PredicateSyntaxError: LocalizedError, Sendable, Hashable, CustomStringConvertible {
     /// The text that was parsed.
     public let format: String
     /// Where the problem is: the offset in characters from the start (0-based).
@@ -29,6 +29,9 @@ public struct PredicateSyntaxError: Error, Sendable, Hashable, CustomStringConve
     public var description: String {
         "\(message) at position \(position)"
     }
+
+    /// The same text as ``description``, for `localizedDescription`.
+    public var errorDescription: String? { description }
 
     /// The text on one line and a caret under the position on the next.
     public var caretDiagram: String {
