@@ -67,7 +67,7 @@ public enum Repl {
 
     /// Runs `line` in a task of its own and cancels it on Ctrl-C; the
     /// library's long loops (fetches, counts, checks, dumps) stop at the
-    /// next 32 records with `CancellationError`.
+    /// next record they read with `CancellationError`.
     static func runCancellable(_ line: String, in session: InspectSession) throws -> Bool {
         _ = Interrupts.take()  // a Ctrl-C typed before this command doesn't cancel it
         // The session is only touched by the task while this thread waits.

@@ -1,12 +1,10 @@
-/// Checks, every 32 records, whether the task running a long fetch,
-/// count or check was cancelled, and stops it with `CancellationError`.
-/// Checking costs a counter per record; asking the task, one call per 32.
-struct CancellationCheck {
-    private var count: UInt = 0
-
+/// Stops a long fetch, count or check with `CancellationError` when the task
+/// running it was cancelled. Called once per record: asking costs a
+/// thread-local read and an atomic load, and holds no state, so a loop that
+/// calls it captures nothing.
+enum CancellationCheck {
     @inline(__always)
-    mutating func tick() throws {
-        count &+= 1
-        if count & 31 == 0 { try Task.checkCancellation() }
+    static func check() throws {
+        if Task.isCancelled { throw CancellationError() }
     }
 }

@@ -32,7 +32,7 @@ extension ManagedObjectContext {
     ///   ``KuraError/missingSubstitutionVariable(_:)``, ``PredicateSyntaxError``, …),
     ///   ``KuraError/invalidFetchRequest(_:)``; all before any data is read.
     /// A fetch run by a task that is cancelled stops with `CancellationError`
-    /// within 32 records; so do counts that read records.
+    /// at the next record it reads; so do counts that read records.
     ///
     /// - Complexity: see ``QueryPlan``; ``explain(_:)`` shows the plan.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {

@@ -117,9 +117,8 @@ struct StoreQuery {
         // A `let`: a `var` captured by `consider` would be checked for
         // exclusive access on every record.
         let predicate = if case .search(let access) = plan.access, access.coversPredicate { nil as CompiledPredicate? } else { fetch.predicate }
-        var cancellation = CancellationCheck()
         func consider(_ primaryKey: UInt64, _ view: RecordView) throws -> Bool {
-            try cancellation.tick()
+            try CancellationCheck.check()
             if !excluded.isEmpty && excluded.contains(primaryKey) { return true }
             if let predicate, !predicate.evaluate(on: RecordSource(view: view, entity: entity)) { return true }
             return try body(primaryKey, view)

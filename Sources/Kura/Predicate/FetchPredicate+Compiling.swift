@@ -51,6 +51,17 @@ struct CompiledComparison: Sendable {
 }
 
 extension CompiledComparison {
+    /// True for a search for the empty string: Foundation's BEGINSWITH,
+    /// ENDSWITH and CONTAINS never match one.
+    var neverMatches: Bool {
+        switch (operation, right) {
+        case (.beginsWith, .constant(.string("")?)), (.endsWith, .constant(.string("")?)), (.contains, .constant(.string("")?)):
+            true
+        default:
+            false
+        }
+    }
+
     /// Prepares a constant string pattern once: folded for `[c]`/`[d]`, split
     /// into characters for `LIKE`, compiled for `MATCHES`.
     mutating func preparePatterns() throws {
@@ -103,10 +114,7 @@ extension CompiledNode {
             guard left != comparison.left || right != comparison.right else { return self }
             comparison.left = left
             comparison.right = right
-            // Foundation's BEGINSWITH, ENDSWITH and CONTAINS never match an empty string.
-            if [.beginsWith, .endsWith, .contains].contains(comparison.operation), case .constant(.string("")?) = right {
-                return .constant(false)
-            }
+            if comparison.neverMatches { return .constant(false) }
             try comparison.preparePatterns()
             return .comparison(comparison)
         }
@@ -259,10 +267,7 @@ private struct PredicateCompiler {
             try comparison.preparePatterns()
             return .constant(comparison.evaluate(on: NoAttributes()))
         }
-        // Foundation's BEGINSWITH, ENDSWITH and CONTAINS never match an empty string.
-        if [.beginsWith, .endsWith, .contains].contains(comparison.operation), case .constant(.string("")?) = comparison.right {
-            return .constant(false)
-        }
+        if comparison.neverMatches { return .constant(false) }
         try comparison.preparePatterns()
         return .comparison(comparison)
     }

@@ -77,7 +77,6 @@ extension PersistentStore {
             problem("the meta database is damaged: the objects can't be checked")
             return
         }
-        var cancellation = CancellationCheck()
         for entity in model.entities {
             let tables = tables(for: entity)
             let indexNames = entity.indexes.map { StoreLayout.indexDatabase(entity.name, $0.name) }
@@ -90,7 +89,7 @@ extension PersistentStore {
             var expected = [[[UInt8]: UInt64]](repeating: [:], count: tables.indexes.count)
             var largestKey: UInt64 = 0
             try tables.records.forEach(in: txn) { entry in
-                try cancellation.tick()
+                try CancellationCheck.check()
                 entityReport.records += 1
                 guard entry.key.count == 8 else {
                     problem("\(entity.name): a record key is \(entry.key.count) bytes, not 8")
@@ -120,7 +119,7 @@ extension PersistentStore {
                 }
                 var entries = 0
                 try index.database.forEach(in: txn) { entry in
-                    try cancellation.tick()
+                    try CancellationCheck.check()
                     entries += 1
                     guard entry.value.count == 8 else {
                         problem("\(entity.name) index \(index.description.name): an entry has a \(entry.value.count)-byte value")

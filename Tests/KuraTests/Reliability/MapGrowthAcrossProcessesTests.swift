@@ -44,6 +44,8 @@ import Glibc
         var torn = 0
         var commandsSent = 0
         var lastCommand = Date.distantPast
+        // One-shot `kura count`s open the store afresh while it grows.
+        var opens: [ChildProcess] = []
         while writers.contains(where: \.isRunning) {
             do {
                 torn += try GrowthWorkload.read(container, perSave: perSave).tornBatches
@@ -56,6 +58,11 @@ import Glibc
                 kura.standardInput!.write(Data("count Blob\n".utf8))
                 commandsSent += 1
                 lastCommand = Date()
+                if opens.count < 40 {
+                    opens.append(try ChildProcess(
+                        Helper.buildDirectory.appendingPathComponent("kura").path, ["count", store.path, "Blob"],
+                        standardOutput: .pipe, standardError: .pipe))
+                }
             }
         }
         for writer in writers {
@@ -75,6 +82,12 @@ import Glibc
         #expect(counts.allSatisfy { $0 % perSave == 0 }, "kura counted part of a save")
         #expect(counts.last == total)
 
+        for open in opens {
+            let output = String(decoding: open.standardOutput!.readDataToEndOfFile(), as: UTF8.self)
+            let errors = String(decoding: open.standardError!.readDataToEndOfFile(), as: UTF8.self)
+            #expect(try open.wait() == .exited(0), "kura count opened during growth: \(errors)")
+            #expect(Int(output.trimmingCharacters(in: .newlines)).map { $0 % perSave == 0 } == true, "\(output)")
+        }
         for reader in readers {
             let output = String(decoding: reader.standardOutput!.readDataToEndOfFile(), as: UTF8.self)
             #expect(try reader.wait() == .exited(0), "reader: \(output)")
@@ -84,6 +97,6 @@ import Glibc
         #expect(torn == 0)
         let finalMap = try container.store.statistics().mapSize
         #expect(finalMap >= total * payload)
-        print("map growth: \(initialMap) → \(finalMap) bytes, \(total) objects, \(reads) reads here, \(commandsSent) kura commands")
+        print("map growth: \(initialMap) → \(finalMap) bytes, \(total) objects, \(reads) reads here, \(commandsSent) kura commands, \(opens.count) opens")
     }
 }
