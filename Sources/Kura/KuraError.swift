@@ -82,6 +82,10 @@ public enum KuraError: Error, Sendable, Hashable {
     case objectDetached(ObjectID)
     /// The object belongs to another context.
     case objectInAnotherContext(ObjectID)
+    /// A relationship can't hold this: an object of another entity, a
+    /// deleted object, an ordered relationship given an object twice, a
+    /// to-one used as a to-many.
+    case invalidRelationship(String)
     /// The ID's entity is not part of this context's model, or its string
     /// form could not be read.
     case invalidObjectID(String)
@@ -180,6 +184,8 @@ extension KuraError: CustomStringConvertible {
             "\(objectID) no longer belongs to a context (rolled back, reset, or its context is gone)"
         case .objectInAnotherContext(let objectID):
             "\(objectID) belongs to another context"
+        case .invalidRelationship(let reason):
+            "invalid relationship: \(reason)"
         case .invalidObjectID(let reason):
             "invalid object ID: \(reason)"
         case .notAKuraStore(let path):

@@ -30,7 +30,7 @@ final class NoAttributes: ManagedObject {}
     }
 
     @Test func invalidModelsAreRefusedWithTheReason() throws {
-        #expect(throws: KuraError.invalidModel("NoAttributes declares no @Attribute properties")) {
+        #expect(throws: KuraError.invalidModel("NoAttributes declares no @Attribute or @Relationship properties")) {
             try EntityDescription(NoAttributes.self)
         }
         #expect(throws: KuraError.invalidModel("index E.nope names unknown attribute 'nope'")) {

@@ -29,8 +29,12 @@ final class AttributeKeyPaths: @unchecked Sendable {
         let number: Int
     }
 
-    init(count: Int) {
+    /// True for the key paths of relationships, false for attributes'.
+    private let isForRelationships: Bool
+
+    init(count: Int, isForRelationships: Bool = false) {
         self.count = count
+        self.isForRelationships = isForRelationships
         identities = .allocate(capacity: max(count, 1))
         for number in 0..<max(count, 1) { (identities + number).initialize(to: Atomic(0)) }
     }
@@ -52,10 +56,11 @@ final class AttributeKeyPaths: @unchecked Sendable {
     private func resolve(_ keyPath: AnyKeyPath, in entity: EntityDescription) -> Int {
         if let known = others.withLock({ $0[ObjectIdentifier(keyPath)]?.number }) { return known }
         let name = Self.attributeName(of: keyPath)
-        guard let number = entity.attributeNumber(named: name) else {
+        let found = isForRelationships ? entity.relationshipNumbers[name] : entity.attributeNumber(named: name)
+        guard let number = found else {
             fatalError(
-                "\(keyPath) is not an attribute of entity \(entity.name). "
-                    + "Attributes can't be read in init(entity:insertInto:); use awakeFromInsert().")
+                "\(keyPath) is not \(isForRelationships ? "a relationship" : "an attribute") of entity \(entity.name). "
+                    + "Properties can't be read in init(entity:insertInto:); use awakeFromInsert().")
         }
         let resolved = Resolved(keyPath: keyPath, number: number)
         others.withLock { $0[ObjectIdentifier(keyPath)] = resolved }

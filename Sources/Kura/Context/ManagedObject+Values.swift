@@ -71,19 +71,28 @@ extension ManagedObject {
 
     // MARK: Changes
 
-    /// The attributes whose values will be written by the next save, with
-    /// their new values: every attribute with a value for an inserted object,
-    /// the changed ones for a saved object.
-    public func changedValues() -> [String: AttributeValue?] {
-        var changes: [String: AttributeValue?] = [:]
+    /// The properties the next save will write, with their new values: for an
+    /// inserted object, every attribute with a value and every relationship
+    /// with destinations; for a saved one, the changed attributes and
+    /// relationships.
+    public func changedValues() -> [String: PropertyValue] {
+        var changes: [String: PropertyValue] = [:]
         switch state {
         case .inserted:
             for (number, value) in values.enumerated() where value != nil {
-                changes[entity.attributes[number].name] = .some(value)
+                changes[entity.attributes[number].name] = .attribute(value)
+            }
+            for link in entity.links where !relationshipStates.isEmpty {
+                if case .unloaded = relationshipStates[link.number] { continue }
+                let value = currentRelationshipValue(link)
+                if value != .toOne(nil) && value != .toMany([]) { changes[link.name] = value }
             }
         case .persisted:
             for number in changedAttributes.elements {
-                changes[entity.attributes[number].name] = .some(values[number])
+                changes[entity.attributes[number].name] = .attribute(values[number])
+            }
+            for number in changedRelationships.elements {
+                changes[entity.links[number].name] = currentRelationshipValue(entity.links[number])
             }
         default:
             break
@@ -91,17 +100,43 @@ extension ManagedObject {
         return changes
     }
 
-    /// The values last read from or saved to the store, for `keys` (every
-    /// attribute when `nil`). Empty for an object never saved.
+    /// A relationship's current value as IDs, from what is loaded (a to-many
+    /// not read yet is read).
+    private func currentRelationshipValue(_ link: RelationshipLink) -> PropertyValue {
+        if link.isToMany {
+            let members = (try? members(link)) ?? []
+            let ids = members.map(\.objectID)
+            return .toMany(link.isOrdered ? ids : members.sorted(by: Self.creationOrder).map(\.objectID))
+        }
+        return .toOne((try? destination(link))??.objectID)
+    }
+
+    /// The values last read from or saved to the store, for `keys`
+    /// (attributes or relationships; every attribute and relationship when
+    /// `nil`). Empty for an object never saved.
     ///
-    /// - Throws: ``KuraError/unknownAttribute(entity:key:)``.
-    public func committedValues(forKeys keys: [String]?) throws -> [String: AttributeValue?] {
+    /// - Throws: ``KuraError/unknownAttribute(entity:key:)``; a store error
+    ///   when stored members must be read.
+    public func committedValues(forKeys keys: [String]?) throws -> [String: PropertyValue] {
         guard state != .inserted && state != .unregistered else { return [:] }
         try loadValues()
-        let numbers = try (keys ?? entity.attributes.map(\.name)).map { try entity.requireAttributeNumber($0) }
-        var committed: [String: AttributeValue?] = [:]
-        for number in numbers {
-            committed[entity.attributes[number].name] = .some(committedValue(number))
+        var committed: [String: PropertyValue] = [:]
+        for key in keys ?? (entity.attributes.map(\.name) + entity.links.map(\.name)) {
+            if let number = entity.attributeNumber(named: key) {
+                committed[key] = .attribute(committedValue(number))
+            } else if let link = entity.link(named: key) {
+                if link.isToMany {
+                    guard let context else { throw KuraError.objectDetached(objectID) }
+                    let keys = try context.memberKeys(of: link, owner: objectID.number)
+                    committed[key] = .toMany(keys.map { ObjectID(entity: link.destination, number: $0, isTemporaryID: false) })
+                } else {
+                    committed[key] = .toOne(committedDestinationKey(link).map {
+                        ObjectID(entity: link.destination, number: $0, isTemporaryID: false)
+                    })
+                }
+            } else {
+                throw KuraError.unknownAttribute(entity: entity.name, key: key)
+            }
         }
         return committed
     }
@@ -122,7 +157,7 @@ extension ManagedObject {
     /// is gone from the store. ``value(forKey:)`` throws for the same cases.
     @inline(__always)
     final func typedValue<T: AttributeValueConvertible>(at number: Int, as type: T.Type) -> T {
-        if probedAttributes != nil { probedAttributes!.append(number) }
+        if probedProperties != nil { probedProperties!.append(entity.attributes[number].name) }
         if !isFullyDecoded {
             do {
                 try loadValue(number)
@@ -264,5 +299,7 @@ extension ManagedObject {
         decodedAttributes.removeAll()
         isFullyDecoded = false
         changedAttributes.removeAll()
+        relationshipStates = []
+        changedRelationships.removeAll()
     }
 }

@@ -79,6 +79,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var isFullyDecoded = false
     /// Attributes whose current value differs from the committed one.
     @exclusivity(unchecked) var changedAttributes = AttributeMask()
+    /// What the object knows of each relationship; empty until first needed.
+    @exclusivity(unchecked) var relationshipStates = ContiguousArray<RelationshipState>()
+    /// Relationships whose current destinations differ from the stored ones.
+    @exclusivity(unchecked) var changedRelationships = AttributeMask()
     /// False inside ``awakeFromFetch()``: values set there are not changes.
     @exclusivity(unchecked) var isTrackingChanges = true
     /// True while the object is in its context's list of changed objects.
@@ -86,9 +90,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// True while the object is in its context's list of changes not yet
     /// announced by ``ManagedObjectContext/processPendingChanges()``.
     @exclusivity(unchecked) var isInUnprocessedList = false
-    /// Set only on the probe objects that find a key path's attribute: the
-    /// attributes its typed accessors read.
-    @exclusivity(unchecked) var probedAttributes: [Int]?
+    /// Set only on the probe objects that find a key path's property: the
+    /// names of the properties its typed accessors read.
+    @exclusivity(unchecked) var probedProperties: [String]?
 
     /// Makes an object of `entity`, inserted into `context` when one is given
     /// (``awakeFromInsert()`` runs then).
@@ -140,9 +144,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// True when the object will be removed from the store at the next save.
     public var isDeleted: Bool { state == .deleted }
 
-    /// True when a saved object has attributes whose values differ from the
-    /// stored ones.
-    public var isUpdated: Bool { state == .persisted && !changedAttributes.isEmpty }
+    /// True when a saved object has attributes or relationships that differ
+    /// from the stored ones.
+    public var isUpdated: Bool { state == .persisted && !(changedAttributes.isEmpty && changedRelationships.isEmpty) }
 
     /// True when the next save would write this object.
     public var hasChanges: Bool { isInserted || isDeleted || isUpdated }
@@ -196,20 +200,27 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     open func prepareForDeletion() {}
 
     /// Checks the object before a save inserts it. By default, that every
-    /// non-optional attribute has a value. Throw ``ValidationFailure`` or
+    /// non-optional attribute has a value, every required to-one a
+    /// destination, and every to-many its minimum to maximum count of
+    /// members. Throw ``ValidationFailure`` or
     /// ``KuraError/validationFailed(_:)``; the save collects the failures of
     /// every object into one ``KuraError/validationFailed(_:)`` and writes nothing.
     open func validateForInsert() throws {
-        try validateRequiredAttributes()
+        try validateProperties()
     }
 
     /// Checks the object before a save updates it; see ``validateForInsert()``.
+    /// By default only what changed is checked.
     open func validateForUpdate() throws {
-        try validateRequiredAttributes()
+        try validateProperties()
     }
 
-    /// Checks the object before a save deletes it. By default, nothing.
-    open func validateForDelete() throws {}
+    /// Checks the object before a save deletes it. By default, that no
+    /// relationship with the `deny` delete rule still points to an object
+    /// (``validateDenyRules()``).
+    open func validateForDelete() throws {
+        try validateDenyRules()
+    }
 
     /// `News kura://News/42 {title: Kura ships, …}`; a fault shows as such.
     open var description: String {

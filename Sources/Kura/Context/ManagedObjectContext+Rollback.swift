@@ -76,6 +76,8 @@ extension ManagedObjectContext {
         }
         let local = object.values
         let changed = object.changedAttributes.elements
+        let relationships = object.relationshipStates
+        let changedRelationships = object.changedRelationships
         let record = try loadRecord(of: object)
         object.record = record
         object.discardChanges()
@@ -83,6 +85,19 @@ extension ManagedObjectContext {
         for number in changed where !local.isEmpty {
             object.values[number] = local[number]
             if object.committedValue(number) != local[number] { object.changedAttributes.insert(number) }
+        }
+        // Changed relationships keep their changes; members are read again.
+        for number in changedRelationships.elements {
+            object.prepareRelationships()
+            switch relationships[number] {
+            case .toMany(let toMany):
+                toMany.members = nil
+                toMany.memberIDs = []
+                object.relationshipStates[number] = .toMany(toMany)
+            case let kept:
+                object.relationshipStates[number] = kept
+            }
+            object.changedRelationships.insert(number)
         }
         object.withoutTrackingChanges { object.awakeFromFetch() }
         if object.hasChanges { noteChange(object) }

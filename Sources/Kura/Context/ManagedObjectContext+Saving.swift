@@ -30,6 +30,10 @@ extension ManagedObjectContext {
     ///   ``KuraError/storage(path:failure:)``.
     public func save() throws {
         if isSaving { throw KuraError.saveInProgress }
+        if let error = deferredErrors.first {
+            deferredErrors.removeAll()
+            throw error
+        }
         processPendingChanges()
         compactPending()
         guard !pending.isEmpty else { return }
@@ -46,23 +50,43 @@ extension ManagedObjectContext {
         var inserted: [ManagedObject] = []
         var updated: [ManagedObject] = []
         var deleted: [ManagedObject] = []
+        var insertPositions: [ObjectIdentifier: Int] = [:]
+        for object in saving where object.state == .inserted {
+            insertPositions[ObjectIdentifier(object)] = inserted.count
+            inserted.append(object)
+        }
+        func reference(_ object: ManagedObject?) -> ChangeSet.Reference? {
+            guard let object else { return nil }
+            if let position = insertPositions[ObjectIdentifier(object)] { return .inserted(position) }
+            switch object.state {
+            case .persisted, .deleted: return .stored(object.objectID.number)
+            default: return nil  // never saved, or gone: nothing to point to
+            }
+        }
+        for object in inserted {
+            try object.loadValues()
+            changes.inserts.append(.init(
+                objectID: object.objectID, values: object.values, references: try toOneReferences(of: object, reference)))
+        }
         for object in saving {
             switch object.state {
-            case .inserted:
-                try object.loadValues()
-                changes.inserts.append(.init(objectID: object.objectID, values: object.values))
-                inserted.append(object)
             case .persisted:
-                try object.loadValues()
+                let rewritesRecord = object.rewritesRecordWhenSaved
+                if rewritesRecord { try object.loadValues() }
                 changes.updates.append(.init(
-                    objectID: object.objectID, values: object.values, expectedVersion: expectedVersion(of: object)))
+                    objectID: object.objectID, values: rewritesRecord ? object.values : [],
+                    references: rewritesRecord ? try toOneReferences(of: object, reference) : [],
+                    expectedVersion: expectedVersion(of: object), rewritesRecord: rewritesRecord))
                 updated.append(object)
             case .deleted:
                 changes.deletes.append(.init(objectID: object.objectID, expectedVersion: expectedVersion(of: object)))
                 deleted.append(object)
-            case .unregistered, .removed, .detached:
+            case .inserted, .unregistered, .removed, .detached:
                 break
             }
+        }
+        for object in inserted + updated {
+            try membershipChanges(of: object, reference, into: &changes.memberships)
         }
 
         let result = try store.save(changes)
@@ -80,10 +104,11 @@ extension ManagedObjectContext {
             saved.inserted.append(object.objectID)
         }
         for (position, object) in updated.enumerated() {
-            object.record = result.updatedRecords[position]
+            if let record = result.updatedRecords[position] { object.record = record }
             object.changedAttributes.removeAll()
             saved.updated.append(object.objectID)
         }
+        for object in inserted + updated { object.adoptSavedRelationships() }
         for object in deleted {
             registries[ObjectIdentifier(object.entity)]?.objects[object.objectID.number] = nil
             object.state = .removed
@@ -100,6 +125,39 @@ extension ManagedObjectContext {
             object.didSave()
         }
         post(Self.didSaveNotification, changes: saved)
+    }
+
+    /// The destination of each to-one of `object`, in the entity's order.
+    private func toOneReferences(
+        of object: ManagedObject, _ reference: (ManagedObject?) -> ChangeSet.Reference?
+    ) throws -> [ChangeSet.Reference?] {
+        guard !object.entity.links.isEmpty else { return [] }
+        return try object.entity.links.filter { !$0.isToMany }.map { link in
+            if !object.relationshipStates.isEmpty, case .toOne(let destination) = object.relationshipStates[link.number] {
+                return reference(destination)
+            }
+            return object.committedDestinationKey(link).map { .stored($0) }
+        }
+    }
+
+    /// What changed in the to-manys of `object` that the store keeps itself
+    /// (joined members, and the order of ordered ones).
+    private func membershipChanges(
+        of object: ManagedObject, _ reference: (ManagedObject?) -> ChangeSet.Reference?,
+        into memberships: inout [ChangeSet.MembershipChange]
+    ) throws {
+        guard !object.relationshipStates.isEmpty, let owner = reference(object) else { return }
+        for link in object.entity.links where link.isToMany {
+            guard case .toMany(let toMany) = object.relationshipStates[link.number],
+                  toMany.hasChanges || (object.state == .inserted && !toMany.added.isEmpty) else { continue }
+            let joined = link.storage == .join
+            guard joined || link.isOrdered else { continue }
+            memberships.append(ChangeSet.MembershipChange(
+                owner: owner, link: link,
+                added: joined ? toMany.added.values.compactMap(reference) : [],
+                removed: joined ? toMany.removed.values.compactMap(reference) : [],
+                order: link.isOrdered ? try object.members(link).compactMap(reference) : nil))
+        }
     }
 
     /// The version to check at save, or `nil` to write regardless.

@@ -52,6 +52,10 @@ public final class ManagedObjectContext {
     /// Objects changed since the last objects-did-change notification.
     @exclusivity(unchecked) var unprocessed: [ManagedObject] = []
     var isSaving = false
+    /// Mistakes made where nothing could throw (a typed relationship property
+    /// given an object of another context, a deletion whose rules couldn't
+    /// read the store): the next save throws the first of them.
+    var deferredErrors: [any Error] = []
 
     /// A context on `store`. Most code gets one from ``PersistentContainer/newContext()``.
     public init(store: PersistentStore) {
@@ -138,17 +142,81 @@ public final class ManagedObjectContext {
         }
         switch object.state {
         case .inserted:
+            object.prepareForDeletion()
+            applyDeleteRules(of: object)
             object.state = .detached
             temporaries[object.objectID.number] = nil
-            object.prepareForDeletion()
             object.context = nil
         case .persisted:
             object.state = .deleted
             noteChange(object)
             object.prepareForDeletion()
+            applyDeleteRules(of: object)
         case .deleted, .unregistered, .removed, .detached:
             break  // deleted already, or not in this context
         }
+    }
+
+    /// What deleting `object` does to the objects it is related to: each
+    /// relationship's delete rule (cascade deletes them, nullify takes
+    /// `object` out of their inverse; deny is checked at save, no action does
+    /// nothing), and relationships without an inverse that point to it are
+    /// cleared. A store error here (reading members) is thrown by the next save.
+    private func applyDeleteRules(of object: ManagedObject) {
+        guard !object.entity.links.isEmpty || model.linksWithoutInverseTo[ObjectIdentifier(object.entity)] != nil else { return }
+        do {
+            for link in object.entity.links {
+                let related = link.isToMany ? try object.members(link) : (try object.destination(link)).map { [$0] } ?? []
+                switch link.description.deleteRule {
+                case .cascade:
+                    for destination in related where destination.state == .persisted || destination.state == .inserted {
+                        delete(destination)
+                    }
+                case .nullify:
+                    guard let inverse = link.inverse else { continue }
+                    for destination in related where destination.state != .removed && destination.state != .detached {
+                        try destination.primitiveDetach(object, via: inverse)
+                    }
+                case .deny, .noAction:
+                    continue
+                }
+            }
+            for link in model.linksWithoutInverseTo[ObjectIdentifier(object.entity)] ?? [] {
+                for source in try sources(pointingTo: object, through: link) {
+                    try source.primitiveDetach(object, via: link)
+                }
+            }
+        } catch {
+            deferredErrors.append(error)
+        }
+    }
+
+    /// The objects whose relationship `link` (which has no inverse) points
+    /// to `object`: stored ones, found through the relationship's index, and
+    /// changed ones of this context.
+    private func sources(pointingTo object: ManagedObject, through link: RelationshipLink) throws -> [ManagedObject] {
+        var sources: [ManagedObject] = []
+        var seen = Set<ObjectIdentifier>()
+        if !object.objectID.isTemporaryID {
+            let keys: [UInt64] = try store.read { txn in
+                var keys: [UInt64] = []
+                let table = store.table(of: link)
+                guard let database = link.isToMany ? table.reverseJoin : table.references else { return [] }
+                try store.forEachSecondKey(in: database, first: object.objectID.number, in: txn) { keys.append($0); return true }
+                return keys
+            }
+            for key in keys {
+                let source = self.object(of: link.source, primaryKey: key)
+                if seen.insert(ObjectIdentifier(source)).inserted { sources.append(source) }
+            }
+        }
+        for candidate in pending where candidate.entity === link.source && !seen.contains(ObjectIdentifier(candidate)) {
+            let points = link.isToMany
+                ? try candidate.members(link).contains { $0 === object }
+                : try candidate.destination(link) === object
+            if points { sources.append(candidate) }
+        }
+        return sources
     }
 
     // MARK: Changes
@@ -260,6 +328,29 @@ public final class ManagedObjectContext {
             throw error
         }
         return object
+    }
+
+    /// The registered object of `entity` with `primaryKey`, or a new fault.
+    func object(of entity: EntityDescription, primaryKey: UInt64) -> ManagedObject {
+        let registry = registry(for: entity)
+        if let registered = registry.objects[primaryKey] { return registered }
+        let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+        object.objectID = ObjectID(entity: entity, number: primaryKey, isTemporaryID: false)
+        object.context = self
+        object.state = .persisted
+        registry.objects[primaryKey] = object
+        return object
+    }
+
+    /// The stored members' keys of the to-many `link` of the object `owner`.
+    func memberKeys(of link: RelationshipLink, owner: UInt64) throws(KuraError) -> [UInt64] {
+        do {
+            return try store.read { txn in try store.memberKeys(of: link, owner: owner, in: txn) }
+        } catch let error as KuraError {
+            throw error
+        } catch {
+            throw KuraError.storage(path: store.path, failure: .system(errno: 0, message: "\(error)"))
+        }
     }
 
     /// `objectID` with this model's entity. An ID made with another model

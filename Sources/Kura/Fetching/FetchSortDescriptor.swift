@@ -44,7 +44,7 @@ public struct FetchSortDescriptor: Sendable, Hashable, CustomStringConvertible {
     public init<Root: ManagedObject, Value>(
         _ keyPath: KeyPath<Root, Value>, ascending: Bool = true, comparison: Comparison = .compare
     ) {
-        self.init(key: AttributeKeyPathNames.name(of: keyPath), ascending: ascending, comparison: comparison)
+        self.init(key: PropertyKeyPathNames.name(of: keyPath), ascending: ascending, comparison: comparison)
     }
 
     /// `title ASC`, `title DESC caseInsensitiveCompare`.

@@ -11,6 +11,8 @@ extension EntityDescription {
     public convenience init(_ type: ManagedObject.Type) throws {
         let prototype = type.init(entity: .prototype, insertInto: nil)
         var attributes: [AttributeDescription] = []
+        var relationships: [RelationshipDescription] = []
+        var inverseResolvers: [Int: @Sendable () -> String] = [:]
         var indexes: [IndexDescription] = []
         var mirrors: [Mirror] = []
         var mirror: Mirror? = Mirror(reflecting: prototype)
@@ -20,8 +22,18 @@ extension EntityDescription {
         }
         for mirror in mirrors {
             for child in mirror.children {
-                guard let declaration = child.value as? AttributeDeclaration, let label = child.label else { continue }
+                guard let label = child.label else { continue }
                 let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+                if let declaration = child.value as? RelationshipDeclaration {
+                    if let resolver = declaration.inverse { inverseResolvers[relationships.count] = resolver }
+                    relationships.append(RelationshipDescription(
+                        name: name, destinationEntityName: declaration.destinationType.entityName, isToMany: declaration.isToMany,
+                        isOrdered: declaration.isOrdered, isOptional: declaration.isOptional,
+                        minimumCount: declaration.minimumCount, maximumCount: declaration.maximumCount,
+                        deleteRule: declaration.deleteRule))
+                    continue
+                }
+                guard let declaration = child.value as? AttributeDeclaration else { continue }
                 attributes.append(AttributeDescription(
                     name: name,
                     type: declaration.attributeType,
@@ -34,14 +46,12 @@ extension EntityDescription {
                 }
             }
         }
-        guard !attributes.isEmpty else {
-            throw KuraError.invalidModel("\(type) declares no @Attribute properties")
+        guard !attributes.isEmpty || !relationships.isEmpty else {
+            throw KuraError.invalidModel("\(type) declares no @Attribute or @Relationship properties")
         }
         try self.init(
-            name: type.entityName,
-            attributes: attributes,
-            indexes: indexes + type.indexes,
-            managedObjectClass: type)
+            name: type.entityName, attributes: attributes, relationships: relationships,
+            indexes: indexes + type.indexes, managedObjectClass: type, inverseResolvers: inverseResolvers)
     }
 
     /// The entity of the prototype objects made while reflecting a class.

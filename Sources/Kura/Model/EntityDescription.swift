@@ -1,4 +1,5 @@
-/// An entity: a kind of object, with named, typed attributes and indexes.
+/// An entity: a kind of object, with named, typed attributes, relationships
+/// to other entities, and indexes.
 ///
 /// Build one from a ``ManagedObject`` subclass (its ``Attribute`` properties
 /// become the attributes), or as plain values for an entity with no Swift
@@ -13,12 +14,24 @@
 /// ], indexes: [.index("created")])
 /// ```
 ///
-/// An entity is immutable once made, and `Sendable`.
-public final class EntityDescription: Sendable, Hashable, CustomStringConvertible {
+/// An entity is immutable once made, and `Sendable`. An entity with
+/// relationships belongs to the one model that resolves them.
+public final class EntityDescription: @unchecked Sendable, Hashable, CustomStringConvertible {
+    // @unchecked: every property is a `let` except `links`, which the model
+    // that takes the entity sets once, in its initializer, before the model
+    // (and so the entity's links) can be seen by any other thread.
+
     /// The entity's name, unique in its model.
     public let name: String
     /// The attributes, in the order their values are stored.
     public let attributes: [AttributeDescription]
+    /// The relationships, in the order given; once the entity is in a model,
+    /// with each inverse named on both sides.
+    public var relationships: [RelationshipDescription] {
+        links.isEmpty ? declaredRelationships : links.map(\.description)
+    }
+    /// The relationships as given to the initializer.
+    let declaredRelationships: [RelationshipDescription]
     /// The indexes.
     public let indexes: [IndexDescription]
     /// The class of the entity's objects; `ManagedObject` itself for an entity
@@ -26,10 +39,21 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
     public let managedObjectClass: ManagedObject.Type
 
     let attributeNumbers: [String: Int]
+    let relationshipNumbers: [String: Int]
+    /// How many values a record holds: the attributes, then one reference
+    /// per to-one relationship.
+    let fieldCount: Int
+    /// The relationships resolved by the model; set once, by the model.
+    @exclusivity(unchecked) var links: [RelationshipLink] = []
     /// Each index's attributes as positions in ``attributes``.
     let indexAttributeNumbers: [[Int]]
     /// Resolves typed properties to attribute positions.
     let keyPaths: AttributeKeyPaths
+    /// Resolves typed relationship properties to relationship positions.
+    let relationshipKeyPaths: AttributeKeyPaths
+    /// For entities made from a class: how to find the name of an inverse
+    /// declared with a key path, by relationship position.
+    let inverseResolvers: [Int: @Sendable () -> String]
     /// For checking stored records quickly: each attribute's record tag,
     /// and its payload size (-1 when it varies).
     let recordTags: [UInt8]
@@ -42,11 +66,21 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
     /// - Throws: ``KuraError/invalidModel(_:)`` for an empty or invalid name,
     ///   duplicate attribute or index names, an index over an unknown
     ///   attribute, or a default value that doesn't fit its attribute.
-    public init(
+    public convenience init(
         name: String,
         attributes: [AttributeDescription],
+        relationships: [RelationshipDescription] = [],
         indexes: [IndexDescription] = [],
         managedObjectClass: ManagedObject.Type = ManagedObject.self
+    ) throws {
+        try self.init(name: name, attributes: attributes, relationships: relationships, indexes: indexes,
+                      managedObjectClass: managedObjectClass, inverseResolvers: [:])
+    }
+
+    init(
+        name: String, attributes: [AttributeDescription], relationships: [RelationshipDescription],
+        indexes: [IndexDescription], managedObjectClass: ManagedObject.Type,
+        inverseResolvers: [Int: @Sendable () -> String]
     ) throws {
         try Self.checkName(name, of: "entity")
         var numbers: [String: Int] = [:]
@@ -66,8 +100,17 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
             }
             checked.append(attribute)
         }
-        guard checked.count <= Int(UInt16.max) else {
-            throw KuraError.invalidModel("entity \(name) has more than \(UInt16.max) attributes")
+        var relationshipNumbers: [String: Int] = [:]
+        for (number, relationship) in relationships.enumerated() {
+            try Self.checkName(relationship.name, of: "relationship of \(name)")
+            guard numbers[relationship.name] == nil, relationshipNumbers.updateValue(number, forKey: relationship.name) == nil else {
+                throw KuraError.invalidModel("entity \(name) has two properties named '\(relationship.name)'")
+            }
+            try Self.check(relationship, of: name)
+        }
+        let toOneCount = relationships.filter { !$0.isToMany }.count
+        guard checked.count + toOneCount <= Int(UInt16.max) else {
+            throw KuraError.invalidModel("entity \(name) has more than \(UInt16.max) attributes and to-one relationships")
         }
         var indexNames = Set<String>()
         var indexNumbers: [[Int]] = []
@@ -88,13 +131,20 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
         }
         self.name = name
         self.attributes = checked
+        self.declaredRelationships = relationships
+        self.relationshipNumbers = relationshipNumbers
+        self.fieldCount = checked.count + toOneCount
         self.indexes = indexes
         self.managedObjectClass = managedObjectClass
         self.attributeNumbers = numbers
         self.indexAttributeNumbers = indexNumbers
         self.keyPaths = AttributeKeyPaths(count: checked.count)
+        self.relationshipKeyPaths = AttributeKeyPaths(count: relationships.count, isForRelationships: true)
+        self.inverseResolvers = inverseResolvers
         self.recordTags = checked.map { RecordFormat.tag(for: $0.type).rawValue }
+            + Array(repeating: RecordFormat.Tag.reference.rawValue, count: toOneCount)
         self.recordPayloadSizes = checked.map { RecordFormat.payloadSize(of: RecordFormat.tag(for: $0.type)) ?? -1 }
+            + Array(repeating: 8, count: toOneCount)
         self.recordHasParsedValues = checked.contains { $0.type == .decimal || $0.type == .url }
     }
 
@@ -107,6 +157,38 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
         else {
             throw KuraError.invalidModel("'\(name)' is not a valid name for an \(what): use letters, digits and _")
         }
+    }
+
+    /// Checks what a relationship says of itself, before the model resolves it.
+    private static func check(_ relationship: RelationshipDescription, of entity: String) throws {
+        let name = "\(entity).\(relationship.name)"
+        if relationship.isToMany {
+            guard relationship.minimumCount >= 0 else { throw KuraError.invalidModel("\(name) has a negative minimum count") }
+            if let maximum = relationship.maximumCount, maximum < max(1, relationship.minimumCount) {
+                throw KuraError.invalidModel("\(name) has a maximum count (\(maximum)) below 1 or below its minimum")
+            }
+        } else {
+            guard !relationship.isOrdered else { throw KuraError.invalidModel("\(name) is a to-one, so it can't be ordered") }
+            guard relationship.minimumCount == 0 && relationship.maximumCount == nil else {
+                throw KuraError.invalidModel("\(name) is a to-one: counts apply to to-many relationships only")
+            }
+        }
+    }
+
+    /// The relationship called `name`, or `nil`.
+    public func relationship(named name: String) -> RelationshipDescription? {
+        relationshipNumbers[name].map { relationships[$0] }
+    }
+
+    /// The name of the inverse of relationship `number` as declared: by name,
+    /// or by a key path to probe.
+    func declaredInverseName(_ number: Int) -> String? {
+        declaredRelationships[number].inverseName ?? inverseResolvers[number]?()
+    }
+
+    /// The resolved relationship called `name`, or `nil`.
+    func link(named name: String) -> RelationshipLink? {
+        relationshipNumbers[name].map { links[$0] }
     }
 
     /// The attribute called `name`, or `nil`.
@@ -122,15 +204,20 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
     /// The position of `key`, or ``KuraError/unknownAttribute(entity:key:)``.
     func requireAttributeNumber(_ key: String) throws -> Int {
         guard let number = attributeNumbers[key] else {
+            if relationshipNumbers[key] != nil {
+                throw KuraError.invalidRelationship(
+                    "\(name).\(key) is a relationship: use object(forKey:), objects(forKey:) or mutableSetValue(forKey:)")
+            }
             throw KuraError.unknownAttribute(entity: name, key: key)
         }
         return number
     }
 
-    /// True when `other` has the same name, attributes and indexes (the class
-    /// doesn't count): the same schema, so the same stored bytes.
+    /// True when `other` has the same name, attributes, relationships and
+    /// indexes (the class doesn't count): the same schema, so the same stored bytes.
     public func hasSameSchema(as other: EntityDescription) -> Bool {
         name == other.name && attributes == other.attributes && indexes == other.indexes
+            && links.map(\.description) == other.links.map(\.description)
     }
 
     public static func == (lhs: EntityDescription, rhs: EntityDescription) -> Bool {
@@ -141,8 +228,8 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
         hasher.combine(ObjectIdentifier(self))
     }
 
-    /// `News(title: String, …)`.
+    /// `News(title: String, …, author: Author?)`.
     public var description: String {
-        "\(name)(\(attributes.map(\.description).joined(separator: ", ")))"
+        "\(name)(\((attributes.map(\.description) + relationships.map(\.description)).joined(separator: ", ")))"
     }
 }

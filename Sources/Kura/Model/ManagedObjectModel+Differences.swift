@@ -45,6 +45,21 @@ extension ManagedObjectModel {
         if lines.isEmpty && stored.attributes.map(\.name) != given.attributes.map(\.name) {
             lines.append("\(name)'s attributes are in another order")
         }
+        for relationship in given.relationships where stored.relationship(named: relationship.name) == nil {
+            lines.append("\(name).\(relationship.name) is a relationship in the model but not in the store")
+        }
+        for relationship in stored.relationships {
+            guard let other = given.relationship(named: relationship.name) else {
+                lines.append("\(name).\(relationship.name) is a relationship in the store but not in the model")
+                continue
+            }
+            if relationship != other {
+                lines.append("\(name).\(relationship.name) is \(relationship) in the store, \(other) in the model")
+            }
+        }
+        if lines.isEmpty && stored.relationships.map(\.name) != given.relationships.map(\.name) {
+            lines.append("\(name)'s relationships are in another order")
+        }
         let storedIndexes = Dictionary(uniqueKeysWithValues: stored.indexes.map { ($0.name, $0) })
         let givenIndexes = Dictionary(uniqueKeysWithValues: given.indexes.map { ($0.name, $0) })
         for index in given.indexes where storedIndexes[index.name] == nil {

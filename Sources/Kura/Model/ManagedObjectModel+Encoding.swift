@@ -6,7 +6,21 @@ struct ModelDocument: Codable, Equatable {
     struct Entity: Codable, Equatable {
         var name: String
         var attributes: [Attribute]
+        /// Absent in stores written before relationships existed.
+        var relationships: [Relationship]?
         var indexes: [Index]
+    }
+
+    struct Relationship: Codable, Equatable {
+        var name: String
+        var destination: String
+        var inverse: String?
+        var toMany: Bool
+        var ordered: Bool
+        var optional: Bool
+        var minimumCount: Int
+        var maximumCount: Int?
+        var deleteRule: RelationshipDescription.DeleteRule
     }
 
     struct Attribute: Codable, Equatable {
@@ -59,6 +73,12 @@ extension ManagedObjectModel {
                         name: $0.name, type: $0.type, optional: $0.isOptional,
                         defaultValue: $0.defaultValue.map(StoredValue.init))
                 },
+                relationships: entity.relationships.isEmpty ? nil : entity.relationships.map {
+                    ModelDocument.Relationship(
+                        name: $0.name, destination: $0.destinationEntityName, inverse: $0.inverseName, toMany: $0.isToMany,
+                        ordered: $0.isOrdered, optional: $0.isOptional, minimumCount: $0.minimumCount,
+                        maximumCount: $0.maximumCount, deleteRule: $0.deleteRule)
+                },
                 indexes: entity.indexes.map {
                     ModelDocument.Index(name: $0.name, attributes: $0.attributes, unique: $0.isUnique)
                 })
@@ -104,6 +124,12 @@ extension ManagedObjectModel {
                         }
                         return AttributeDescription(
                             name: attribute.name, type: attribute.type, isOptional: attribute.optional, defaultValue: value)
+                    },
+                    relationships: (entity.relationships ?? []).map {
+                        RelationshipDescription(
+                            name: $0.name, destinationEntityName: $0.destination, inverseName: $0.inverse, isToMany: $0.toMany,
+                            isOrdered: $0.ordered, isOptional: $0.optional, minimumCount: $0.minimumCount,
+                            maximumCount: $0.maximumCount, deleteRule: $0.deleteRule)
                     },
                     indexes: entity.indexes.map { IndexDescription($0.attributes, isUnique: $0.unique, name: $0.name) })
             })

@@ -14,11 +14,14 @@ import Synchronization
 public final class ManagedObjectModel: Sendable {
     /// The entities, in the order given.
     public let entities: [EntityDescription]
-    /// A short stable hash of the schema (entities, attributes, indexes; not
-    /// the templates). Stores keep it to notice a model that changed.
+    /// A short stable hash of the schema (entities, attributes,
+    /// relationships, indexes; not the templates). Stores keep it to notice a model that changed.
     public let fingerprint: String
 
     private let entitiesByName: [String: EntityDescription]
+    /// By destination entity: the relationships without an inverse that
+    /// point to it, so deleting one of its objects can clear them.
+    let linksWithoutInverseTo: [ObjectIdentifier: [RelationshipLink]]
     private let entitiesByClass: [ObjectIdentifier: EntityDescription]
     let state = Mutex(State())
 
@@ -55,6 +58,14 @@ public final class ManagedObjectModel: Sendable {
                 }
             }
         }
+        try Self.resolveRelationships(of: entities, byName: byName)
+        var incoming: [ObjectIdentifier: [RelationshipLink]] = [:]
+        for entity in entities {
+            for link in entity.links where link.inverseNumber == nil {
+                incoming[ObjectIdentifier(link.destination), default: []].append(link)
+            }
+        }
+        self.linksWithoutInverseTo = incoming
         self.entities = entities
         self.entitiesByName = byName
         self.entitiesByClass = byClass
@@ -86,7 +97,7 @@ public final class ManagedObjectModel: Sendable {
         state.withLock { $0.isFrozen = true }
     }
 
-    /// True when `other` has the same entities, attributes and indexes.
+    /// True when `other` has the same entities, attributes, relationships and indexes.
     public func hasSameSchema(as other: ManagedObjectModel) -> Bool {
         fingerprint == other.fingerprint && entities.count == other.entities.count
             && zip(entities, other.entities).allSatisfy { $0.hasSameSchema(as: $1) }
@@ -101,6 +112,11 @@ public final class ManagedObjectModel: Sendable {
                 text += "attribute \(attribute.name) \(attribute.type.rawValue) \(attribute.isOptional)"
                 if let value = attribute.defaultValue { text += " \(StoredValue(value).text)" }
                 text += "\n"
+            }
+            for relationship in entity.relationships {
+                text += "relationship \(relationship.name) \(relationship.destinationEntityName) \(relationship.inverseName ?? "-") "
+                    + "\(relationship.isToMany) \(relationship.isOrdered) \(relationship.isOptional) \(relationship.minimumCount) "
+                    + "\(relationship.maximumCount.map(String.init) ?? "-") \(relationship.deleteRule.rawValue)\n"
             }
             for index in entity.indexes {
                 text += "index \(index.name) \(index.isUnique) \(index.attributes.joined(separator: ","))\n"

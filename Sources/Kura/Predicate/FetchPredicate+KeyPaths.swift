@@ -8,7 +8,7 @@
 extension FetchPredicate {
     /// The key expression of an ``Attribute`` key path: `\News.title` → `title`.
     public static func key<Root: ManagedObject, Value>(_ keyPath: KeyPath<Root, Value>) -> Expression {
-        .key(AttributeKeyPathNames.name(of: keyPath))
+        .key(PropertyKeyPathNames.name(of: keyPath))
     }
 
     /// `keyPath op[options] value`, for any operator.

@@ -2,16 +2,29 @@ import KuraLMDB
 
 /// What a context asks the store to write in one save.
 struct ChangeSet {
+    /// An object a change points to: stored already, or inserted by this save.
+    enum Reference: Hashable {
+        case stored(UInt64)
+        /// The position in ``ChangeSet/inserts``.
+        case inserted(Int)
+    }
+
     struct Insert {
         let objectID: ObjectID
         let values: ContiguousArray<AttributeValue?>
+        /// The destination of each to-one, in the entity's order of to-ones.
+        let references: [Reference?]
     }
 
     struct Update {
         let objectID: ObjectID
         let values: ContiguousArray<AttributeValue?>
+        let references: [Reference?]
         /// The row version the context read; `nil` to overwrite whatever is stored.
         let expectedVersion: UInt64?
+        /// False when only many-to-many (or inverse-less) memberships
+        /// changed: the record stays as it is, row version included.
+        let rewritesRecord: Bool
     }
 
     struct Delete {
@@ -20,11 +33,22 @@ struct ChangeSet {
         let expectedVersion: UInt64?
     }
 
+    /// Members added to and removed from one object's to-many, and for an
+    /// ordered one, all its members in order.
+    struct MembershipChange {
+        let owner: Reference
+        let link: RelationshipLink
+        let added: [Reference]
+        let removed: [Reference]
+        let order: [Reference]?
+    }
+
     var inserts: [Insert] = []
     var updates: [Update] = []
     var deletes: [Delete] = []
+    var memberships: [MembershipChange] = []
 
-    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
+    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && memberships.isEmpty }
 }
 
 /// What a save wrote, for the context to adopt once it committed.
@@ -33,8 +57,8 @@ struct SaveResult {
     var insertedKeys: [UInt64] = []
     /// The stored record of each insert, in order.
     var insertedRecords: [[UInt8]] = []
-    /// The stored record of each update, in order.
-    var updatedRecords: [[UInt8]] = []
+    /// The stored record of each update, in order (`nil` when not rewritten).
+    var updatedRecords: [[UInt8]?] = []
 }
 
 extension PersistentStore {
@@ -68,7 +92,8 @@ extension PersistentStore {
         var conflicts: [ObjectID] = []
 
         for delete in changes.deletes {
-            let tables = tables(for: delete.objectID.entity)
+            let entity = delete.objectID.entity
+            let tables = tables(for: entity)
             let key = StoreLayout.key(delete.objectID.number)
             guard let stored = try storedRecord(key, in: tables, txn) else { continue }  // already gone
             if let expected = delete.expectedVersion, stored.version != expected {
@@ -78,7 +103,25 @@ extension PersistentStore {
             for index in tables.indexes {
                 try index.database.delete(index.key(primaryKey: delete.objectID.number) { stored.values[$0] }.key, in: txn)
             }
+            try deleteRelationshipEntries(of: delete.objectID.number, references: stored.references, tables: tables, in: txn)
             try tables.records.delete(key, in: txn)
+        }
+
+        // New objects get their keys first, so references to them resolve.
+        var counters: [ObjectIdentifier: (entity: EntityDescription, next: UInt64)] = [:]
+        for insert in changes.inserts {
+            let entity = insert.objectID.entity
+            var counter = try counters[ObjectIdentifier(entity)] ?? (entity, nextPrimaryKey(of: entity, in: txn))
+            result.insertedKeys.append(counter.next)
+            counter.next += 1
+            counters[ObjectIdentifier(entity)] = counter
+        }
+        func resolve(_ reference: ChangeSet.Reference?) -> UInt64? {
+            switch reference {
+            case .stored(let key)?: key
+            case .inserted(let position)?: result.insertedKeys[position]
+            case nil: nil
+            }
         }
 
         // Updates: check versions and drop the index entries whose values change.
@@ -89,6 +132,11 @@ extension PersistentStore {
             guard let stored = try storedRecord(StoreLayout.key(update.objectID.number), in: tables, txn) else {
                 conflicts.append(update.objectID)
                 updateVersions.append(0)
+                updateNewKeys.append([])
+                continue
+            }
+            guard update.rewritesRecord else {
+                updateVersions.append(stored.version)
                 updateNewKeys.append([])
                 continue
             }
@@ -104,48 +152,101 @@ extension PersistentStore {
                     newKeys.append((index, new))
                 }
             }
+            let source = update.objectID.number
+            for (link, (old, new)) in zip(tables.entity.links.filter { !$0.isToMany }, zip(stored.references, update.references.map(resolve)))
+                where old != new {
+                let references = table(of: link).references!
+                if let old { try references.delete(StoreLayout.pairKey(old, source), in: txn) }
+                if let new { try references.put([], forKey: StoreLayout.pairKey(new, source), in: txn) }
+            }
             updateVersions.append(stored.version)
             updateNewKeys.append(newKeys)
         }
         if !conflicts.isEmpty { throw KuraError.conflict(objectIDs: conflicts) }
 
         for (position, update) in changes.updates.enumerated() {
+            guard update.rewritesRecord else {
+                result.updatedRecords.append(nil)
+                continue
+            }
             let tables = tables(for: update.objectID.entity)
             for (index, key) in updateNewKeys[position] {
                 try putIndexEntry(key, index: index, objectID: update.objectID, primaryKey: update.objectID.number,
                                   values: update.values, in: txn)
             }
-            let record = RecordFormat.encode(update.values, rowVersion: updateVersions[position] + 1)
+            let record = RecordFormat.encode(
+                update.values, references: update.references.map(resolve), rowVersion: updateVersions[position] + 1)
             try tables.records.put(record, forKey: StoreLayout.key(update.objectID.number), in: txn)
             result.updatedRecords.append(record)
         }
 
-        var counters: [ObjectIdentifier: (entity: EntityDescription, next: UInt64)] = [:]
-        for insert in changes.inserts {
+        for (position, insert) in changes.inserts.enumerated() {
             let entity = insert.objectID.entity
             let tables = tables(for: entity)
-            var counter = try counters[ObjectIdentifier(entity)] ?? (entity, nextPrimaryKey(of: entity, in: txn))
-            let primaryKey = counter.next
-            counter.next += 1
-            counters[ObjectIdentifier(entity)] = counter
+            let primaryKey = result.insertedKeys[position]
             for index in tables.indexes {
                 let key = index.key(primaryKey: primaryKey) { insert.values[$0] }
                 try putIndexEntry(key, index: index, objectID: insert.objectID, primaryKey: primaryKey,
                                   values: insert.values, in: txn)
             }
-            let record = RecordFormat.encode(insert.values, rowVersion: 1)
+            let references = insert.references.map(resolve)
+            for (link, destination) in zip(entity.links.filter { !$0.isToMany }, references) {
+                guard let destination else { continue }
+                try table(of: link).references!.put([], forKey: StoreLayout.pairKey(destination, primaryKey), in: txn)
+            }
+            let record = RecordFormat.encode(insert.values, references: references, rowVersion: 1)
             do {
                 try tables.records.put(record, forKey: StoreLayout.key(primaryKey), in: txn, flags: .append)
             } catch LMDBError.keyExists {
                 throw KuraError.corruptStore(path: path, reason: "the ID counter of \(entity.name) is behind its records")
             }
-            result.insertedKeys.append(primaryKey)
             result.insertedRecords.append(record)
         }
         for (entity, next) in counters.values {
             try meta.put(StoreLayout.littleEndianBytes(next), forKey: StoreLayout.counterKey(entity.name), in: txn)
         }
+
+        for change in changes.memberships {
+            guard let owner = resolve(change.owner) else { continue }
+            let table = table(of: change.link)
+            if let join = table.join {
+                for member in change.removed.compactMap(resolve) {
+                    try join.delete(StoreLayout.pairKey(owner, member), in: txn)
+                    if let reverse = table.reverseJoin { try reverse.delete(StoreLayout.pairKey(member, owner), in: txn) }
+                }
+                for member in change.added.compactMap(resolve) {
+                    try join.put([], forKey: StoreLayout.pairKey(owner, member), in: txn)
+                    if let reverse = table.reverseJoin { try reverse.put([], forKey: StoreLayout.pairKey(member, owner), in: txn) }
+                }
+            }
+            if let order = table.order, let members = change.order {
+                try order.put(StoreLayout.keyList(members.compactMap(resolve)), forKey: StoreLayout.key(owner), in: txn)
+            }
+        }
         return result
+    }
+
+    /// Removes what the relationships of a deleted object keep: the entries
+    /// of its to-ones, its joined members (and their reverse entries), its
+    /// members' order.
+    private func deleteRelationshipEntries(
+        of owner: UInt64, references: [UInt64?], tables: EntityTables, in txn: borrowing Transaction
+    ) throws {
+        for (link, destination) in zip(tables.entity.links.filter { !$0.isToMany }, references) {
+            guard let destination else { continue }
+            try table(of: link).references!.delete(StoreLayout.pairKey(destination, owner), in: txn)
+        }
+        for table in tables.relationships where table.link.isToMany {
+            if let join = table.join {
+                var members: [UInt64] = []
+                try forEachSecondKey(in: join, first: owner, in: txn) { members.append($0); return true }
+                for member in members {
+                    try join.delete(StoreLayout.pairKey(owner, member), in: txn)
+                    if let reverse = table.reverseJoin { try reverse.delete(StoreLayout.pairKey(member, owner), in: txn) }
+                }
+            }
+            if let order = table.order { try order.delete(StoreLayout.key(owner), in: txn) }
+        }
     }
 
     /// The next primary key of `entity`: its counter, which only grows, so a
@@ -184,10 +285,12 @@ extension PersistentStore {
     /// A stored record's row version and values, or `nil` when absent.
     private func storedRecord(
         _ key: [UInt8], in tables: EntityTables, _ txn: borrowing Transaction
-    ) throws -> (version: UInt64, values: [AttributeValue?])? {
+    ) throws -> (version: UInt64, values: [AttributeValue?], references: [UInt64?])? {
         try tables.records.withValue(forKey: key, in: txn) { bytes in
-            let view = try validatedRecord(bytes, of: tables.entity)
-            return (view.rowVersion, tables.entity.attributes.indices.map { view.value($0, of: tables.entity) })
+            let entity = tables.entity
+            let view = try validatedRecord(bytes, of: entity)
+            return (view.rowVersion, entity.attributes.indices.map { view.value($0, of: entity) },
+                    entity.links.compactMap(\.field).map { view.reference($0) })
         }
     }
 

@@ -153,7 +153,7 @@ public final class PersistentStore: Sendable {
     /// with some to spare; at least 128.
     private static func databaseCount(for model: ManagedObjectModel?) -> Int {
         guard let model else { return 128 }
-        let needed = 1 + model.entities.reduce(0) { $0 + 1 + $1.indexes.count }
+        let needed = 1 + model.entities.reduce(0) { $0 + 1 + $1.indexes.count + 3 * $1.links.count }
         return max(128, needed + 16)
     }
 
@@ -220,6 +220,12 @@ public final class PersistentStore: Sendable {
                     for index in entity.indexes {
                         _ = try txn.createDatabase(named: StoreLayout.indexDatabase(entity.name, index.name))
                     }
+                    for link in entity.links {
+                        let names = RelationshipTable.databaseNames(of: link)
+                        for name in [names.references, names.join, names.reverseJoin, names.order].compactMap({ $0 }) {
+                            _ = try txn.createDatabase(named: name)
+                        }
+                    }
                 }
             }
         }
@@ -244,7 +250,14 @@ public final class PersistentStore: Sendable {
                            database: try open(StoreLayout.indexDatabase(entity.name, index.name)),
                            hasLegacyDecimalKeys: format < 2 && numbers.contains { entity.attributes[$0].type == .decimal })
             }
-            tables[ObjectIdentifier(entity)] = EntityTables(entity: entity, records: records, indexes: indexes)
+            let relationships = try entity.links.map { link in
+                let names = RelationshipTable.databaseNames(of: link)
+                return RelationshipTable(
+                    link: link, references: try names.references.map(open), join: try names.join.map(open),
+                    reverseJoin: try names.reverseJoin.map(open), order: try names.order.map(open))
+            }
+            tables[ObjectIdentifier(entity)] = EntityTables(
+                entity: entity, records: records, indexes: indexes, relationships: relationships)
         }
         return (meta, tables)
     }

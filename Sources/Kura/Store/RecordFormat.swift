@@ -23,11 +23,16 @@ enum RecordFormat {
     /// Tags: the kind of each stored value.
     enum Tag: UInt8 {
         case null = 0, `false`, `true`, int, double, float, decimal, string, date, uuid, data, url
+        /// A to-one relationship's destination: its primary key, 8 bytes little-endian.
+        case reference
     }
 
-    /// Encodes `values` (one per attribute of the entity, in order), into
-    /// one buffer of exactly the record's size.
-    static func encode(_ values: ContiguousArray<AttributeValue?>, rowVersion: UInt64) -> [UInt8] {
+    /// Encodes `values` (one per attribute of the entity, in order), then
+    /// `references` (the primary key of each to-one's destination, in order),
+    /// into one buffer of exactly the record's size.
+    static func encode(
+        _ values: ContiguousArray<AttributeValue?>, references: [UInt64?] = [], rowVersion: UInt64
+    ) -> [UInt8] {
         // Sizes first; decimals and URLs become text once.
         var texts: [String] = []
         var dataSize = 0
@@ -48,14 +53,16 @@ enum RecordFormat {
                 dataSize += texts.last!.utf8.count
             }
         }
+        for reference in references { dataSize += reference == nil ? 1 : 9 }
+        let fieldCount = values.count + references.count
         let tableStart = headerSize
-        let dataStart = tableStart + values.count * 4
+        let dataStart = tableStart + fieldCount * 4
         let total = dataStart + dataSize
         return [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
             let raw = UnsafeMutableRawBufferPointer(buffer)
             raw[0] = version
             raw.storeBytes(of: rowVersion.littleEndian, toByteOffset: 1, as: UInt64.self)
-            raw.storeBytes(of: UInt16(values.count).littleEndian, toByteOffset: 9, as: UInt16.self)
+            raw.storeBytes(of: UInt16(fieldCount).littleEndian, toByteOffset: 9, as: UInt16.self)
             var offset = dataStart
             var textIndex = 0
             for (number, value) in values.enumerated() {
@@ -100,6 +107,18 @@ enum RecordFormat {
                     Self.copy(texts[textIndex], into: raw, at: &offset)
                     textIndex += 1
                 }
+                raw.storeBytes(of: UInt32(offset - dataStart).littleEndian, toByteOffset: tableStart + number * 4, as: UInt32.self)
+            }
+            for (position, reference) in references.enumerated() {
+                if let reference {
+                    raw[offset] = Tag.reference.rawValue
+                    raw.storeBytes(of: reference.littleEndian, toByteOffset: offset + 1, as: UInt64.self)
+                    offset += 9
+                } else {
+                    raw[offset] = Tag.null.rawValue
+                    offset += 1
+                }
+                let number = values.count + position
                 raw.storeBytes(of: UInt32(offset - dataStart).littleEndian, toByteOffset: tableStart + number * 4, as: UInt32.self)
             }
             precondition(offset == total, "record size computed wrongly")
@@ -147,6 +166,7 @@ enum RecordFormat {
         case .float: 4
         case .uuid: 16
         case .decimal, .string, .data, .url: nil
+        case .reference: 8
         }
     }
 }

@@ -32,7 +32,7 @@ struct RecordView {
         guard bytes.count >= RecordFormat.headerSize else { throw .tooShort(bytes.count) }
         guard bytes[0] == RecordFormat.version else { throw .unknownVersion(bytes[0]) }
         self.init(trusted: bytes)
-        guard count <= entity.attributes.count else { throw .tooManyValues(count, entity.attributes.count) }
+        guard count <= entity.fieldCount else { throw .tooManyValues(count, entity.fieldCount) }
         let dataStart = RecordFormat.headerSize + count * 4
         guard dataStart <= bytes.count else { throw .tooShort(bytes.count) }
         var previousEnd = 0
@@ -129,7 +129,18 @@ struct RecordView {
             return .uuid(UUID(uuid: uuid))
         case .data: return .data(Data(payload))
         case .url: return URL(string: String(decoding: payload, as: UTF8.self)).map(AttributeValue.url)
+        case .reference: return nil  // a reference field, not an attribute's
         }
+    }
+
+    /// The primary key a to-one's reference field holds, or `nil` (no
+    /// destination, or a record written before the relationship existed).
+    @inline(__always)
+    func reference(_ field: Int) -> UInt64? {
+        guard field < count else { return nil }
+        let stored = valueBytes(field)
+        guard stored[0] == RecordFormat.Tag.reference.rawValue, stored.count == 9 else { return nil }
+        return UInt64(littleEndian: stored.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
     }
 }
 

@@ -7,6 +7,10 @@ import KuraLMDB
 /// kura.meta                      format, model, fingerprint, ID counters
 /// kura.records.<Entity>          primary key (8 bytes, big-endian) → record
 /// kura.index.<Entity>.<index>    indexed values [+ primary key] → primary key
+/// kura.ref.<Entity>.<to-one>     destination key + source key → (empty)
+/// kura.join.<Entity>.<to-many>   owner key + member key → (empty)
+/// kura.rjoin.<Entity>.<to-many>  member key + owner key → (empty), for a to-many without inverse
+/// kura.order.<Entity>.<to-many>  owner key → member keys in order, for an ordered to-many
 /// ```
 ///
 /// An index key is the encoded indexed values followed by the primary key,
@@ -19,6 +23,11 @@ enum StoreLayout {
     static let metaDatabase = "kura.meta"
     static func recordsDatabase(_ entity: String) -> String { "kura.records.\(entity)" }
     static func indexDatabase(_ entity: String, _ index: String) -> String { "kura.index.\(entity).\(index)" }
+
+    static func referenceDatabase(_ entity: String, _ relationship: String) -> String { "kura.ref.\(entity).\(relationship)" }
+    static func joinDatabase(_ entity: String, _ relationship: String) -> String { "kura.join.\(entity).\(relationship)" }
+    static func reverseJoinDatabase(_ entity: String, _ relationship: String) -> String { "kura.rjoin.\(entity).\(relationship)" }
+    static func orderDatabase(_ entity: String, _ relationship: String) -> String { "kura.order.\(entity).\(relationship)" }
 
     static let formatKey = Array("format".utf8)
     static let modelKey = Array("model".utf8)
@@ -55,6 +64,37 @@ enum StoreLayout {
         UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self))
     }
 
+    /// Two primary keys, big-endian, one after the other: the key of a
+    /// relationship entry, sorted by the first and then the second.
+    @inline(__always)
+    static func pairKey(_ first: UInt64, _ second: UInt64) -> [UInt8] {
+        var key = [UInt8](repeating: 0, count: 16)
+        key.withUnsafeMutableBytes { raw in
+            raw.storeBytes(of: first.bigEndian, toByteOffset: 0, as: UInt64.self)
+            raw.storeBytes(of: second.bigEndian, toByteOffset: 8, as: UInt64.self)
+        }
+        return key
+    }
+
+    /// The second key of a relationship entry's 16-byte key.
+    @inline(__always)
+    static func secondKey(of pair: UnsafeRawBufferPointer) -> UInt64 {
+        UInt64(bigEndian: pair.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+    }
+
+    /// Member keys in order, as an ordered to-many keeps them: 8 bytes each, big-endian.
+    static func keyList(_ keys: [UInt64]) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: keys.count * 8)
+        bytes.withUnsafeMutableBytes { raw in
+            for (position, key) in keys.enumerated() { raw.storeBytes(of: key.bigEndian, toByteOffset: position * 8, as: UInt64.self) }
+        }
+        return bytes
+    }
+
+    static func keys(fromList bytes: UnsafeRawBufferPointer) -> [UInt64] {
+        (0..<(bytes.count / 8)).map { UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
+    }
+
     static func littleEndianBytes<Integer: FixedWidthInteger>(_ value: Integer) -> [UInt8] {
         withUnsafeBytes(of: value.littleEndian, Array.init)
     }
@@ -71,11 +111,47 @@ final class EntityTables: Sendable {
     let entity: EntityDescription
     let records: Database
     let indexes: [IndexTable]
+    /// One per relationship, in the entity's order.
+    let relationships: [RelationshipTable]
 
-    init(entity: EntityDescription, records: Database, indexes: [IndexTable]) {
+    init(entity: EntityDescription, records: Database, indexes: [IndexTable], relationships: [RelationshipTable] = []) {
         self.entity = entity
         self.records = records
         self.indexes = indexes
+        self.relationships = relationships
+    }
+}
+
+/// The LMDB databases of one relationship (see ``RelationshipLink``).
+final class RelationshipTable: Sendable {
+    let link: RelationshipLink
+    /// A to-one's entries (destination key, source key).
+    let references: Database?
+    /// A joined to-many's entries (owner key, member key).
+    let join: Database?
+    /// For a to-many without inverse: (member key, owner key).
+    let reverseJoin: Database?
+    /// For an ordered to-many: owner key → member keys in order.
+    let order: Database?
+
+    init(link: RelationshipLink, references: Database?, join: Database?, reverseJoin: Database?, order: Database?) {
+        self.link = link
+        self.references = references
+        self.join = join
+        self.reverseJoin = reverseJoin
+        self.order = order
+    }
+
+    /// The names of the databases `link` needs.
+    static func databaseNames(of link: RelationshipLink)
+        -> (references: String?, join: String?, reverseJoin: String?, order: String?) {
+        let entity = link.source.name
+        let name = link.name
+        return (
+            link.storage == .reference ? StoreLayout.referenceDatabase(entity, name) : nil,
+            link.storage == .join ? StoreLayout.joinDatabase(entity, name) : nil,
+            link.keepsReverseEntries ? StoreLayout.reverseJoinDatabase(entity, name) : nil,
+            link.isOrdered ? StoreLayout.orderDatabase(entity, name) : nil)
     }
 }
 

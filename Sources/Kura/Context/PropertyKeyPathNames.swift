@@ -1,14 +1,16 @@
 import Synchronization
 
-/// Finds the attribute a key path such as `\News.sortOrder` stands for, so
-/// predicates and sort descriptors can be written with key paths.
+/// Finds the property a key path such as `\News.sortOrder` or `\News.author`
+/// stands for, so predicates, sort descriptors and inverses can be written
+/// with key paths.
 ///
-/// A key path to an ``Attribute`` property points at its accessor, whose key
-/// path says nothing of the name. So, once per key path, Kura reads it from a
-/// probe object: an object of the class, outside any context, holding a
-/// placeholder for each attribute and noting which attribute the accessor
-/// reads. The answer is cached; later uses cost a dictionary lookup.
-enum AttributeKeyPathNames {
+/// A key path to an ``Attribute`` or ``Relationship`` property points at its
+/// accessor, whose key path says nothing of the name. So, once per key path,
+/// Kura reads it from a probe object: an object of the class, outside any
+/// context, holding a placeholder for each attribute and noting which
+/// property the accessor reads. The answer is cached; later uses cost a
+/// dictionary lookup.
+enum PropertyKeyPathNames {
     private struct Entry: @unchecked Sendable {
         // @unchecked: key paths are immutable; this one is kept so its
         // identity is never reused.
@@ -19,20 +21,21 @@ enum AttributeKeyPathNames {
     private static let names = Mutex<[ObjectIdentifier: Entry]>([:])
     private static let entities = Mutex<[ObjectIdentifier: EntityDescription]>([:])
 
-    /// The attribute name of `keyPath`. A key path that isn't a single
-    /// ``Attribute`` property is a programming error.
+    /// The property name of `keyPath`. A key path that isn't a single
+    /// ``Attribute`` or ``Relationship`` property is a programming error,
+    /// and stops the program with a message.
     static func name<Root: ManagedObject, Value>(of keyPath: KeyPath<Root, Value>) -> String {
         if let known = names.withLock({ $0[ObjectIdentifier(keyPath)]?.name }) { return known }
         let entity = entity(of: Root.self)
         let probe = Root(entity: entity, insertInto: nil)
         probe.values = ContiguousArray(entity.attributes.map { Optional(Self.placeholder(for: $0.type)) })
         probe.isFullyDecoded = true
-        probe.probedAttributes = []
+        probe.probedProperties = []
         _ = probe[keyPath: keyPath]
-        guard let read = probe.probedAttributes, read.count == 1 else {
-            fatalError("\(keyPath) is not an @Attribute property of \(Root.self)")
+        guard let read = probe.probedProperties, read.count == 1 else {
+            fatalError("\(keyPath) is not an @Attribute or @Relationship property of \(Root.self)")
         }
-        let name = entity.attributes[read[0]].name
+        let name = read[0]
         let entry = Entry(keyPath: keyPath, name: name)
         names.withLock { $0[ObjectIdentifier(keyPath)] = entry }
         return name

@@ -1,0 +1,431 @@
+extension ManagedObject {
+    // MARK: Dynamic access
+
+    /// The destination of the to-one relationship called `key`: the
+    /// context's object (a fault until its values are read), or `nil`.
+    ///
+    /// - Throws: ``KuraError/unknownAttribute(entity:key:)`` for a key that is
+    ///   not a to-one relationship; ``KuraError/objectDetached(_:)``; a store
+    ///   error when the object is a fault whose record can't be read.
+    public func object(forKey key: String) throws -> ManagedObject? {
+        try destination(try toOneLink(key))
+    }
+
+    /// Sets the to-one relationship called `key`, and its inverse: `news.author
+    /// = ann` puts `news` in `ann.news` and takes it out of the previous
+    /// author's.
+    ///
+    /// - Throws: ``KuraError/objectInAnotherContext(_:)``,
+    ///   ``KuraError/objectDetached(_:)``, ``KuraError/invalidRelationship(_:)``
+    ///   for a destination of another entity or one deleted in the context.
+    public func setObject(_ object: ManagedObject?, forKey key: String) throws {
+        try setDestination(object, try toOneLink(key))
+    }
+
+    /// The members of the to-many relationship called `key`: in their order
+    /// for an ordered one, else in primary-key order (new objects last).
+    /// Reading them makes faults, not records.
+    public func objects(forKey key: String) throws -> [ManagedObject] {
+        try members(try toManyLink(key))
+    }
+
+    /// A changeable view of the to-many relationship called `key`; adding
+    /// and removing through it keeps the inverse in step, as Core Data's
+    /// `mutableSetValue(forKey:)` and `mutableOrderedSetValue(forKey:)` do.
+    ///
+    /// ```swift
+    /// let tags = try news.mutableSetValue(forKey: "tags")
+    /// try tags.insert(swift)
+    /// try tags.remove(linux)
+    /// ```
+    public func mutableSetValue(forKey key: String) throws -> RelationshipMembers {
+        RelationshipMembers(owner: self, link: try toManyLink(key))
+    }
+
+    private func toOneLink(_ key: String) throws(KuraError) -> RelationshipLink {
+        guard let link = entity.link(named: key), !link.isToMany else {
+            throw entity.link(named: key) == nil ? KuraError.unknownAttribute(entity: entity.name, key: key)
+                : KuraError.invalidRelationship("\(entity.name).\(key) is a to-many relationship: use objects(forKey:) or mutableSetValue(forKey:)")
+        }
+        return link
+    }
+
+    private func toManyLink(_ key: String) throws(KuraError) -> RelationshipLink {
+        guard let link = entity.link(named: key), link.isToMany else {
+            throw entity.link(named: key) == nil ? KuraError.unknownAttribute(entity: entity.name, key: key)
+                : KuraError.invalidRelationship("\(entity.name).\(key) is a to-one relationship: use object(forKey:) or setObject(_:forKey:)")
+        }
+        return link
+    }
+
+    // MARK: Typed access (used by Relationship)
+
+    /// The objects of relationship `number`, for a typed property.
+    final func typedRelationship(_ number: Int) -> [ManagedObject] {
+        let link = entity.links[number]
+        do {
+            if link.isToMany { return try members(link) }
+            return try destination(link).map { [$0] } ?? []
+        } catch {
+            fatalError("reading \(entity.name).\(link.name) of \(objectID): \(error)")
+        }
+    }
+
+    /// Sets relationship `number` from a typed property. A mistake (an
+    /// object of another context, one that left its context) leaves the
+    /// relationship as it was and makes the next save throw it.
+    final func setTypedRelationship(_ objects: [ManagedObject], _ number: Int) {
+        let link = entity.links[number]
+        do {
+            if link.isToMany {
+                try setMembers(objects, link)
+            } else {
+                try setDestination(objects.first, link)
+            }
+        } catch {
+            guard let context else {
+                fatalError("setting \(entity.name).\(link.name) of \(objectID), which left its context: \(error)")
+            }
+            context.deferredErrors.append(error)
+        }
+    }
+
+    // MARK: Reading
+
+    /// Sizes ``relationshipStates`` on first use.
+    @inline(__always)
+    final func prepareRelationships() {
+        if relationshipStates.isEmpty && !entity.links.isEmpty {
+            relationshipStates = ContiguousArray(repeating: .unloaded, count: entity.links.count)
+        }
+    }
+
+    /// The destination key the record of this object holds for a to-one.
+    final func committedDestinationKey(_ link: RelationshipLink) -> UInt64? {
+        guard let field = link.field, let record else { return nil }
+        return record.withUnsafeBytes { RecordView(trusted: $0).reference(field) }
+    }
+
+    /// The current destination of a to-one.
+    final func destination(_ link: RelationshipLink) throws(KuraError) -> ManagedObject? {
+        prepareRelationships()
+        if case .toOne(let object) = relationshipStates[link.number] { return object }
+        guard let context = try requireContext() else { return nil }
+        if record == nil && (state == .persisted || state == .deleted) {
+            record = try context.loadRecord(of: self)
+            withoutTrackingChanges { awakeFromFetch() }
+        }
+        let object = committedDestinationKey(link).map { context.object(of: link.destination, primaryKey: $0) }
+        relationshipStates[link.number] = .toOne(object)
+        return object
+    }
+
+    /// The state of a to-many, made on first use.
+    final func toManyState(_ link: RelationshipLink) -> ToManyState {
+        prepareRelationships()
+        if case .toMany(let state) = relationshipStates[link.number] { return state }
+        let state = ToManyState()
+        relationshipStates[link.number] = .toMany(state)
+        return state
+    }
+
+    /// The current members of a to-many, reading the stored ones (their keys
+    /// only) the first time.
+    final func members(_ link: RelationshipLink) throws(KuraError) -> [ManagedObject] {
+        let toMany = toManyState(link)
+        if let members = toMany.members { return members }
+        var members: [ManagedObject] = []
+        if let context = try requireContext(), state == .persisted || state == .deleted {
+            let keys = try context.memberKeys(of: link, owner: objectID.number)
+            members.reserveCapacity(keys.count + toMany.added.count)
+            for key in keys {
+                let member = context.object(of: link.destination, primaryKey: key)
+                if toMany.removed[ObjectIdentifier(member)] == nil { members.append(member) }
+            }
+        }
+        var identities = Set(members.map(ObjectIdentifier.init))
+        for member in toMany.added.values.sorted(by: Self.creationOrder) where identities.insert(ObjectIdentifier(member)).inserted {
+            members.append(member)
+        }
+        toMany.members = members
+        toMany.memberIDs = identities
+        return members
+    }
+
+    /// Stored objects by primary key, then new ones in the order they were made.
+    static func creationOrder(_ a: ManagedObject, _ b: ManagedObject) -> Bool {
+        (a.objectID.isTemporaryID ? 1 : 0, a.objectID.number) < (b.objectID.isTemporaryID ? 1 : 0, b.objectID.number)
+    }
+
+    /// The context, or `nil` for an object never inserted; an object that
+    /// left its context can't read its relationships.
+    private func requireContext() throws(KuraError) -> ManagedObjectContext? {
+        switch state {
+        case .unregistered: return nil
+        case .inserted, .persisted, .deleted:
+            guard let context else { throw KuraError.objectDetached(objectID) }
+            return context
+        case .removed, .detached: throw KuraError.objectDetached(objectID)
+        }
+    }
+
+    // MARK: Changing, keeping inverses in step
+
+    /// Sets a to-one and its inverse.
+    final func setDestination(_ newValue: ManagedObject?, _ link: RelationshipLink) throws(KuraError) {
+        try checkCanRelate(newValue, link)
+        let old = try destination(link)
+        if old === newValue { return }
+        if let inverse = link.inverse {
+            if let old { try old.primitiveDetach(self, via: inverse) }
+            if let newValue {
+                if inverse.isToMany {
+                    try newValue.primitiveAddMember(self, inverse)
+                } else {
+                    // One-to-one: the destination's previous partner lets go of it.
+                    if let partner = try newValue.destination(inverse), partner !== self {
+                        try partner.primitiveSetDestination(nil, link)
+                    }
+                    try newValue.primitiveSetDestination(self, inverse)
+                }
+            }
+        }
+        try primitiveSetDestination(newValue, link)
+    }
+
+    /// Adds a member to a to-many (at `position` for an ordered one), and
+    /// sets its inverse.
+    final func addMember(_ member: ManagedObject, _ link: RelationshipLink, at position: Int? = nil) throws(KuraError) {
+        try checkCanRelate(member, link)
+        if let inverse = link.inverse {
+            if inverse.isToMany {
+                try member.primitiveAddMember(self, inverse)
+            } else if let previous = try member.destination(inverse), previous !== self {
+                try previous.primitiveRemoveMember(member, link)
+                try member.primitiveSetDestination(self, inverse)
+            } else {
+                try member.primitiveSetDestination(self, inverse)
+            }
+        }
+        try primitiveAddMember(member, link, at: position)
+    }
+
+    /// Removes a member from a to-many, and clears its inverse.
+    final func removeMember(_ member: ManagedObject, _ link: RelationshipLink) throws(KuraError) {
+        if let inverse = link.inverse {
+            try member.primitiveDetach(self, via: inverse)
+        }
+        try primitiveRemoveMember(member, link)
+    }
+
+    /// Makes a to-many hold exactly `objects` (in that order, if ordered).
+    final func setMembers(_ objects: [ManagedObject], _ link: RelationshipLink) throws(KuraError) {
+        for object in objects { try checkCanRelate(object, link) }
+        let wanted = Set(objects.map(ObjectIdentifier.init))
+        guard !link.isOrdered || wanted.count == objects.count else {
+            throw KuraError.invalidRelationship("\(entity.name).\(link.name) is ordered and can't hold an object twice")
+        }
+        for old in try members(link) where !wanted.contains(ObjectIdentifier(old)) {
+            try removeMember(old, link)
+        }
+        let toMany = toManyState(link)
+        for object in objects where !toMany.memberIDs.contains(ObjectIdentifier(object)) {
+            try addMember(object, link)
+        }
+        if link.isOrdered, let members = toMany.members, !members.elementsEqual(objects, by: ===) {
+            toMany.members = objects
+            toMany.isReordered = true
+            noteRelationshipChange(link)
+        }
+    }
+
+    /// Moves a member of an ordered to-many to `position`.
+    final func moveMember(_ member: ManagedObject, to position: Int, _ link: RelationshipLink) throws(KuraError) {
+        var current = try members(link)
+        guard let from = current.firstIndex(where: { $0 === member }) else {
+            throw KuraError.invalidRelationship("\(member.objectID) is not a member of \(entity.name).\(link.name)")
+        }
+        current.remove(at: from)
+        current.insert(member, at: min(max(0, position), current.count))
+        try setMembers(current, link)
+    }
+
+    /// Whether `object` may be a destination of `link` from this object: in
+    /// the same context, of the destination entity, not deleted.
+    private func checkCanRelate(_ object: ManagedObject?, _ link: RelationshipLink) throws(KuraError) {
+        switch state {
+        case .removed, .detached: throw KuraError.objectDetached(objectID)
+        case .inserted, .persisted, .deleted:
+            if context == nil { throw KuraError.objectDetached(objectID) }
+        case .unregistered:
+            throw KuraError.invalidRelationship("\(entity.name) \(objectID) is not in a context: insert it before relating it")
+        }
+        guard let object else { return }
+        guard object.entity === link.destination else {
+            throw KuraError.invalidRelationship(
+                "\(entity.name).\(link.name) points to \(link.destination.name), not to \(object.entity.name) (\(object.objectID))")
+        }
+        guard object.context === context, object.managedObjectContext != nil else {
+            throw object.managedObjectContext == nil && object.state != .unregistered
+                ? KuraError.objectDetached(object.objectID) : KuraError.objectInAnotherContext(object.objectID)
+        }
+        if object.state == .deleted {
+            throw KuraError.invalidRelationship("\(object.objectID) is deleted, so \(entity.name).\(link.name) can't point to it")
+        }
+    }
+
+    // MARK: Primitive changes (one side only)
+
+    /// Removes `object` from this side of `link` (a to-one that points to it
+    /// is cleared; a to-many loses it).
+    final func primitiveDetach(_ object: ManagedObject, via link: RelationshipLink) throws(KuraError) {
+        if link.isToMany {
+            try primitiveRemoveMember(object, link)
+        } else if try destination(link) === object {
+            try primitiveSetDestination(nil, link)
+        }
+    }
+
+    final func primitiveSetDestination(_ object: ManagedObject?, _ link: RelationshipLink) throws(KuraError) {
+        if try destination(link) === object { return }
+        relationshipStates[link.number] = .toOne(object)
+        // Changed unless it points where the record does.
+        let committed = committedDestinationKey(link)
+        let current = object.flatMap { $0.objectID.isTemporaryID ? nil : $0.objectID.number }
+        if committed == current && (object == nil || current != nil) {
+            changedRelationships.remove(link.number)
+            context?.noteChange(self)
+        } else {
+            noteRelationshipChange(link)
+        }
+    }
+
+    final func primitiveAddMember(_ member: ManagedObject, _ link: RelationshipLink, at position: Int? = nil) throws(KuraError) {
+        let toMany = toManyState(link)
+        if var members = toMany.members {
+            if toMany.memberIDs.contains(ObjectIdentifier(member)) {
+                guard link.isOrdered, let position, let from = members.firstIndex(where: { $0 === member }) else { return }
+                members.remove(at: from)
+                members.insert(member, at: min(max(0, position), members.count))
+                toMany.members = members
+                toMany.isReordered = true
+                noteRelationshipChange(link)
+                return
+            }
+            members.insert(member, at: position.map { min(max(0, $0), members.count) } ?? members.count)
+            if position != nil && position! < members.count - 1 { toMany.isReordered = true }
+            toMany.members = members
+            toMany.memberIDs.insert(ObjectIdentifier(member))
+        } else if link.isOrdered && position != nil {
+            // A position needs the members: read them, then insert.
+            _ = try self.members(link)
+            try primitiveAddMember(member, link, at: position)
+            return
+        }
+        toMany.noteAdded(member)
+        noteToManyChange(link, toMany)
+    }
+
+    final func primitiveRemoveMember(_ member: ManagedObject, _ link: RelationshipLink) throws(KuraError) {
+        let toMany = toManyState(link)
+        if var members = toMany.members {
+            guard toMany.memberIDs.remove(ObjectIdentifier(member)) != nil else { return }
+            members.removeAll { $0 === member }
+            toMany.members = members
+        }
+        toMany.noteRemoved(member)
+        noteToManyChange(link, toMany)
+    }
+
+    /// Whether saving this (stored) object rewrites its record: when an
+    /// attribute, a to-one or an ordered to-many changed. Only joined
+    /// memberships changing leaves the record, and its row version, alone.
+    final var rewritesRecordWhenSaved: Bool {
+        if !changedAttributes.isEmpty { return true }
+        for number in changedRelationships.elements {
+            let link = entity.links[number]
+            if !link.isToMany || link.isOrdered { return true }
+        }
+        return false
+    }
+
+    /// After a save: what the relationships hold is now what is stored.
+    final func adoptSavedRelationships() {
+        changedRelationships.removeAll()
+        for (number, relationship) in relationshipStates.enumerated() {
+            guard case .toMany(let toMany) = relationship else { continue }
+            if toMany.members == nil {
+                relationshipStates[number] = .unloaded  // read the stored members again when needed
+            } else {
+                toMany.added = [:]
+                toMany.removed = [:]
+                toMany.isReordered = false
+            }
+        }
+    }
+
+    private func noteToManyChange(_ link: RelationshipLink, _ toMany: ToManyState) {
+        if toMany.hasChanges {
+            noteRelationshipChange(link)
+        } else {
+            changedRelationships.remove(link.number)
+            context?.noteChange(self)
+        }
+    }
+
+    private func noteRelationshipChange(_ link: RelationshipLink) {
+        if state == .persisted || state == .deleted { changedRelationships.insert(link.number) }
+        context?.noteChange(self)
+    }
+}
+
+/// A changeable view of one object's to-many relationship, from
+/// ``ManagedObject/mutableSetValue(forKey:)``: what changes through it
+/// changes the relationship and its inverse.
+public struct RelationshipMembers {
+    let owner: ManagedObject
+    let link: RelationshipLink
+
+    /// The members, in order for an ordered relationship.
+    public var objects: [ManagedObject] {
+        get throws { try owner.members(link) }
+    }
+
+    /// How many members there are.
+    public var count: Int {
+        get throws { try owner.members(link).count }
+    }
+
+    /// Whether `object` is a member.
+    public func contains(_ object: ManagedObject) throws -> Bool {
+        _ = try owner.members(link)
+        return owner.toManyState(link).memberIDs.contains(ObjectIdentifier(object))
+    }
+
+    /// Adds `object` (at the end of an ordered relationship).
+    public func insert(_ object: ManagedObject) throws {
+        try owner.addMember(object, link)
+    }
+
+    /// Adds `object` at `position` of an ordered relationship (or moves it there).
+    public func insert(_ object: ManagedObject, at position: Int) throws {
+        guard link.isOrdered else {
+            throw KuraError.invalidRelationship("\(owner.entity.name).\(link.name) is not ordered")
+        }
+        if try contains(object) {
+            try owner.moveMember(object, to: position, link)
+        } else {
+            try owner.addMember(object, link, at: position)
+        }
+    }
+
+    /// Removes `object`, if it is a member.
+    public func remove(_ object: ManagedObject) throws {
+        try owner.removeMember(object, link)
+    }
+
+    /// Makes the members exactly `objects` (in that order, if ordered).
+    public func set(_ objects: [ManagedObject]) throws {
+        try owner.setMembers(objects, link)
+    }
+}

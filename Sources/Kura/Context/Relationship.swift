@@ -1,0 +1,164 @@
+/// Declares a relationship of a ``ManagedObject`` subclass: the property's
+/// name is the relationship's name, and its type says what it holds:
+///
+/// | type | relationship |
+/// |---|---|
+/// | `Author?` | to-one (`isOptional: false` makes it required at save) |
+/// | `Set<Tag>` | to-many |
+/// | `[Chapter]` | ordered to-many (members keep their order; no duplicates) |
+///
+/// ```swift
+/// final class Author: ManagedObject {
+///     @Attribute(.unique) var name: String = ""
+///     @Relationship(inverse: \News.author, deleteRule: .cascade) var news: Set<News>
+/// }
+/// final class News: ManagedObject {
+///     @Attribute var title: String = ""
+///     @Relationship var author: Author?
+///     @Relationship(inverse: \Tag.news) var tags: Set<Tag>
+/// }
+/// ```
+///
+/// Name the inverse on one side (or both, agreeing); Kura pairs them and
+/// keeps both sides in step: `news.author = ann` also puts `news` in
+/// `ann.news` and takes it out of the previous author's. Reading a
+/// relationship gives the context's objects, as faults whose values load
+/// when first read; a to-many reads its members' IDs without their records.
+///
+/// Setting a relationship to an object of another context, or one that left
+/// its context, doesn't change it: the next ``ManagedObjectContext/save()``
+/// throws ``KuraError/objectInAnotherContext(_:)`` or
+/// ``KuraError/objectDetached(_:)`` naming it (``ManagedObject/setObject(_:forKey:)``
+/// throws at once).
+@propertyWrapper
+public struct Relationship<Value: RelationshipValue>: RelationshipDeclaration {
+    let inverse: (@Sendable () -> String)?
+    let deleteRule: RelationshipDescription.DeleteRule
+    let isRequired: Bool
+    let minimumCount: Int
+    let maximumCount: Int?
+
+    /// A relationship, with its inverse on the destination, its delete rule;
+    /// for a to-one, whether it may be `nil` at save; for a to-many, how many
+    /// members it needs at save.
+    public init<Destination: ManagedObject, Inverse>(
+        inverse: KeyPath<Destination, Inverse>, deleteRule: RelationshipDescription.DeleteRule = .nullify,
+        isOptional: Bool = true, minimumCount: Int = 0, maximumCount: Int? = nil
+    ) where Value.Destination == Destination {
+        let keyPath = UncheckedSendableKeyPath(keyPath: inverse)
+        self.inverse = { PropertyKeyPathNames.name(of: keyPath.keyPath) }
+        self.deleteRule = deleteRule
+        self.isRequired = !isOptional
+        self.minimumCount = minimumCount
+        self.maximumCount = maximumCount
+    }
+
+    /// A relationship whose inverse, if any, is named on the destination.
+    public init(
+        deleteRule: RelationshipDescription.DeleteRule = .nullify, isOptional: Bool = true,
+        minimumCount: Int = 0, maximumCount: Int? = nil
+    ) {
+        inverse = nil
+        self.deleteRule = deleteRule
+        self.isRequired = !isOptional
+        self.minimumCount = minimumCount
+        self.maximumCount = maximumCount
+    }
+
+    @available(*, unavailable, message: "@Relationship declares properties of ManagedObject subclasses only")
+    public var wrappedValue: Value {
+        get { fatalError("unavailable") }
+        set { fatalError("unavailable") }  // swiftlint:disable:this unused_setter_value
+    }
+
+    /// Reads and writes the relationship through the enclosing object.
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> Value {
+        get {
+            if object.probedProperties != nil {
+                object.probedProperties!.append(AttributeKeyPaths.attributeName(of: storageKeyPath))
+                return Value.placeholder
+            }
+            let number = object.entity.relationshipKeyPaths.number(for: storageKeyPath, in: object.entity)
+            return Value(objects: object.typedRelationship(number))
+        }
+        set {
+            let number = object.entity.relationshipKeyPaths.number(for: storageKeyPath, in: object.entity)
+            object.setTypedRelationship(newValue.relationshipObjects, number)
+        }
+    }
+
+    var destinationType: ManagedObject.Type { Value.Destination.self }
+    var isToMany: Bool { Value.isToMany }
+    var isOrdered: Bool { Value.isOrdered }
+    var isOptional: Bool { !isRequired }
+}
+
+/// What the model builder reads from a ``Relationship`` through reflection.
+protocol RelationshipDeclaration {
+    var destinationType: ManagedObject.Type { get }
+    var isToMany: Bool { get }
+    var isOrdered: Bool { get }
+    var isOptional: Bool { get }
+    /// Finds the inverse's name by probing the destination class.
+    var inverse: (@Sendable () -> String)? { get }
+    var deleteRule: RelationshipDescription.DeleteRule { get }
+    var minimumCount: Int { get }
+    var maximumCount: Int? { get }
+}
+
+/// A key path kept for resolving an inverse's name later. `@unchecked`: key
+/// paths are immutable.
+struct UncheckedSendableKeyPath<Root, Value>: @unchecked Sendable {
+    let keyPath: KeyPath<Root, Value>
+}
+
+/// The Swift types a ``Relationship`` property can have: an optional or
+/// required destination, a `Set` of them, or an `Array` for an ordered
+/// to-many. You don't conform your own types to it.
+public protocol RelationshipValue {
+    /// The class of the destination objects.
+    associatedtype Destination: ManagedObject
+    static var isToMany: Bool { get }
+    static var isOrdered: Bool { get }
+    static var isOptional: Bool { get }
+    /// A value read from a probe object while the model is built.
+    static var placeholder: Self { get }
+    /// The value of the relationship's objects (one or none for a to-one).
+    init(objects: [ManagedObject])
+    /// The relationship's objects (one or none for a to-one).
+    var relationshipObjects: [ManagedObject] { get }
+}
+
+extension Optional: RelationshipValue where Wrapped: ManagedObject {
+    public typealias Destination = Wrapped
+    public static var isToMany: Bool { false }
+    public static var isOrdered: Bool { false }
+    public static var isOptional: Bool { true }
+    public static var placeholder: Self { nil }
+    public init(objects: [ManagedObject]) { self = objects.first.map { $0 as! Wrapped } }
+    public var relationshipObjects: [ManagedObject] { self.map { [$0] } ?? [] }
+}
+
+extension Set: RelationshipValue where Element: ManagedObject {
+    public typealias Destination = Element
+    public static var isToMany: Bool { true }
+    public static var isOrdered: Bool { false }
+    public static var isOptional: Bool { true }
+    public static var placeholder: Self { [] }
+    public init(objects: [ManagedObject]) { self = Set(objects.map { $0 as! Element }) }
+    public var relationshipObjects: [ManagedObject] { Array(self) }
+}
+
+extension Array: RelationshipValue where Element: ManagedObject {
+    public typealias Destination = Element
+    public static var isToMany: Bool { true }
+    public static var isOrdered: Bool { true }
+    public static var isOptional: Bool { true }
+    public static var placeholder: Self { [] }
+    public init(objects: [ManagedObject]) { self = objects.map { $0 as! Element } }
+    public var relationshipObjects: [ManagedObject] { self }
+}

@@ -1,0 +1,76 @@
+/// A relationship resolved against its model: its destination entity, its
+/// inverse, and how the store keeps it. Made by ``ManagedObjectModel`` when
+/// it takes its entities.
+///
+/// How each kind is stored (see the StoreFormat article):
+/// - a to-one: the destination's primary key in the source's record (a
+///   reference field after the attributes), and an entry (destination key,
+///   source key) in `kura.ref.ENTITY.NAME`, so the objects pointing at a
+///   destination are found without a scan;
+/// - a to-many whose inverse is a to-one: nothing of its own; its members are
+///   the entries of the inverse's `kura.ref` database under the owner's key;
+/// - any other to-many: entries (owner key, member key) in
+///   `kura.join.ENTITY.NAME`; a many-to-many has one such database per side,
+///   kept in step; a to-many without an inverse also keeps the reverse
+///   entries, in `kura.rjoin.ENTITY.NAME`;
+/// - an ordered to-many also keeps its members' order: the owner's key
+///   mapped to the member keys in order, in `kura.order.ENTITY.NAME`.
+final class RelationshipLink: @unchecked Sendable {
+    // @unchecked: every property is set in init and never changes; the
+    // entities are unowned(unsafe) because a model holds its entities (and
+    // their links) strongly, and links are only followed through a model, a
+    // store or a context that keeps the model alive. Strong references would
+    // make every model with relationships a reference cycle.
+
+    /// How the store keeps a relationship.
+    enum Storage: Sendable, Hashable {
+        /// A to-one: a reference field in the record, indexed from the destination.
+        case reference
+        /// A to-many read from its inverse to-one's index.
+        case inverseOfReference
+        /// A to-many with entries of its own, one per member.
+        case join
+    }
+
+    let description: RelationshipDescription
+    /// The position among the entity's relationships.
+    let number: Int
+    unowned(unsafe) let source: EntityDescription
+    unowned(unsafe) let destination: EntityDescription
+    /// The inverse's position among the destination's relationships.
+    let inverseNumber: Int?
+    /// For a to-one: the position of its reference among the record's fields
+    /// (after the attributes).
+    let field: Int?
+    let storage: Storage
+
+    init(description: RelationshipDescription, number: Int, source: EntityDescription, destination: EntityDescription,
+         inverseNumber: Int?, field: Int?) {
+        self.description = description
+        self.number = number
+        self.source = source
+        self.destination = destination
+        self.inverseNumber = inverseNumber
+        self.field = field
+        if !description.isToMany {
+            storage = .reference
+        } else if let inverseNumber, !destination.relationships[inverseNumber].isToMany {
+            storage = .inverseOfReference
+        } else {
+            storage = .join
+        }
+    }
+
+    var name: String { description.name }
+    var isToMany: Bool { description.isToMany }
+    var isOrdered: Bool { description.isOrdered }
+
+    /// The inverse relationship, if any.
+    var inverse: RelationshipLink? {
+        inverseNumber.map { destination.links[$0] }
+    }
+
+    /// A to-many without an inverse keeps reverse entries too, so deleting a
+    /// member can find its owners.
+    var keepsReverseEntries: Bool { storage == .join && inverseNumber == nil }
+}
