@@ -182,9 +182,14 @@ public final class Environment: @unchecked Sendable {
         if code == 0 { code = mdb_env_stat(environment, &statistics) }
         guard code == 0 else { throw fail(code) }
         let needed = (Int(info.me_last_pgno) + 1) * Int(statistics.ms_psize)
-        if Int(opened.st_size) < needed {
+        // The size is read after the header: a writer in another process
+        // writes its pages before the header that names them, so a file read
+        // this way is never smaller than its header says unless it was cut.
+        var current = stat()
+        if fstat(descriptor, &current) != 0 { throw fail(errno) }
+        if Int(current.st_size) < needed {
             close()
-            throw EnvironmentError.truncated(path: path, expectedBytes: needed, actualBytes: Int(opened.st_size))
+            throw EnvironmentError.truncated(path: path, expectedBytes: needed, actualBytes: Int(current.st_size))
         }
 
         registry[identity] = path

@@ -18,6 +18,7 @@ public struct Transaction: ~Copyable {
     /// the map and retries even if the closure swallowed or wrapped the error.
     private let mapFull: UnsafeMutablePointer<Bool>?
 
+    @usableFromInline
     init(pointer: OpaquePointer, isReadOnly: Bool, mapFull: UnsafeMutablePointer<Bool>?) {
         self.pointer = pointer
         self.isReadOnly = isReadOnly
@@ -34,5 +35,33 @@ public struct Transaction: ~Copyable {
         guard code != 0 else { return }
         if code == MDB_MAP_FULL { mapFull?.pointee = true }
         throw LMDBError(code: code)
+    }
+}
+
+/// A handle to a transaction for code that can't take it as a `borrowing`
+/// parameter (a value built inside a transaction's closure and used only
+/// there, such as a reader that follows references between records).
+///
+/// It doesn't own the transaction: using it after the closure that lent the
+/// transaction returned is a programming error that LMDB can't catch. Keep
+/// it inside that closure.
+public struct UnsafeTransactionHandle: @unchecked Sendable {
+    // @unchecked: a plain pointer, valid while the transaction is; with
+    // MDB_NOTLS a read transaction may be used from any thread.
+    @usableFromInline let pointer: OpaquePointer
+    @usableFromInline let isReadOnly: Bool
+
+    /// Runs `body` with the transaction this handle names.
+    @inlinable
+    public func withTransaction<Result>(_ body: (borrowing Transaction) throws -> Result) rethrows -> Result {
+        try body(Transaction(pointer: pointer, isReadOnly: isReadOnly, mapFull: nil))
+    }
+}
+
+extension Transaction {
+    /// A handle to this transaction, valid only until the closure that lent
+    /// it returns; see ``UnsafeTransactionHandle``.
+    public var unsafeHandle: UnsafeTransactionHandle {
+        UnsafeTransactionHandle(pointer: pointer, isReadOnly: isReadOnly)
     }
 }

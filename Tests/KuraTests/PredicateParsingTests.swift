@@ -68,7 +68,6 @@ import Testing
         ("a ~ 1", 2, "unexpected character '~'"),
         ("a == 1 AND", 10, "expected a comparison such as key == value, found the end"),
         ("a", 1, "expected an operator such as ==, <, IN or BEGINSWITH, found the end"),
-        ("ANY tags == 'x'", 0, "ANY applies to to-many relationships, which Kura doesn't have"),
         ("a == %@", 5, "%@ has no argument: 0 given"),
         ("a IN {1, 2", 10, "expected ',' or '}' in the list that starts at position 5, found the end"),
         ("a ==[x] 1", 5, "expected c, d, n or a combination such as cd inside [ ]"),

@@ -108,13 +108,14 @@ import Testing
         #expect(try names("name LIKE ''") == [""])
     }
 
-    @Test func percentKWithAKeyPathIsASyntaxErrorWithThePosition() throws {
+    @Test func percentKTakesKeysAndKeyPathsAndRefusesOtherTextWithThePosition() throws {
+        #expect(try FetchPredicate(format: "%K == %@", "owner.name", "Ann").predicateFormat == "owner.name == \"Ann\"")
+        #expect(try FetchPredicate(format: "%K > 2", "tags.@count").predicateFormat == "tags.@count > 2")
         #expect(throws: PredicateSyntaxError(
-            format: "%K == %@", position: 0,
-            message: "%K is 'owner.name', a key path through relationships, which Kura doesn't support yet")) {
-            try FetchPredicate(format: "%K == %@", "owner.name", "Ann")
+            format: "%K == 1", position: 0, message: "%K is 'two words', which is not a key (letters, digits and _)")) {
+            try FetchPredicate(format: "%K == 1", "two words")
         }
-        #expect(throws: PredicateSyntaxError.self) { try FetchPredicate(format: "%K == 1", "two words") }
+        #expect(throws: PredicateSyntaxError.self) { try FetchPredicate(format: "%K == 1", "a..b") }
         #expect(try FetchPredicate(format: "%K == 1", "sortOrder").predicateFormat == "sortOrder == 1")
     }
 

@@ -229,19 +229,45 @@ enum IndexBounds {
 }
 
 extension PredicateFormatter {
-    /// One compiled comparison as text, with the attribute's name.
+    /// One compiled comparison as text, with the names of the attributes and
+    /// relationships it reads.
     static func format(term comparison: CompiledComparison, entity: EntityDescription) -> String {
+        func path(_ path: CompiledPath) -> String {
+            var names = path.hops.map(\.name)
+            if let number = path.attribute { names.append(path.entity.attributes[number].name) }
+            let origin: String
+            switch path.origin {
+            case .evaluated: origin = ""
+            case .bound(let depth): origin = "$\(depth)"
+            }
+            let joined = names.joined(separator: ".")
+            if origin.isEmpty { return joined.isEmpty ? "SELF" : formatKeyPath(joined) }
+            return joined.isEmpty ? origin : origin + "." + joined
+        }
         func text(_ operand: Operand) -> String {
             switch operand {
             case .attribute(let number): format(FetchPredicate.Expression.key(entity.attributes[number].name))
             case .constant(let value): format(value)
             case .variable(let name): "$\(name)"
             case .list(let elements): "{" + elements.map(text).joined(separator: ", ") + "}"
+            case .path(let compiled): path(compiled)
+            case .object(let reference):
+                "CAST(\(quoted("kura://\(reference.entity.name)/\(reference.isTemporary ? "t" : "")\(reference.number)")), \"ObjectID\")"
+            case .aggregate(let aggregate, let collection, let member):
+                text(collection) + ".@" + aggregate.rawValue + (member.map { "." + path($0) } ?? "")
+            case .subquery(let subquery): "SUBQUERY(\(path(subquery.collection)), $\(subquery.depth), …)"
             }
         }
         var flags = ""
         if comparison.options.contains(.caseInsensitive) { flags += "c" }
         if comparison.options.contains(.diacriticInsensitive) { flags += "d" }
-        return "\(text(comparison.left)) \(comparison.operation.rawValue)\(flags.isEmpty ? "" : "[\(flags)]") \(text(comparison.right))"
+        let prefix = comparison.quantifier == .direct || comparison.quantifier == .any && comparison.followsRelationships
+            && !comparison.left.isQuantifiedExplicitly ? "" : comparison.quantifier.rawValue + " "
+        return "\(prefix)\(text(comparison.left)) \(comparison.operation.rawValue)\(flags.isEmpty ? "" : "[\(flags)]") \(text(comparison.right))"
     }
+}
+
+extension Operand {
+    /// Whether a quantifier is worth showing: always, for text read by people.
+    var isQuantifiedExplicitly: Bool { true }
 }

@@ -111,7 +111,7 @@ extension ManagedObjectContext {
         let tables = store.tables(for: fetch.entity)
         let stored = try store.read { txn in
             let plan = try QueryPlanner.plan(fetch, tables: tables, store: store, forCount: true, in: txn)
-            return try StoreQuery(fetch: fetch, plan: plan, tables: tables, store: store, excluded: pending.excluded).count(in: txn)
+            return try storeQuery(fetch, plan: plan, tables: tables, excluded: pending.excluded).count(in: txn)
         }
         let total = max(0, stored + pending.matches.count - fetch.offset)
         return fetch.limit.map { min($0, total) } ?? total
@@ -143,6 +143,16 @@ extension ManagedObjectContext {
     }
 
     // MARK: Running
+
+    /// The store side of a fetch: with this context's changed objects when
+    /// the predicate follows relationships, so it sees them as they are now.
+    private func storeQuery(_ fetch: PreparedFetch, plan: QueryPlan, tables: EntityTables, excluded: Set<UInt64>) -> StoreQuery {
+        var query = StoreQuery(fetch: fetch, plan: plan, tables: tables, store: store, excluded: excluded)
+        if fetch.request.includesPendingChanges, fetch.predicate?.followsRelationships == true {
+            query.pendingObjects = PredicateGraph.pendingObjects(of: self)
+        }
+        return query
+    }
 
     /// What the context's unsaved changes mean for a fetch: stored records it
     /// must not use (it has newer values or deleted them), and its own objects
@@ -183,7 +193,7 @@ extension ManagedObjectContext {
             // results become elements.
             return try store.read { txn in
                 let plan = try QueryPlanner.plan(fetch, tables: tables, store: store, in: txn)
-                let rows = try StoreQuery(fetch: fetch, plan: plan, tables: tables, store: store, excluded: excluded).rows(in: txn)
+                let rows = try storeQuery(fetch, plan: plan, tables: tables, excluded: excluded).rows(in: txn)
                 let count = max(0, rows.count - fetch.offset)
                 willMake(count)
                 var elements: [Element] = []
@@ -194,7 +204,7 @@ extension ManagedObjectContext {
         }
         let storedRows: [SortableRow<Element>] = try store.read { txn in
             let plan = try QueryPlanner.plan(fetch, tables: tables, store: store, in: txn)
-            let rows = try StoreQuery(fetch: fetch, plan: plan, tables: tables, store: store, excluded: excluded).rows(in: txn)
+            let rows = try storeQuery(fetch, plan: plan, tables: tables, excluded: excluded).rows(in: txn)
             willMake(rows.count)
             return try rows.map { SortableRow(keys: $0.keys, tier: 0, number: $0.number, payload: try stored($0.number, $0.payload)) }
         }

@@ -12,6 +12,9 @@ struct StoreQuery {
     let store: PersistentStore
     /// Records the context has changed or deleted: it evaluates those itself.
     let excluded: Set<UInt64>
+    /// The context's objects with changes, which predicates that follow
+    /// relationships see instead of their records.
+    var pendingObjects: [PredicateGraph.PendingKey: ManagedObject] = [:]
 
     private var ordering: RowOrdering { RowOrdering(sorts: fetch.sorts) }
 
@@ -117,10 +120,17 @@ struct StoreQuery {
         // A `let`: a `var` captured by `consider` would be checked for
         // exclusive access on every record.
         let predicate = if case .search(let access) = plan.access, access.coversPredicate { nil as CompiledPredicate? } else { fetch.predicate }
+        // A predicate that follows relationships reads other records in this
+        // snapshot, and the context's changed objects instead of theirs.
+        let graph = predicate?.followsRelationships == true
+            ? PredicateGraph(store: store, transaction: txn.unsafeHandle, pending: pendingObjects) : nil
         func consider(_ primaryKey: UInt64, _ view: RecordView) throws -> Bool {
             try CancellationCheck.check()
             if !excluded.isEmpty && excluded.contains(primaryKey) { return true }
-            if let predicate, !predicate.evaluate(on: RecordSource(view: view, entity: entity)) { return true }
+            if let predicate,
+               !(try predicate.evaluate(on: RecordSource(view: view, entity: entity, primaryKey: primaryKey, graph: graph))) {
+                return true
+            }
             return try body(primaryKey, view)
         }
         switch plan.access {

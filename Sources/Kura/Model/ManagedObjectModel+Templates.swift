@@ -155,7 +155,7 @@ extension ManagedObjectModel {
             guard let given = substitutionVariables[variable] else { throw KuraError.missingSubstitutionVariable(variable) }
             let value = try Self.substitution(given, for: variable, requirement)
             values.append((variable, value))
-            operands.append((variable, Self.operand(value)))
+            operands.append((variable, try operand(value, requirement)))
         }
         guard let compiled = template.compiled else {
             request.predicate = FetchPredicate(predicate.root.substituting(values))
@@ -182,11 +182,16 @@ extension ManagedObjectModel {
         return request
     }
 
-    private static func operand(_ expression: FetchPredicate.Expression) -> Operand {
+    /// A substituted value as an operand: object IDs become references to
+    /// objects of the variable's entity.
+    private func operand(_ expression: FetchPredicate.Expression, _ requirement: VariableRequirement) throws -> Operand {
         switch expression {
-        case .value(let value): .constant(value)
-        case .list(let elements): .list(elements.map(operand))
-        case .key, .variable: .constant(nil)
+        case .value(let value): return .constant(value)
+        case .list(let elements): return .list(try elements.map { try operand($0, requirement) })
+        case .object(let uri):
+            guard let name = requirement.objectEntity, let entity = entity(named: name) else { return .constant(nil) }
+            return .object(try ObjectReferenceParsing.reference(uri, of: entity))
+        default: return .constant(nil)
         }
     }
 
@@ -207,6 +212,20 @@ extension ManagedObjectModel {
             expression = try PredicateArguments.expression(from: given)
         } catch {
             throw mismatch("\(type(of: given))")
+        }
+        if let objectEntity = requirement.objectEntity {
+            func object(_ element: FetchPredicate.Expression) throws -> FetchPredicate.Expression {
+                switch element {
+                case .object(let uri) where uri.hasPrefix("kura://\(objectEntity)/"): return element
+                case .value(nil): return element
+                default: throw mismatch("\(type(of: given)) (an object or object ID of \(objectEntity) is needed)")
+                }
+            }
+            switch (expression, requirement.isList) {
+            case (.list(let elements), true): return .list(try elements.map(object))
+            case (.list, false): throw mismatch("a list (one object is needed)")
+            default: return try object(expression)
+            }
         }
         switch (expression, requirement.isList) {
         case (.list(let elements), true):

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Turns the Swift values given as `%@` arguments and substitution variables
-/// into predicate values.
+/// into predicate values: attribute values, objects and object IDs (compared
+/// with relationships and `SELF`), and arrays of them.
 enum PredicateArguments {
     struct Unsupported: Error, CustomStringConvertible {
         let typeName: String
@@ -13,6 +14,9 @@ enum PredicateArguments {
         if let common = commonValue(value) { return .value(common) }
         guard let value = flatten(value) else { return .value(nil) }
         if let expression = value as? FetchPredicate.Expression { return expression }
+        if let object = value as? ManagedObject { return .object(object.objectID.uriRepresentation) }
+        if let objectID = value as? ObjectID { return .object(objectID.uriRepresentation) }
+        if let objects = value as? Set<ManagedObject> { return .list(objects.map { .object($0.objectID.uriRepresentation) }) }
         if let array = value as? [Any?] { return .list(try array.map(expression(from:))) }
         if let array = value as? [Any] { return .list(try array.map(expression(from:))) }
         return .value(try attributeValue(from: value))

@@ -1,137 +1,5 @@
 import Foundation
 
-/// A predicate checked against an entity and made ready to evaluate: keys
-/// are attribute positions, constants have the attribute's type, string
-/// patterns are folded and regular expressions compiled.
-struct CompiledPredicate: Sendable {
-    let entity: EntityDescription
-    let root: CompiledNode
-    /// What each `$variable` must be, for a template: the type of the
-    /// attribute it is compared with, and whether it is a list.
-    let variables: [String: VariableRequirement]
-}
-
-/// What a template's `$variable` must be given.
-struct VariableRequirement: Sendable, Hashable {
-    /// The attribute the variable is compared with.
-    var key: String
-    var type: AttributeType
-    /// True for `IN $list` and `BETWEEN $pair`.
-    var isList: Bool
-}
-
-indirect enum CompiledNode: Sendable {
-    case constant(Bool)
-    case not(CompiledNode)
-    case and([CompiledNode])
-    case or([CompiledNode])
-    case comparison(CompiledComparison)
-}
-
-/// One side of a compiled comparison.
-indirect enum Operand: Sendable, Hashable {
-    case attribute(Int)
-    case constant(AttributeValue?)
-    case variable(String)
-    case list([Operand])
-}
-
-struct CompiledComparison: Sendable {
-    var left: Operand
-    var operation: FetchPredicate.Operator
-    var right: Operand
-    /// `[c]`/`[d]`, kept only where strings are compared.
-    var options: FetchPredicate.ComparisonOptions
-    /// A constant string pattern, folded by `options` once.
-    var pattern: String?
-    /// A `LIKE` pattern as characters.
-    var likePattern: [Character]?
-    /// A `MATCHES` pattern, compiled.
-    var regularExpression: RegularExpression?
-}
-
-extension CompiledComparison {
-    /// True for a search for the empty string: Foundation's BEGINSWITH,
-    /// ENDSWITH and CONTAINS never match one.
-    var neverMatches: Bool {
-        switch (operation, right) {
-        case (.beginsWith, .constant(.string("")?)), (.endsWith, .constant(.string("")?)), (.contains, .constant(.string("")?)):
-            true
-        default:
-            false
-        }
-    }
-
-    /// Prepares a constant string pattern once: folded for `[c]`/`[d]`, split
-    /// into characters for `LIKE`, compiled for `MATCHES`.
-    mutating func preparePatterns() throws {
-        guard operation.isStringOperator, case .constant(.string(let pattern)?) = right else { return }
-        switch operation {
-        case .matches:
-            let folded = options.contains(.diacriticInsensitive) ? StringMatching.fold(pattern, .diacriticInsensitive) : pattern
-            regularExpression = try RegularExpression.compiled(folded, caseInsensitive: options.contains(.caseInsensitive))
-        case .like:
-            likePattern = Array(StringMatching.fold(pattern, options))
-        default:
-            self.pattern = StringMatching.fold(pattern, options)
-        }
-    }
-}
-
-extension CompiledNode {
-    /// Calls `body` with the position of every attribute the tree reads.
-    func forEachAttribute(_ body: (Int) -> Void) {
-        func visit(_ operand: Operand) {
-            switch operand {
-            case .attribute(let number): body(number)
-            case .list(let elements): elements.forEach(visit)
-            case .constant, .variable: break
-            }
-        }
-        switch self {
-        case .constant: break
-        case .not(let node): node.forEachAttribute(body)
-        case .and(let nodes), .or(let nodes): nodes.forEach { $0.forEachAttribute(body) }
-        case .comparison(let comparison):
-            visit(comparison.left)
-            visit(comparison.right)
-        }
-    }
-
-    /// The tree with each `$variable` operand replaced (values already
-    /// converted to their attributes' types), wherever it is: either side of
-    /// a comparison or inside a list (`BETWEEN {$low, $high}`). Patterns are
-    /// prepared again.
-    func substituting(_ values: [(String, Operand)]) throws -> CompiledNode {
-        switch self {
-        case .constant: return self
-        case .not(let node): return .not(try node.substituting(values))
-        case .and(let nodes): return .and(try nodes.map { try $0.substituting(values) })
-        case .or(let nodes): return .or(try nodes.map { try $0.substituting(values) })
-        case .comparison(var comparison):
-            let left = comparison.left.substituting(values)
-            let right = comparison.right.substituting(values)
-            guard left != comparison.left || right != comparison.right else { return self }
-            comparison.left = left
-            comparison.right = right
-            if comparison.neverMatches { return .constant(false) }
-            try comparison.preparePatterns()
-            return .comparison(comparison)
-        }
-    }
-}
-
-extension Operand {
-    /// The operand with variables replaced, inside lists too.
-    func substituting(_ values: [(String, Operand)]) -> Operand {
-        switch self {
-        case .variable(let name): values.first { $0.0 == name }?.1 ?? self
-        case .list(let elements): .list(elements.map { $0.substituting(values) })
-        case .attribute, .constant: self
-        }
-    }
-}
-
 /// A compiled predicate carried by a fetch request made from a template,
 /// so the fetch doesn't compile it again; and, for a template that looks an
 /// object up by a unique index, the index key to look for, so the fetch
@@ -184,11 +52,19 @@ extension FetchPredicate {
 }
 
 private struct PredicateCompiler {
-    let entity: EntityDescription
+    /// The entity of the fetch.
+    let rootEntity: EntityDescription
     let allowsVariables: Bool
     var variables: [String: VariableRequirement] = [:]
+    /// The object plain keys are read from: the evaluated one, or inside a
+    /// `SUBQUERY` its member.
+    var origin = CompiledPath.Origin.evaluated
+    var entity: EntityDescription
+    /// The variables of enclosing `SUBQUERY`s, by depth, with their members' entity.
+    var scopes: [(name: String, entity: EntityDescription)] = []
 
     init(entity: EntityDescription, allowsVariables: Bool) {
+        self.rootEntity = entity
         self.entity = entity
         self.allowsVariables = allowsVariables
     }
@@ -199,25 +75,157 @@ private struct PredicateCompiler {
         case .not(let inner): return .not(try compile(inner))
         case .and(let nodes): return .and(try nodes.map { try compile($0) })
         case .or(let nodes): return .or(try nodes.map { try compile($0) })
-        case .comparison(let left, let operation, let right, let options):
-            return try compileComparison(left, operation, right, options)
+        case .comparison(let left, let operation, let right, let options, let quantifier):
+            return try compileComparison(left, operation, right, options, quantifier)
         }
     }
 
-    private func operand(_ expression: FetchPredicate.Expression) throws -> Operand {
+    // MARK: Operands
+
+    /// What an operand stands for, for checking types.
+    enum Kind {
+        /// A constant, a template variable, or a list of them.
+        case value
+        /// Values of this attribute (of `entity`).
+        case attribute(AttributeDescription, EntityDescription)
+        /// Objects of this entity.
+        case objects(EntityDescription)
+        /// A number an aggregate computes.
+        case number
+    }
+
+    struct Typed {
+        var operand: Operand
+        var kind: Kind
+        /// True for a to-many path or a subquery: several values.
+        var isCollection = false
+        /// True for what the fast evaluation handles: an attribute of the
+        /// evaluated object, a constant, a variable, a list of those.
+        var isSimple: Bool
+    }
+
+    private mutating func typed(_ expression: FetchPredicate.Expression) throws -> Typed {
         switch expression {
-        case .key(let key): return .attribute(try entity.requireAttributeNumber(key))
-        case .value(let value): return .constant(value)
+        case .key(let key):
+            if origin == .evaluated, let number = entity.attributeNumber(named: key) {
+                return Typed(operand: .attribute(number), kind: .attribute(entity.attributes[number], entity), isSimple: true)
+            }
+            return try typedPath(key, from: origin, entity: entity)
+        case .value(let value):
+            return Typed(operand: .constant(value), kind: .value, isSimple: true)
         case .variable(let name):
+            if let depth = scopes.lastIndex(where: { $0.name == name }) {
+                let member = scopes[depth].entity
+                return Typed(operand: .path(CompiledPath(origin: .bound(depth), hops: [], attribute: nil, entity: member)),
+                             kind: .objects(member), isSimple: false)
+            }
             guard allowsVariables else { throw KuraError.missingSubstitutionVariable(name) }
-            return .variable(name)
+            return Typed(operand: .variable(name), kind: .value, isSimple: true)
+        case .variableKeyPath(let name, let path):
+            guard let depth = scopes.lastIndex(where: { $0.name == name }) else {
+                throw KuraError.invalidPredicate("$\(name).\(path): $\(name) is not a SUBQUERY's variable here")
+            }
+            return try typedPath(path, from: .bound(depth), entity: scopes[depth].entity)
         case .list(let elements):
-            return .list(try elements.map { element in
+            return Typed(operand: .list(try elements.map { element in
                 if case .list = element { throw KuraError.invalidPredicate("a list can't contain a list") }
-                return try operand(element)
-            })
+                let typed = try typed(element)
+                return typed.operand
+            }), kind: .value, isSimple: try elements.allSatisfy { try isSimpleElement($0) })
+        case .object(let uri):
+            return Typed(operand: .constant(.string(uri)), kind: .value, isSimple: false)
+        case .evaluatedObject:
+            return Typed(operand: .path(CompiledPath(origin: origin, hops: [], attribute: nil, entity: entity)),
+                         kind: .objects(entity), isSimple: false)
+        case .aggregate(let aggregate, let collection, let memberPath):
+            return try typedAggregate(aggregate, of: collection, memberPath)
+        case .subquery(let collection, let variable, let predicate):
+            let members = try typed(collection)
+            guard case .path(let path) = members.operand, path.isToMany, path.attribute == nil else {
+                throw KuraError.invalidPredicate("SUBQUERY needs a to-many relationship to search, such as SUBQUERY(comments, $c, …)")
+            }
+            let saved = (origin, entity)
+            scopes.append((variable, path.entity))
+            origin = .bound(scopes.count - 1)
+            entity = path.entity
+            defer {
+                scopes.removeLast()
+                (origin, entity) = saved
+            }
+            try predicate.checkSyntax()
+            let compiled = try compile(predicate.root)
+            return Typed(operand: .subquery(CompiledSubquery(collection: path, depth: scopes.count - 1, predicate: compiled)),
+                         kind: .objects(path.entity), isCollection: true, isSimple: false)
         }
     }
+
+    private func isSimpleElement(_ element: FetchPredicate.Expression) throws -> Bool {
+        switch element {
+        case .value, .variable: true
+        case .key(let key): origin == .evaluated && entity.attributeNumber(named: key) != nil
+        default: false
+        }
+    }
+
+    /// A key path from `origin` (an object of `entity`): relationships, then
+    /// at most an attribute.
+    private func typedPath(_ path: String, from origin: CompiledPath.Origin, entity start: EntityDescription) throws -> Typed {
+        let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        var hops: [RelationshipLink] = []
+        var current = start
+        for (position, name) in components.enumerated() {
+            if let link = current.link(named: name) {
+                hops.append(link)
+                current = link.destination
+                continue
+            }
+            if let number = current.attributeNumber(named: name) {
+                guard position == components.count - 1 else {
+                    throw KuraError.invalidPredicate(
+                        "\(path): \(current.name).\(name) is an attribute, so nothing follows it (only relationships do)")
+                }
+                let compiled = CompiledPath(origin: origin, hops: hops, attribute: number, entity: current)
+                return Typed(operand: .path(compiled), kind: .attribute(current.attributes[number], current),
+                             isCollection: compiled.isToMany, isSimple: false)
+            }
+            throw KuraError.unknownAttribute(entity: current.name, key: components.count == 1 ? name : "\(name) (in \(path))")
+        }
+        let compiled = CompiledPath(origin: origin, hops: hops, attribute: nil, entity: current)
+        return Typed(operand: .path(compiled), kind: .objects(current), isCollection: compiled.isToMany, isSimple: false)
+    }
+
+    private mutating func typedAggregate(
+        _ aggregate: FetchPredicate.Aggregate, of collection: FetchPredicate.Expression, _ memberPath: String?
+    ) throws -> Typed {
+        let members = try typed(collection)
+        let elementEntity: EntityDescription
+        switch members.operand {
+        case .path(let path) where path.isToMany && path.attribute == nil: elementEntity = path.entity
+        case .subquery(let subquery): elementEntity = subquery.collection.entity
+        default:
+            throw KuraError.invalidPredicate("@\(aggregate.rawValue) needs a to-many relationship, such as tags.@count")
+        }
+        var compiledPath: CompiledPath?
+        var kind = Kind.number
+        if let memberPath {
+            let typedMember = try typedPath(memberPath, from: .evaluated, entity: elementEntity)
+            guard case .path(let path) = typedMember.operand, !path.isToMany,
+                  case .attribute(let attribute, let owner) = typedMember.kind else {
+                throw KuraError.invalidPredicate("@\(aggregate.rawValue).\(memberPath) must name an attribute of the members (through to-ones only)")
+            }
+            guard aggregate == .min || aggregate == .max || attribute.type.isNumeric else {
+                throw KuraError.invalidPredicate(
+                    "@\(aggregate.rawValue) needs a number; \(owner.name).\(attribute.name) is \(attribute.type.displayName)")
+            }
+            compiledPath = path
+            if aggregate == .min || aggregate == .max { kind = .attribute(attribute, owner) }
+        } else if aggregate != .count {
+            throw KuraError.invalidPredicate("@\(aggregate.rawValue) needs the members' attribute after it, such as @\(aggregate.rawValue).score")
+        }
+        return Typed(operand: .aggregate(aggregate, members.operand, compiledPath), kind: kind, isSimple: false)
+    }
+
+    // MARK: Comparisons
 
     private static func mirrored(_ operation: FetchPredicate.Operator) -> FetchPredicate.Operator? {
         switch operation {
@@ -232,11 +240,186 @@ private struct PredicateCompiler {
 
     private mutating func compileComparison(
         _ leftExpression: FetchPredicate.Expression, _ operation: FetchPredicate.Operator,
-        _ rightExpression: FetchPredicate.Expression, _ written: FetchPredicate.ComparisonOptions
+        _ rightExpression: FetchPredicate.Expression, _ written: FetchPredicate.ComparisonOptions,
+        _ quantifier: FetchPredicate.Quantifier
     ) throws -> CompiledNode {
         let options = written.subtracting(.normalized)  // [n] changes no result
-        var left = try operand(leftExpression)
-        var right = try operand(rightExpression)
+        var left = try typed(leftExpression)
+        var right = try typed(rightExpression)
+        if quantifier == .direct && left.isSimple && right.isSimple {
+            return try compileSimple(left.operand, operation, right.operand, options)
+        }
+        var operation = operation
+        // Keep what has a kind on the left: `3 < author.age` is `author.age > 3`.
+        if case .value = left.kind, !Self.hasNoKind(right), !right.isCollection, quantifier == .direct,
+           let flipped = Self.mirrored(operation) {
+            swap(&left, &right)
+            operation = flipped
+        }
+        if case .list = left.operand { throw KuraError.invalidPredicate("a list can only be on the right of IN or BETWEEN") }
+        var effective = quantifier
+        if left.isCollection {
+            if effective == .direct { effective = .any }  // a to-many key path means ANY, as in Core Data
+        } else if effective != .direct {
+            throw KuraError.invalidPredicate("\(quantifier.rawValue) needs a to-many key path on its left, such as \(quantifier.rawValue) tags.name == …")
+        }
+        if right.isCollection && operation != .in {
+            throw KuraError.invalidPredicate("a to-many key path on the right only works with IN, as in 'swift' IN tags.name")
+        }
+        var comparison = CompiledComparison(
+            left: left.operand, operation: operation, right: right.operand, options: [],
+            pattern: nil, likePattern: nil, regularExpression: nil, quantifier: effective, followsRelationships: true)
+        // The kind the other side must fit.
+        let anchor: Kind
+        if case .value = left.kind {
+            anchor = right.kind
+        } else {
+            anchor = left.kind
+        }
+        switch anchor {
+        case .value:
+            throw KuraError.invalidPredicate("nothing here is a key of \(rootEntity.name): compare a key with a value")
+        case .objects(let objects):
+            guard [.equal, .notEqual, .in].contains(operation) else {
+                throw KuraError.invalidPredicate("objects of \(objects.name) can only be compared with ==, != or IN, not \(operation.rawValue)")
+            }
+            comparison.left = try coerceObjects(comparison.left, to: objects, isList: false)
+            comparison.right = try coerceObjects(comparison.right, to: objects, isList: operation == .in)
+        case .attribute(let attribute, _):
+            comparison.left = try coerceGraph(comparison.left, to: attribute, operation: operation, isLeft: true)
+            comparison.right = try coerceGraph(comparison.right, to: attribute, operation: operation, isLeft: false)
+            if attribute.type.isTextual { comparison.options = options }
+        case .number:
+            guard !operation.isStringOperator else {
+                throw KuraError.invalidPredicate("\(operation.rawValue) needs strings; an aggregate gives a number")
+            }
+            let number = AttributeDescription(name: "number", type: .double, isOptional: true)
+            comparison.left = try coerceGraph(comparison.left, to: number, operation: operation, isLeft: true)
+            comparison.right = try coerceGraph(comparison.right, to: number, operation: operation, isLeft: false)
+        }
+        if comparison.neverMatches { return .constant(false) }
+        try comparison.preparePatterns()
+        return .comparison(comparison)
+    }
+
+    private static func hasNoKind(_ typed: Typed) -> Bool {
+        if case .value = typed.kind { return true }
+        return false
+    }
+
+    /// One side of a comparison with objects: objects themselves, object
+    /// constants (`%@` with an object or ID), `nil`, lists of those, and
+    /// variables that will be given objects.
+    private mutating func coerceObjects(_ operand: Operand, to entity: EntityDescription, isList: Bool) throws -> Operand {
+        switch operand {
+        case .path(let path):
+            guard path.attribute == nil, path.entity === entity else {
+                throw KuraError.invalidPredicate("objects of \(entity.name) can't be compared with \(path.attribute == nil ? "objects of \(path.entity.name)" : "an attribute")")
+            }
+            return operand
+        case .subquery(let subquery):
+            guard subquery.collection.entity === entity else {
+                throw KuraError.invalidPredicate("objects of \(entity.name) can't be compared with objects of \(subquery.collection.entity.name)")
+            }
+            return operand
+        case .constant(nil):
+            return operand
+        case .constant(.string(let uri)?) where uri.hasPrefix("kura://"):
+            return .object(try Self.reference(uri, of: entity))
+        case .constant(let value?):
+            throw KuraError.invalidPredicate("objects of \(entity.name) can't be compared with \(value.kindName) \(PredicateFormatter.format(value))")
+        case .variable(let name):
+            try require(name, VariableRequirement(key: entity.name, type: .string, objectEntity: entity.name, isList: isList))
+            return operand
+        case .list(let elements):
+            guard isList else { throw KuraError.invalidPredicate("a list can only be on the right of IN") }
+            return .list(try elements.map { try coerceObjects($0, to: entity, isList: false) })
+        case .object, .attribute, .aggregate:
+            throw KuraError.invalidPredicate("objects of \(entity.name) can only be compared with objects")
+        }
+    }
+
+    static func reference(_ uri: String, of entity: EntityDescription) throws -> ObjectReference {
+        try ObjectReferenceParsing.reference(uri, of: entity)
+    }
+
+    /// One side of a comparison with values of `attribute`: paths to
+    /// compatible attributes, aggregates, constants converted to its type,
+    /// lists (for IN and BETWEEN) and variables.
+    private mutating func coerceGraph(
+        _ operand: Operand, to attribute: AttributeDescription, operation: FetchPredicate.Operator, isLeft: Bool
+    ) throws -> Operand {
+        let target = operation.isStringOperator || (operation == .in && !isLeft && !Self.isListLike(operand))
+            ? Self.text(attribute) : attribute
+        switch operand {
+        case .path(let path):
+            guard let number = path.attribute else {
+                throw KuraError.invalidPredicate("\(attribute.name) can't be compared with objects of \(path.entity.name)")
+            }
+            try checkCompatible(path.entity.attributes[number], with: target, in: path.entity)
+            return operand
+        case .attribute(let number):
+            try checkCompatible(rootEntity.attributes[number], with: target, in: rootEntity)
+            return operand
+        case .aggregate:
+            return operand
+        case .subquery:
+            throw KuraError.invalidPredicate("a SUBQUERY gives objects; count them with SUBQUERY(…).@count")
+        case .constant(let value):
+            return .constant(try coerce(value, to: target, operation: operation))
+        case .variable(let name):
+            let isList = !isLeft && (operation == .between || (operation == .in && !attribute.type.isTextual))
+            try require(name, VariableRequirement(key: attribute.name, type: target.type, isList: isList))
+            return operand
+        case .list(let elements):
+            guard !isLeft, operation == .between || operation == .in else {
+                throw KuraError.invalidPredicate("\(operation.rawValue) compares with one value, not a list")
+            }
+            if operation == .between && elements.count != 2 {
+                throw KuraError.invalidPredicate("BETWEEN needs a list of two values, {lower, upper}; it has \(elements.count)")
+            }
+            return .list(try elements.map { try coerceGraph($0, to: attribute, operation: .equal, isLeft: false) })
+        case .object:
+            throw KuraError.invalidPredicate("\(attribute.name) can't be compared with an object")
+        }
+    }
+
+    private static func isListLike(_ operand: Operand) -> Bool {
+        switch operand {
+        case .list, .variable, .subquery: true
+        case .path(let path): path.isToMany
+        default: false
+        }
+    }
+
+    private func checkCompatible(_ other: AttributeDescription, with attribute: AttributeDescription, in entity: EntityDescription) throws {
+        let compatible = other.type == attribute.type || (other.type.isNumeric && attribute.type.isNumeric)
+            || (other.type.isTextual && attribute.type.isTextual)
+        guard compatible else {
+            throw KuraError.invalidPredicate(
+                "\(attribute.name) (\(attribute.type.displayName)) can't be compared with \(entity.name).\(other.name) (\(other.type.displayName))")
+        }
+    }
+
+    private func coerce(_ value: AttributeValue?, to attribute: AttributeDescription, operation: FetchPredicate.Operator) throws -> AttributeValue? {
+        guard let value else { return nil }
+        if attribute.name == "number" && attribute.type == .double {
+            guard value.naturalType.isNumeric else {
+                throw KuraError.invalidPredicate("an aggregate gives a number, not \(value.kindName) \(PredicateFormatter.format(value))")
+            }
+            return value
+        }
+        return try coerce(value, to: attribute)
+    }
+
+    // MARK: Simple comparisons (attributes of the evaluated object and values)
+
+    private mutating func compileSimple(
+        _ leftOperand: Operand, _ operation: FetchPredicate.Operator, _ rightOperand: Operand,
+        _ options: FetchPredicate.ComparisonOptions
+    ) throws -> CompiledNode {
+        var left = leftOperand
+        var right = rightOperand
         var operation = operation
         // Keep the attribute on the left: `3 < sortOrder` is `sortOrder > 3`.
         if case .attribute = right, !Self.isAttribute(left), let flipped = Self.mirrored(operation) {
@@ -265,7 +448,7 @@ private struct PredicateCompiler {
             try checkListShape(operation, right)
             if case .constant(let value?) = left, value.naturalType.isTextual { comparison.options = options }
             try comparison.preparePatterns()
-            return .constant(comparison.evaluate(on: NoAttributes()))
+            return .constant(try comparison.evaluate(on: NoAttributes()))
         }
         if comparison.neverMatches { return .constant(false) }
         try comparison.preparePatterns()
@@ -389,6 +572,8 @@ private struct PredicateCompiler {
             return operand
         case .list:
             throw KuraError.invalidPredicate("\(operation.rawValue) compares \(entity.name).\(attribute.name) with one value, not a list")
+        case .path, .object, .aggregate, .subquery:
+            throw KuraError.invalidPredicate("\(entity.name).\(attribute.name) can't be compared with that")
         }
     }
 
@@ -442,5 +627,20 @@ extension AttributeValue {
         if type == .bool, case .int(let number) = self, number == 0 || number == 1 { return .bool(number == 1) }
         if type == .uuid, case .string(let text) = self { return UUID(uuidString: text).map(AttributeValue.uuid) }
         return converted(to: type)
+    }
+}
+
+enum ObjectReferenceParsing {
+    /// An object constant's reference: its URI must name `entity`.
+    static func reference(_ uri: String, of entity: EntityDescription) throws -> ObjectReference {
+        let parts = uri.dropFirst("kura://".count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, String(parts[0]) == entity.name else {
+            throw KuraError.invalidPredicate("\(uri) is not an object of \(entity.name)")
+        }
+        let isTemporary = parts[1].hasPrefix("t")
+        guard let number = UInt64(isTemporary ? parts[1].dropFirst() : parts[1]), number > 0 else {
+            throw KuraError.invalidPredicate("\(uri) is not a valid object ID")
+        }
+        return ObjectReference(entity: entity, number: number, isTemporary: isTemporary)
     }
 }

@@ -3,16 +3,27 @@
 /// objects alike.
 protocol AttributeSource {
     func attributeValue(_ number: Int) -> AttributeValue?
+    /// Evaluates a comparison that follows relationships, from this source's object.
+    func evaluateOnGraph(_ comparison: CompiledComparison) throws -> Bool
 }
 
 /// A stored record, read in place.
 struct RecordSource: AttributeSource {
     let view: RecordView
     let entity: EntityDescription
+    /// The record's primary key and the graph to follow relationships in;
+    /// needed only by predicates that follow relationships.
+    var primaryKey: UInt64 = 0
+    var graph: PredicateGraph?
 
     @inline(__always)
     func attributeValue(_ number: Int) -> AttributeValue? {
         view.value(number, of: entity)
+    }
+
+    func evaluateOnGraph(_ comparison: CompiledComparison) throws -> Bool {
+        guard let graph else { preconditionFailure("a predicate that follows relationships was evaluated without the store") }
+        return try comparison.evaluate(on: .record(entity, primaryKey, view), graph: graph, bindings: [])
     }
 }
 
@@ -24,30 +35,36 @@ struct ObjectSource: AttributeSource {
     func attributeValue(_ number: Int) -> AttributeValue? {
         object.values[number]
     }
+
+    func evaluateOnGraph(_ comparison: CompiledComparison) throws -> Bool {
+        guard let store = object.context?.store else { throw KuraError.objectDetached(object.objectID) }
+        let graph = PredicateGraph(store: store, transaction: nil, pending: [:])
+        return try comparison.evaluate(on: .object(object), graph: graph, bindings: [])
+    }
 }
 
 extension CompiledPredicate {
     /// True when the object or record in `source` matches.
     @inline(__always)
-    func evaluate<Source: AttributeSource>(on source: Source) -> Bool {
-        root.evaluate(on: source)
+    func evaluate<Source: AttributeSource>(on source: Source) throws -> Bool {
+        try root.evaluate(on: source)
     }
 
     /// True when `object` matches; loads its values first.
     func evaluate(on object: ManagedObject) throws -> Bool {
         try object.loadValues()
-        return root.evaluate(on: ObjectSource(object: object))
+        return try root.evaluate(on: ObjectSource(object: object))
     }
 }
 
 extension CompiledNode {
-    func evaluate<Source: AttributeSource>(on source: Source) -> Bool {
+    func evaluate<Source: AttributeSource>(on source: Source) throws -> Bool {
         switch self {
         case .constant(let value): value
-        case .not(let node): !node.evaluate(on: source)
-        case .and(let nodes): nodes.allSatisfy { $0.evaluate(on: source) }
-        case .or(let nodes): nodes.contains { $0.evaluate(on: source) }
-        case .comparison(let comparison): comparison.evaluate(on: source)
+        case .not(let node): !(try node.evaluate(on: source))
+        case .and(let nodes): try nodes.allSatisfy { try $0.evaluate(on: source) }
+        case .or(let nodes): try nodes.contains { try $0.evaluate(on: source) }
+        case .comparison(let comparison): try comparison.evaluate(on: source)
         }
     }
 }
@@ -56,7 +73,8 @@ extension CompiledComparison {
     /// Core Data's meaning: `nil` equals only `nil` and is never less or
     /// greater than anything; numbers compare by value whatever their type;
     /// strings compare folded by `[c]`/`[d]`; string operators never match nil.
-    func evaluate<Source: AttributeSource>(on source: Source) -> Bool {
+    func evaluate<Source: AttributeSource>(on source: Source) throws -> Bool {
+        if followsRelationships { return try source.evaluateOnGraph(self) }
         let value = resolve(left, source)
         switch operation {
         case .equal:
@@ -85,7 +103,7 @@ extension CompiledComparison {
             return elements.contains { equal(value, resolve($0, source)) }
         case .beginsWith, .endsWith, .contains, .like, .matches:
             guard let text = Self.text(value) else { return false }
-            return matchString(text, source)
+            return matchString(text, pattern: Self.text(resolve(right, source)))
         }
     }
 
@@ -93,11 +111,11 @@ extension CompiledComparison {
         switch operand {
         case .attribute(let number): source.attributeValue(number)
         case .constant(let value): value
-        case .variable, .list: nil
+        case .variable, .list, .path, .object, .aggregate, .subquery: nil
         }
     }
 
-    private static func text(_ value: AttributeValue?) -> String? {
+    static func text(_ value: AttributeValue?) -> String? {
         switch value {
         case .string(let text)?: text
         case .url(let url)?: url.absoluteString
@@ -105,7 +123,7 @@ extension CompiledComparison {
         }
     }
 
-    private func equal(_ a: AttributeValue?, _ b: AttributeValue?) -> Bool {
+    func equal(_ a: AttributeValue?, _ b: AttributeValue?) -> Bool {
         switch (a, b) {
         case (nil, nil): return true
         case (nil, _), (_, nil): return false
@@ -113,14 +131,16 @@ extension CompiledComparison {
         }
     }
 
-    private func compare(_ a: AttributeValue, _ b: AttributeValue) -> Int {
+    func compare(_ a: AttributeValue, _ b: AttributeValue) -> Int {
         if !options.isEmpty, let x = Self.text(a), let y = Self.text(b) {
             return AttributeValue.compareStrings(StringMatching.fold(x, options), StringMatching.fold(y, options))
         }
         return a.compare(to: b)
     }
 
-    private func matchString<Source: AttributeSource>(_ text: String, _ source: Source) -> Bool {
+    /// Whether `text` matches the string operator; `pattern` is the right
+    /// side's text when it wasn't prepared as a constant.
+    func matchString(_ text: String, pattern other: @autoclosure () -> String?) -> Bool {
         let folded = StringMatching.fold(text, options)
         if let regularExpression {
             return regularExpression.matches(options.contains(.diacriticInsensitive) ? folded : text)
@@ -129,7 +149,7 @@ extension CompiledComparison {
         let pattern: String
         if let prepared = self.pattern {
             pattern = prepared
-        } else if let other = Self.text(resolve(right, source)) {
+        } else if let other = other() {
             pattern = StringMatching.fold(other, options)
         } else {
             return false

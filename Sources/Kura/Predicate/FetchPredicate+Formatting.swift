@@ -30,26 +30,48 @@ enum PredicateFormatter {
         case .or(let nodes):
             // AND binds tighter than OR: its terms need no parentheses.
             return nodes.map(format).joined(separator: " OR ")
-        case .comparison(let left, let operation, let right, let options):
+        case .comparison(let left, let operation, let right, let options, let quantifier):
             var flags = ""
             if options.contains(.caseInsensitive) { flags += "c" }
             if options.contains(.diacriticInsensitive) { flags += "d" }
             if options.contains(.normalized) { flags += "n" }
-            return "\(format(left)) \(operation.rawValue)\(flags.isEmpty ? "" : "[\(flags)]") \(format(right))"
+            let prefix = quantifier == .direct ? "" : quantifier.rawValue + " "
+            return "\(prefix)\(format(left)) \(operation.rawValue)\(flags.isEmpty ? "" : "[\(flags)]") \(format(right))"
         }
     }
 
     static func format(_ expression: FetchPredicate.Expression) -> String {
         switch expression {
         case .key(let name):
-            return PredicateParser.keywords.contains(name.uppercased()) || !PredicateParser.isIdentifier(name) ? "#\(name)" : name
+            return formatKeyPath(name)
         case .variable(let name):
             return "$\(name)"
+        case .variableKeyPath(let name, let path):
+            return "$\(name).\(formatKeyPath(path))"
         case .list(let elements):
             return "{" + elements.map(format).joined(separator: ", ") + "}"
         case .value(let value):
             return format(value)
+        case .object(let uri):
+            return "CAST(\(quoted(uri)), \"ObjectID\")"
+        case .evaluatedObject:
+            return "SELF"
+        case .aggregate(let aggregate, let collection, let path):
+            return format(collection) + ".@" + aggregate.rawValue + (path.map { "." + formatKeyPath($0) } ?? "")
+        case .subquery(let collection, let variable, let predicate):
+            return "SUBQUERY(\(format(collection)), $\(variable), \(format(predicate.root)))"
         }
+    }
+
+    /// A key or key path: each component as a word, `#`-escaped where it is
+    /// a keyword or not a word (a single key of any spelling; a key path's
+    /// components are words, as the parser reads them).
+    static func formatKeyPath(_ path: String) -> String {
+        let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if components.count > 1 && components.allSatisfy({ PredicateParser.isIdentifier($0) }) {
+            return components.map { PredicateParser.keywords.contains($0.uppercased()) ? "#\($0)" : $0 }.joined(separator: ".")
+        }
+        return PredicateParser.keywords.contains(path.uppercased()) || !PredicateParser.isIdentifier(path) ? "#\(path)" : path
     }
 
     static func format(_ value: AttributeValue?) -> String {

@@ -242,7 +242,7 @@ struct PredicateParser {
                 if ["==", "!=", "<>", "<=", ">=", "=<", "=>", "&&", "||"].contains(two) {
                     index += 2
                     tokens.append(Located(token: .symbol(two), position: start))
-                } else if "=<>!(){},[]-".unicodeScalars.contains(char) {
+                } else if "=<>!(){},[]-.@".unicodeScalars.contains(char) {
                     index += 1
                     tokens.append(Located(token: .symbol(Self.text([char])), position: start))
                 } else {
@@ -320,16 +320,19 @@ struct PredicateParser {
             _ = advance()
             return .constant(false)
         }
-        for modifier in ["ANY", "ALL", "NONE", "SOME"] where isKeyword(start.token, modifier) {
-            throw error("\(modifier) applies to to-many relationships, which Kura doesn't have", at: start.position)
+        var quantifier = FetchPredicate.Quantifier.direct
+        for (word, modifier) in [("ANY", .any), ("SOME", .any), ("ALL", .all), ("NONE", .none)] as [(String, FetchPredicate.Quantifier)]
+            where isKeyword(start.token, word) {
+            _ = advance()
+            quantifier = modifier
         }
-        if case .end = start.token {
-            throw error("expected a comparison such as key == value, found the end", at: start.position)
+        if case .end = peek.token {
+            throw error("expected a comparison such as key == value, found the end", at: peek.position)
         }
         let left = try parseExpression(after: nil)
         let (operation, options, operatorToken) = try parseOperator(after: start)
         let right = try parseExpression(after: operatorToken)
-        return .comparison(left, operation, right, options)
+        return .comparison(left, operation, right, options, quantifier)
     }
 
     private mutating func parseOperator(after left: Located) throws(PredicateSyntaxError) -> (FetchPredicate.Operator, FetchPredicate.ComparisonOptions, Located) {
@@ -385,15 +388,20 @@ struct PredicateParser {
             case "NIL", "NULL": return .value(nil)
             case "CAST": return try parseCast(at: located.position)
             case "SELF":
-                throw error("SELF is not supported: compare an attribute instead", at: located.position)
+                if isSymbol(peek.token, ".") {
+                    _ = advance()
+                    return try parseKeyPath(startingWith: try keyComponent(), at: located.position)
+                }
+                return .evaluatedObject
+            case "SUBQUERY": return try parseSubquery(at: located.position)
             default:
                 if Self.keywords.contains(word.uppercased()) {
                     throw error("expected a key or a value, found \(describe(located.token)) (write #\(word) for a key of that name)", at: located.position)
                 }
-                return .key(word)
+                return try parseKeyPath(startingWith: word, at: located.position)
             }
         case .escapedKey(let key):
-            return .key(key)
+            return try parseKeyPath(startingWith: key, at: located.position)
         case .string(let text):
             return .value(.string(text))
         case .number(let text):
@@ -405,7 +413,12 @@ struct PredicateParser {
             }
             return .value(try number("-" + text, at: located.position))
         case .variable(let name):
-            return .variable(name)
+            guard isSymbol(peek.token, ".") else { return .variable(name) }
+            _ = advance()
+            guard case .key(let path) = try parseKeyPath(startingWith: try keyComponent(), at: located.position) else {
+                throw error("expected a key path after $\(name).", at: located.position)
+            }
+            return .variableKeyPath(name, path)
         case .argument(let specifier):
             return try argument(specifier, at: located.position)
         case .symbol("{"):
@@ -433,6 +446,77 @@ struct PredicateParser {
             }
             throw error("expected a key or a value, found \(describe(located.token))", at: located.position)
         }
+    }
+
+    /// The next key of a key path, after a `.`.
+    private mutating func keyComponent() throws(PredicateSyntaxError) -> String {
+        let next = advance()
+        switch next.token {
+        case .word(let word) where !Self.keywords.contains(word.uppercased()): return word
+        case .escapedKey(let key): return key
+        default: throw error("expected a key after '.', found \(describe(next.token))", at: next.position)
+        }
+    }
+
+    /// `first.second…`, with at most one collection operator:
+    /// `tags.@count`, `comments.@sum.score`.
+    private mutating func parseKeyPath(startingWith first: String, at position: Int) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
+        var components = [first]
+        while isSymbol(peek.token, ".") {
+            _ = advance()
+            if isSymbol(peek.token, "@") {
+                return try parseAggregate(of: .key(components.joined(separator: ".")))
+            }
+            components.append(try keyComponent())
+        }
+        return .key(components.joined(separator: "."))
+    }
+
+    /// `@op` and the members' key path after it, the `.` before it read.
+    private mutating func parseAggregate(of collection: FetchPredicate.Expression) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
+        let at = advance()
+        let name = advance()
+        guard case .word(let word) = name.token, let aggregate = FetchPredicate.Aggregate(rawValue: word.lowercased()) else {
+            throw error("expected @count, @sum, @avg, @min or @max", at: at.position)
+        }
+        var path: [String] = []
+        while isSymbol(peek.token, ".") {
+            _ = advance()
+            path.append(try keyComponent())
+        }
+        if aggregate != .count && path.isEmpty {
+            throw error("@\(word) needs the members' attribute after it, such as @\(word).score", at: at.position)
+        }
+        return .aggregate(aggregate, collection, path.isEmpty ? nil : path.joined(separator: "."))
+    }
+
+    /// `SUBQUERY(collection, $variable, predicate)`, then an optional
+    /// collection operator (`.@count`).
+    private mutating func parseSubquery(at position: Int) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
+        guard isSymbol(peek.token, "(") else { throw error("expected '(' after SUBQUERY", at: peek.position) }
+        try enterNesting(at: advance().position)
+        defer { depth -= 1 }
+        let collection = try parseExpression(after: nil)
+        guard isSymbol(peek.token, ",") else { throw error("expected ',' after SUBQUERY's collection", at: peek.position) }
+        _ = advance()
+        let variableToken = advance()
+        guard case .variable(let variable) = variableToken.token else {
+            throw error("expected a $variable for SUBQUERY's members", at: variableToken.position)
+        }
+        guard isSymbol(peek.token, ",") else { throw error("expected ',' after SUBQUERY's variable", at: peek.position) }
+        _ = advance()
+        let predicate = try parseOr()
+        guard isSymbol(peek.token, ")") else {
+            throw error("expected ')' to close SUBQUERY, found \(describe(peek.token))", at: peek.position)
+        }
+        _ = advance()
+        let subquery = FetchPredicate.Expression.subquery(collection, variable, FetchPredicate(predicate))
+        if isSymbol(peek.token, ".") {
+            _ = advance()
+            guard isSymbol(peek.token, "@") else { throw error("expected a collection operator such as @count", at: peek.position) }
+            return try parseAggregate(of: subquery)
+        }
+        return subquery
     }
 
     private func number(_ text: String, at position: Int) throws(PredicateSyntaxError) -> AttributeValue {
@@ -492,11 +576,39 @@ struct PredicateParser {
         case "NSData", "Data": result = text.flatMap { Data(base64Encoded: $0) }.map(AttributeValue.data)
         case "NSURL", "URL": result = text.flatMap(URL.init(string:)).map(AttributeValue.url)
         case "NSString", "String": result = text.map(AttributeValue.string)
+        case "ObjectID", "NSManagedObjectID":
+            guard let text, text.hasPrefix("kura://") else {
+                throw error("an ObjectID is written as a string such as \"kura://Author/3\"", at: valueToken.position)
+            }
+            return .object(text)
         default:
             throw error("CAST to \"\(typeName)\" is not supported", at: position)
         }
         guard let result else { throw error("the value can't be read as \(typeName)", at: valueToken.position) }
         return .value(result)
+    }
+
+    /// A `%K` argument: a key, or a key path whose components are names
+    /// (with at most one collection operator), as if it had been written.
+    private func keyArgument(_ key: String, at position: Int) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
+        let components = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if components.count == 1 {
+            guard Self.isIdentifier(key) else {
+                throw error("%K is '\(key)', which is not a key (letters, digits and _)", at: position)
+            }
+            return .key(key)
+        }
+        guard components.allSatisfy({ Self.isIdentifier($0) || ($0.hasPrefix("@") && FetchPredicate.Aggregate(rawValue: String($0.dropFirst())) != nil) }),
+              components.filter({ $0.hasPrefix("@") }).count <= 1, !components[0].hasPrefix("@") else {
+            throw error("%K is '\(key)', which is not a key path (names joined by '.', at most one @count, @sum…)", at: position)
+        }
+        guard let at = components.firstIndex(where: { $0.hasPrefix("@") }) else { return .key(key) }
+        let aggregate = FetchPredicate.Aggregate(rawValue: String(components[at].dropFirst()))!
+        let rest = components[(at + 1)...]
+        if aggregate != .count && rest.isEmpty {
+            throw error("%K is '\(key)': @\(aggregate.rawValue) needs the members' attribute after it", at: position)
+        }
+        return .aggregate(aggregate, .key(components[..<at].joined(separator: ".")), rest.isEmpty ? nil : rest.joined(separator: "."))
     }
 
     private mutating func argument(_ specifier: String, at position: Int) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
@@ -509,12 +621,7 @@ struct PredicateParser {
             guard let key = value as? String else {
                 throw error("%K needs a String key, got \(value.map { "\(type(of: $0))" } ?? "nil")", at: position)
             }
-            guard Self.isIdentifier(key) else {
-                throw error(key.contains(".")
-                    ? "%K is '\(key)', a key path through relationships, which Kura doesn't support yet"
-                    : "%K is '\(key)', which is not an attribute name (letters, digits and _)", at: position)
-            }
-            return .key(key)
+            return try keyArgument(key, at: position)
         }
         do {
             return try PredicateArguments.expression(from: value)

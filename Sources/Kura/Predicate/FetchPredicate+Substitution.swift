@@ -30,15 +30,16 @@ extension FetchPredicate {
 }
 
 extension FetchPredicate.Node {
-    /// The tree with variables replaced; every variable must have a value.
+    /// The tree with variables replaced; every free variable must have a
+    /// value. A `SUBQUERY`'s own variable is left alone inside it.
     func substituting(_ values: [(String, FetchPredicate.Expression)]) -> FetchPredicate.Node {
         switch self {
         case .constant: self
         case .not(let node): .not(node.substituting(values))
         case .and(let nodes): .and(nodes.map { $0.substituting(values) })
         case .or(let nodes): .or(nodes.map { $0.substituting(values) })
-        case .comparison(let left, let operation, let right, let options):
-            .comparison(left.substituting(values), operation, right.substituting(values), options)
+        case .comparison(let left, let operation, let right, let options, let quantifier):
+            .comparison(left.substituting(values), operation, right.substituting(values), options, quantifier)
         }
     }
 }
@@ -48,7 +49,12 @@ extension FetchPredicate.Expression {
         switch self {
         case .variable(let name): values.first { $0.0 == name }?.1 ?? self
         case .list(let elements): .list(elements.map { $0.substituting(values) })
-        case .key, .value: self
+        case .aggregate(let aggregate, let collection, let path): .aggregate(aggregate, collection.substituting(values), path)
+        case .subquery(let collection, let variable, let predicate):
+            .subquery(
+                collection.substituting(values), variable,
+                FetchPredicate(predicate.root.substituting(values.filter { $0.0 != variable })))
+        case .key, .value, .object, .evaluatedObject, .variableKeyPath: self
         }
     }
 }

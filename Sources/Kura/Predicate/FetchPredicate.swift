@@ -88,12 +88,11 @@ public struct FetchPredicate: Sendable, Hashable, CustomStringConvertible, Expre
         hasher.combine(root)
     }
 
-    /// The names of the `$variables` the predicate uses.
+    /// The names of the `$variables` the predicate uses (a `SUBQUERY`'s own
+    /// variable is not one: it names the member being tested).
     public var variableNames: Set<String> {
         var names = Set<String>()
-        root.forEachExpression { expression in
-            if case .variable(let name) = expression { names.insert(name) }
-        }
+        root.collectVariables(into: &names, bound: [])
         return names
     }
 }
@@ -103,14 +102,60 @@ public struct FetchPredicate: Sendable, Hashable, CustomStringConvertible, Expre
 extension FetchPredicate {
     /// One side of a comparison.
     public indirect enum Expression: Sendable, Hashable {
-        /// An attribute of the evaluated object, by name.
+        /// An attribute or relationship of the evaluated object, by name, or a
+        /// key path through relationships (`author.name`, `tags.name`).
         case key(String)
         /// A constant; `nil` is no value.
         case value(AttributeValue?)
-        /// A `$variable`, replaced by ``FetchPredicate/withSubstitutionVariables(_:)``.
+        /// An object, by the string form of its ID (`kura://Author/3`), as a
+        /// `%@` argument of a ``ManagedObject`` or an ``ObjectID`` gives;
+        /// written `CAST("kura://Author/3", "ObjectID")`.
+        case object(String)
+        /// `SELF`: the evaluated object itself.
+        case evaluatedObject
+        /// A `$variable`: replaced by ``FetchPredicate/withSubstitutionVariables(_:)``,
+        /// or, inside a `SUBQUERY`, the element being tested.
         case variable(String)
+        /// A key path from a `SUBQUERY`'s element: `$c.score`.
+        case variableKeyPath(String, String)
         /// A list of expressions: `{1, 2, 3}`, for `IN` and `BETWEEN`.
         case list([Expression])
+        /// A collection operator over a to-many: `tags.@count`,
+        /// `comments.@sum.score`, `SUBQUERY(…).@count`; the key path after
+        /// the operator names the members' attribute.
+        case aggregate(Aggregate, Expression, String?)
+        /// The members of a collection that match a predicate in which the
+        /// variable names the member: `SUBQUERY(comments, $c, $c.score > 3)`.
+        case subquery(Expression, String, FetchPredicate)
+    }
+
+    /// A collection operator (`@count`, `@sum`, `@avg`, `@min`, `@max`).
+    public enum Aggregate: String, Sendable, Hashable, CaseIterable {
+        /// `@count`: how many members.
+        case count
+        /// `@sum`: the sum of the members' values (0 for none).
+        case sum
+        /// `@avg`: their average (`nil` for none).
+        case avg
+        /// `@min`: the least (`nil` for none).
+        case min
+        /// `@max`: the greatest (`nil` for none).
+        case max
+    }
+
+    /// How a comparison treats a to-many key path on its left: `ANY` (or
+    /// `SOME`: some member matches; also what a to-many key path without a
+    /// modifier means), `ALL` (every member matches; true for none), `NONE`
+    /// (no member matches).
+    public enum Quantifier: String, Sendable, Hashable, CaseIterable {
+        /// No modifier.
+        case direct = ""
+        /// `ANY` / `SOME`.
+        case any = "ANY"
+        /// `ALL`.
+        case all = "ALL"
+        /// `NONE`.
+        case none = "NONE"
     }
 
     /// How two expressions are compared.
@@ -170,22 +215,56 @@ extension FetchPredicate {
         case not(Node)
         case and([Node])
         case or([Node])
-        case comparison(Expression, Operator, Expression, ComparisonOptions)
+        case comparison(Expression, Operator, Expression, ComparisonOptions, Quantifier)
 
-        /// Calls `body` with every expression in the tree, lists' elements included.
+        /// Calls `body` with every expression in the tree: lists' elements,
+        /// aggregates' collections and subqueries' parts included.
         func forEachExpression(_ body: (Expression) -> Void) {
             func visit(_ expression: Expression) {
                 body(expression)
-                if case .list(let elements) = expression { elements.forEach(visit) }
+                switch expression {
+                case .list(let elements): elements.forEach(visit)
+                case .aggregate(_, let collection, _): visit(collection)
+                case .subquery(let collection, _, let predicate):
+                    visit(collection)
+                    predicate.root.forEachExpression(body)
+                default: break
+                }
             }
             switch self {
             case .constant: break
             case .not(let node): node.forEachExpression(body)
             case .and(let nodes), .or(let nodes): nodes.forEach { $0.forEachExpression(body) }
-            case .comparison(let left, _, let right, _):
+            case .comparison(let left, _, let right, _, _):
                 visit(left)
                 visit(right)
             }
+        }
+    }
+}
+
+extension FetchPredicate.Node {
+    /// The free `$variables`: those no enclosing `SUBQUERY` binds.
+    func collectVariables(into names: inout Set<String>, bound: Set<String>) {
+        func visit(_ expression: FetchPredicate.Expression) {
+            switch expression {
+            case .variable(let name), .variableKeyPath(let name, _):
+                if !bound.contains(name) { names.insert(name) }
+            case .list(let elements): elements.forEach(visit)
+            case .aggregate(_, let collection, _): visit(collection)
+            case .subquery(let collection, let variable, let predicate):
+                visit(collection)
+                predicate.root.collectVariables(into: &names, bound: bound.union([variable]))
+            case .key, .value, .object, .evaluatedObject: break
+            }
+        }
+        switch self {
+        case .constant: break
+        case .not(let node): node.collectVariables(into: &names, bound: bound)
+        case .and(let nodes), .or(let nodes): for node in nodes { node.collectVariables(into: &names, bound: bound) }
+        case .comparison(let left, _, let right, _, _):
+            visit(left)
+            visit(right)
         }
     }
 }
@@ -204,9 +283,10 @@ extension FetchPredicate {
     /// FetchPredicate.comparison(.key("title"), .beginsWith, .value(.string("Ku")), options: .caseInsensitive)
     /// ```
     public static func comparison(
-        _ left: Expression, _ operator: Operator, _ right: Expression, options: ComparisonOptions = []
+        _ left: Expression, _ operator: Operator, _ right: Expression, options: ComparisonOptions = [],
+        quantifier: Quantifier = .direct
     ) -> FetchPredicate {
-        FetchPredicate(.comparison(left, `operator`, right, options))
+        FetchPredicate(.comparison(left, `operator`, right, options, quantifier))
     }
 
     /// True when every one of `predicates` is (`TRUEPREDICATE` for none).
