@@ -148,7 +148,7 @@ extension ManagedObjectContext {
     /// the predicate follows relationships, so it sees them as they are now.
     private func storeQuery(_ fetch: PreparedFetch, plan: QueryPlan, tables: EntityTables, excluded: Set<UInt64>) -> StoreQuery {
         var query = StoreQuery(fetch: fetch, plan: plan, tables: tables, store: store, excluded: excluded)
-        if fetch.request.includesPendingChanges, fetch.predicate?.followsRelationships == true {
+        if fetch.request.includesPendingChanges, fetch.followsRelationships {
             query.pendingObjects = PredicateGraph.pendingObjects(of: self)
         }
         return query
@@ -214,7 +214,7 @@ extension ManagedObjectContext {
             try object.loadValues()
             let isNew = object.state == .inserted
             merged.append(SortableRow(
-                keys: ordering.keys(of: ObjectSource(object: object)), tier: isNew ? 1 : 0,
+                keys: try ordering.keys(of: ObjectSource(object: object)), tier: isNew ? 1 : 0,
                 number: object.objectID.number, payload: makePending(object)))
         }
         ordering.sort(&merged)

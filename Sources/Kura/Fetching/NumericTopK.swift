@@ -32,7 +32,7 @@ struct NumericTopK<Payload> {
     /// A heap of `capacity` rows for `sorts` on `entity`, or `nil` unless
     /// `sorts` is one sort by a numeric attribute.
     init?(capacity: Int, sorts: [PreparedSort], entity: EntityDescription) {
-        guard sorts.count == 1 else { return nil }
+        guard sorts.count == 1, sorts[0].path == nil else { return nil }
         switch entity.attributes[sorts[0].number].type {
         case .bool, .int16, .int32, .int64, .double, .float, .date: break
         case .decimal, .string, .uuid, .data, .url: return nil

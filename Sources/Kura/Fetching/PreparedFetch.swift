@@ -45,12 +45,14 @@ final class PreparedFetch: Sendable {
         predicate?.root.forEachAttribute { read.insert($0) }
         offset = request.fetchOffset
         sorts = try request.sortDescriptors.map { descriptor in
-            guard let number = entity.attributeNumber(named: descriptor.key) else {
-                throw KuraError.invalidFetchRequest("unknown sort key '\(descriptor.key)': \(entity.name) has no such attribute")
+            if let number = entity.attributeNumber(named: descriptor.key) {
+                return PreparedSort(number: number, path: nil, ascending: descriptor.ascending, comparison: descriptor.comparison)
             }
-            return PreparedSort(number: number, ascending: descriptor.ascending, comparison: descriptor.comparison)
+            return PreparedSort(
+                number: -1, path: try Self.sortPath(descriptor.key, of: entity), ascending: descriptor.ascending,
+                comparison: descriptor.comparison)
         }
-        read.formUnion(sorts.map(\.number))
+        read.formUnion(sorts.map(\.number).filter { $0 >= 0 })
         readAttributes = read.sorted()
         if !request.propertiesToFetch.isEmpty { _ = try propertyNumbers() }
     }
@@ -68,9 +70,40 @@ final class PreparedFetch: Sendable {
     }
 }
 
-/// One sort descriptor, resolved.
+/// One sort descriptor, resolved: an attribute of the entity, or a key
+/// path through to-one relationships to an attribute.
 struct PreparedSort {
+    /// The attribute's position, or -1 for a key path.
     let number: Int
+    let path: CompiledPath?
     let ascending: Bool
     let comparison: FetchSortDescriptor.Comparison
+}
+
+extension PreparedFetch {
+    /// A sort key path: to-ones, then an attribute.
+    static func sortPath(_ key: String, of entity: EntityDescription) throws -> CompiledPath {
+        var hops: [RelationshipLink] = []
+        var current = entity
+        let components = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        for (position, name) in components.enumerated() {
+            if let link = current.link(named: name), position < components.count - 1 {
+                guard !link.isToMany else {
+                    throw KuraError.invalidFetchRequest("sort key '\(key)': \(current.name).\(name) is a to-many relationship; sort by to-ones only")
+                }
+                hops.append(link)
+                current = link.destination
+            } else if let number = current.attributeNumber(named: name), position == components.count - 1, !hops.isEmpty {
+                return CompiledPath(origin: .evaluated, hops: hops, attribute: number, entity: current)
+            } else {
+                break
+            }
+        }
+        throw KuraError.invalidFetchRequest("unknown sort key '\(key)': \(entity.name) has no such attribute or key path to one")
+    }
+
+    /// True when the predicate or a sort follows relationships.
+    var followsRelationships: Bool {
+        predicate?.followsRelationships == true || sorts.contains { $0.path != nil }
+    }
 }

@@ -115,11 +115,17 @@ struct RowOrdering {
     let sorts: [PreparedSort]
 
     @inline(__always)
-    func keys<Source: AttributeSource>(of source: Source) -> SortKeys {
+    func keys<Source: AttributeSource>(of source: Source) throws -> SortKeys {
         guard let first = sorts.first else { return .none }
         return SortKeys(
-            first: SortKey(source.attributeValue(first.number), comparison: first.comparison),
-            rest: sorts.count == 1 ? [] : sorts.dropFirst().map { SortKey(source.attributeValue($0.number), comparison: $0.comparison) })
+            first: SortKey(try value(first, source), comparison: first.comparison),
+            rest: sorts.count == 1 ? [] : try sorts.dropFirst().map { SortKey(try value($0, source), comparison: $0.comparison) })
+    }
+
+    @inline(__always)
+    private func value<Source: AttributeSource>(_ sort: PreparedSort, _ source: Source) throws -> AttributeValue? {
+        guard let path = sort.path else { return source.attributeValue(sort.number) }
+        return try source.value(of: path)
     }
 
     /// True when `a` and `b` are equal on every sort key.

@@ -25,11 +25,15 @@ struct StoreQuery {
         let ordering = ordering
         let entity = fetch.entity
         var rows: [SortableRow<RecordView>] = []
+        let graph = graph(in: txn)
+        func source(_ primaryKey: UInt64, _ view: RecordView) -> RecordSource {
+            RecordSource(view: view, entity: entity, primaryKey: primaryKey, graph: graph)
+        }
 
         if plan.isInSortOrder && fetch.sorts.isEmpty {
             // A scan with no sort: primary-key order, stop at the window.
             if window == 0 { return [] }
-            try forEachCandidate(in: txn) { primaryKey, view in
+            try forEachCandidate(in: txn, graph: graph) { primaryKey, view in
                 rows.append(SortableRow(keys: .none, tier: 0, number: primaryKey, payload: view))
                 return window.map { rows.count < $0 } ?? true
             }
@@ -45,8 +49,8 @@ struct StoreQuery {
                 rows.append(contentsOf: run)
                 run.removeAll(keepingCapacity: true)
             }
-            try forEachCandidate(in: txn) { primaryKey, view in
-                let row = SortableRow(keys: ordering.keys(of: RecordSource(view: view, entity: entity)), tier: 0,
+            try forEachCandidate(in: txn, graph: graph) { primaryKey, view in
+                let row = SortableRow(keys: try ordering.keys(of: source(primaryKey, view)), tier: 0,
                                       number: primaryKey, payload: view)
                 if let last = run.last, !ordering.sameKeys(last.keys, row.keys) {
                     flush()
@@ -63,19 +67,19 @@ struct StoreQuery {
         // bounded heap as the records stream by.
         if let topK = plan.topK, var numeric = NumericTopK<RecordView>(capacity: topK, sorts: fetch.sorts, entity: entity) {
             let number = numeric.sort.number
-            try forEachCandidate(in: txn) { primaryKey, view in
+            try forEachCandidate(in: txn, graph: graph) { primaryKey, view in
                 numeric.offer(view.value(number, of: entity), number: primaryKey, payload: view)
                 return true
             }
-            return numeric.heap.sorted().map { entry in
-                SortableRow(keys: ordering.keys(of: RecordSource(view: entry.payload, entity: entity)), tier: 0,
+            return try numeric.heap.sorted().map { entry in
+                SortableRow(keys: try ordering.keys(of: source(entry.number, entry.payload)), tier: 0,
                             number: entry.number, payload: entry.payload)
             }
         }
         if let topK = plan.topK, !fetch.sorts.isEmpty {
             var heap = BoundedHeap(capacity: topK, order: RowHeapOrder<RecordView>(ordering: ordering))
-            try forEachCandidate(in: txn) { primaryKey, view in
-                let keys = ordering.keys(of: RecordSource(view: view, entity: entity))
+            try forEachCandidate(in: txn, graph: graph) { primaryKey, view in
+                let keys = try ordering.keys(of: source(primaryKey, view))
                 if heap.accepts(keys: keys, number: primaryKey) {
                     heap.offer(SortableRow(keys: keys, tier: 0, number: primaryKey, payload: view))
                 }
@@ -85,8 +89,8 @@ struct StoreQuery {
         }
 
         // Collect, then order by primary key or sort.
-        try forEachCandidate(in: txn) { primaryKey, view in
-            let keys = fetch.sorts.isEmpty ? .none : ordering.keys(of: RecordSource(view: view, entity: entity))
+        try forEachCandidate(in: txn, graph: graph) { primaryKey, view in
+            let keys = fetch.sorts.isEmpty ? .none : try ordering.keys(of: source(primaryKey, view))
             rows.append(SortableRow(keys: keys, tier: 0, number: primaryKey, payload: view))
             return true
         }
@@ -104,17 +108,24 @@ struct StoreQuery {
             return count
         }
         var count = 0
-        try forEachCandidate(in: txn) { _, _ in
+        try forEachCandidate(in: txn, graph: graph(in: txn)) { _, _ in
             count += 1
             return true
         }
         return count
     }
 
+    /// The graph predicates and sorts that follow relationships read
+    /// through, in this transaction; `nil` when nothing follows one.
+    private func graph(in txn: borrowing Transaction) -> PredicateGraph? {
+        guard fetch.followsRelationships else { return nil }
+        return PredicateGraph(store: store, transaction: txn.unsafeHandle, pending: pendingObjects)
+    }
+
     /// Calls `body` with each record the plan reads that is not excluded and
     /// matches the predicate, until `body` returns false.
     private func forEachCandidate(
-        in txn: borrowing Transaction, _ body: (UInt64, RecordView) throws -> Bool
+        in txn: borrowing Transaction, graph: PredicateGraph?, _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
         let entity = fetch.entity
         // A `let`: a `var` captured by `consider` would be checked for
@@ -122,8 +133,6 @@ struct StoreQuery {
         let predicate = if case .search(let access) = plan.access, access.coversPredicate { nil as CompiledPredicate? } else { fetch.predicate }
         // A predicate that follows relationships reads other records in this
         // snapshot, and the context's changed objects instead of theirs.
-        let graph = predicate?.followsRelationships == true
-            ? PredicateGraph(store: store, transaction: txn.unsafeHandle, pending: pendingObjects) : nil
         func consider(_ primaryKey: UInt64, _ view: RecordView) throws -> Bool {
             try CancellationCheck.check()
             if !excluded.isEmpty && excluded.contains(primaryKey) { return true }

@@ -5,6 +5,8 @@ protocol AttributeSource {
     func attributeValue(_ number: Int) -> AttributeValue?
     /// Evaluates a comparison that follows relationships, from this source's object.
     func evaluateOnGraph(_ comparison: CompiledComparison) throws -> Bool
+    /// The attribute at the end of a key path through to-ones (for sorting).
+    func value(of path: CompiledPath) throws -> AttributeValue?
 }
 
 /// A stored record, read in place.
@@ -25,6 +27,11 @@ struct RecordSource: AttributeSource {
         guard let graph else { preconditionFailure("a predicate that follows relationships was evaluated without the store") }
         return try comparison.evaluate(on: .record(entity, primaryKey, view), graph: graph, bindings: [])
     }
+
+    func value(of path: CompiledPath) throws -> AttributeValue? {
+        guard let graph else { preconditionFailure("a key path was read without the store") }
+        return try CompiledComparison.scalar(of: path, from: .record(entity, primaryKey, view), graph)
+    }
 }
 
 /// An object's current values (loaded before evaluation).
@@ -40,6 +47,11 @@ struct ObjectSource: AttributeSource {
         guard let store = object.context?.store else { throw KuraError.objectDetached(object.objectID) }
         let graph = PredicateGraph(store: store, transaction: nil, pending: [:])
         return try comparison.evaluate(on: .object(object), graph: graph, bindings: [])
+    }
+
+    func value(of path: CompiledPath) throws -> AttributeValue? {
+        guard let store = object.context?.store else { throw KuraError.objectDetached(object.objectID) }
+        return try CompiledComparison.scalar(of: path, from: .object(object), PredicateGraph(store: store, transaction: nil, pending: [:]))
     }
 }
 

@@ -6,6 +6,10 @@ extension AttributeSource {
     func evaluateOnGraph(_ comparison: CompiledComparison) throws -> Bool {
         throw KuraError.invalidPredicate("this predicate follows relationships, which need a store")
     }
+
+    func value(of path: CompiledPath) throws -> AttributeValue? {
+        throw KuraError.invalidPredicate("this key path follows relationships, which need a store")
+    }
 }
 
 /// A value computed on the object graph: an attribute's value, an object,
@@ -136,6 +140,12 @@ extension CompiledComparison {
         case .aggregate(let aggregate, let collection, let memberPath):
             return .scalar(try Self.aggregate(aggregate, of: collection, memberPath, from: node, graph, bindings))
         }
+    }
+
+    /// The attribute at the end of a path through to-ones, from `node`.
+    static func scalar(of path: CompiledPath, from node: GraphNode, _ graph: PredicateGraph) throws -> AttributeValue? {
+        guard let number = path.attribute, let end = try ends(of: path, from: node, graph, []).first else { return nil }
+        return try graph.attribute(number, of: end)
     }
 
     /// The nodes a path reaches from its origin.
