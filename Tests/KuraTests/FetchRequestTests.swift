@@ -50,7 +50,7 @@ final class Counted: ManagedObject {
         request.fetchLimit = 0
         request.fetchOffset = -2
         #expect(throws: KuraError.invalidFetchRequest("fetchOffset is -2; it must be 0 or more")) { try context.count(for: request) }
-        #expect(throws: KuraError.invalidFetchRequest("unknown sort key 'rnak': Counted has no such attribute")) {
+        #expect(throws: KuraError.invalidFetchRequest("unknown sort key 'rnak': Counted has no such attribute or key path to one")) {
             try context.fetch(FetchRequest(entityName: "Counted").sorted(by: "rnak"))
         }
         #expect(throws: KuraError.unknownEntity("Nope")) { try context.fetch(FetchRequest(entityName: "Nope")) }
