@@ -10,6 +10,11 @@ public struct StoreCheckReport: Sendable {
         public var records: Int
         /// Index name → entries.
         public var indexEntries: [String: Int]
+        /// Relationship name → entries, for relationships that keep their own.
+        public var relationshipEntries: [String: Int] = [:]
+        /// References to objects that no longer exist, left as a `noAction`
+        /// delete rule leaves them (not a problem).
+        public var danglingReferences = 0
     }
 
     /// What was found for each entity.
@@ -29,7 +34,8 @@ public struct StoreCheckReport: Sendable {
 
     /// True when the file's pages are sound, every record decodes, every
     /// index entry has its record and every record its index entries, unique
-    /// indexes hold, and ID counters are ahead of every primary key.
+    /// indexes hold, ID counters are ahead of every primary key, and every
+    /// relationship's references exist and agree from both sides.
     public var isConsistent: Bool { problemCount == 0 }
 }
 
@@ -144,6 +150,7 @@ extension PersistentStore {
             if largestKey >= counter {
                 problem("\(entity.name): the ID counter (\(counter)) is not past the largest primary key (\(largestKey))")
             }
+            try checkRelationships(of: entity, in: txn, readable: readable, problem: problem, report: &entityReport)
             addEntity(entityReport)
         }
     }

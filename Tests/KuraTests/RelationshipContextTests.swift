@@ -1,0 +1,292 @@
+import Foundation
+import Kura
+import KuraTestSupport
+import Testing
+
+/// Relationship changes as changes: delete rules, validation, rollback,
+/// refresh, conflicts, hooks, errors, and models without classes.
+@Suite struct RelationshipContextTests {
+    func blog() throws -> (TestStore, PersistentContainer) {
+        let store = try TestStore()
+        return (store, try store.open(.blog()))
+    }
+
+    @Test func cascadeDeletesTheGraphBelowAndNullifyTakesObjectsOutOfInverses() throws {
+        let (_, container) = try blog()
+        let context = container.newContext()
+        let ann = Author(context: context)
+        ann.name = "Ann"
+        let swift = Tag(context: context)
+        swift.name = "swift"
+        for index in 0..<3 {
+            let post = Post(context: context)
+            post.title = "p\(index)"
+            post.author = ann
+            post.tags = [swift]
+            let comment = Comment(context: context)
+            comment.text = "c\(index)"
+            post.comments = [comment]
+        }
+        try context.save()
+
+        let reader = container.newContext()
+        let storedAnn = try #require(try Author.findFirst(by: "name", value: "Ann", in: reader))
+        reader.delete(storedAnn)
+        #expect(reader.deletedObjects.count == 1 + 3 + 3, "the author, her posts and their comments")
+        let storedSwift = try #require(try Tag.findFirst(by: "name", value: "swift", in: reader))
+        #expect(storedSwift.posts.isEmpty, "nullify took the deleted posts out of the tag")
+        #expect(reader.updatedObjects.contains(storedSwift))
+        try reader.save()
+
+        let after = container.newContext()
+        #expect(try after.count(for: FetchRequest(entityName: "Post")) == 0)
+        #expect(try after.count(for: FetchRequest(entityName: "Comment")) == 0)
+        #expect(try Tag.findFirst(by: "name", value: "swift", in: after)?.posts.isEmpty == true)
+        #expect(try container.store.check().isConsistent)
+    }
+
+    @Test func aDenyRuleFailsTheSaveNamingTheObjectsAndWritesNothing() throws {
+        let store = try TestStore()
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Folder", attributes: [AttributeDescription(name: "name", type: .string)],
+                              relationships: [.toMany("files", destination: "File", inverse: "folder", deleteRule: .deny)]),
+            EntityDescription(name: "File", attributes: [AttributeDescription(name: "name", type: .string)],
+                              relationships: [.toOne("folder", destination: "Folder")]),
+        ])
+        let container = try store.open(model)
+        let context = container.newContext()
+        let folder = try context.insertNewObject(forEntityName: "Folder")
+        try folder.setValue("docs", forKey: "name")
+        let file = try context.insertNewObject(forEntityName: "File")
+        try file.setValue("a.txt", forKey: "name")
+        try file.setObject(folder, forKey: "folder")
+        try context.save()
+
+        context.delete(folder)
+        do {
+            try context.save()
+            Issue.record("the deny rule let the folder go")
+        } catch KuraError.validationFailed(let failures) {
+            #expect(failures.count == 1)
+            #expect(failures[0].key == "files")
+            #expect(failures[0].message.contains(file.objectID.description))
+        }
+        #expect(context.deletedObjects == [folder], "the failed save kept the deletion")
+        #expect(try container.newContext().count(for: FetchRequest(entityName: "Folder")) == 1)
+        context.delete(file)
+        try context.save()
+        #expect(try container.newContext().count(for: FetchRequest(entityName: "Folder")) == 0)
+        #expect(try container.store.check().isConsistent)
+    }
+
+    @Test func noActionLeavesReferencesThatCheckCountsApart() throws {
+        let store = try TestStore()
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Owner", attributes: [AttributeDescription(name: "name", type: .string)],
+                              relationships: [.toMany("pets", destination: "Pet", inverse: "owner", deleteRule: .noAction)]),
+            EntityDescription(name: "Pet", attributes: [AttributeDescription(name: "name", type: .string)],
+                              relationships: [.toOne("owner", destination: "Owner")]),
+        ])
+        let container = try store.open(model)
+        let context = container.newContext()
+        let owner = try context.insertNewObject(forEntityName: "Owner")
+        try owner.setValue("Ann", forKey: "name")
+        let pet = try context.insertNewObject(forEntityName: "Pet")
+        try pet.setValue("Rex", forKey: "name")
+        try pet.setObject(owner, forKey: "owner")
+        try context.save()
+        context.delete(owner)
+        try context.save()
+        let reader = container.newContext()
+        let storedPet = try #require(try reader.fetch(FetchRequest(entityName: "Pet")).first)
+        let dangling = try #require(try storedPet.object(forKey: "owner"))
+        #expect(throws: KuraError.objectNotFound(dangling.objectID)) { try dangling.value(forKey: "name") }
+        let report = try container.store.check()
+        #expect(report.isConsistent)
+        #expect(report.entities.first { $0.entity == "Pet" }?.danglingReferences == 1)
+    }
+
+    @Test func requiredToOnesAndCountsAreValidatedWithTheOtherFailures() throws {
+        let store = try TestStore()
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Team", attributes: [AttributeDescription(name: "name", type: .string)],
+                              relationships: [.toMany("players", destination: "Player", inverse: "team", minimumCount: 2, maximumCount: 3)]),
+            EntityDescription(name: "Player", attributes: [AttributeDescription(name: "name", type: .string)],
+                              relationships: [.toOne("team", destination: "Team", isOptional: false)]),
+        ])
+        let container = try store.open(model)
+        let context = container.newContext()
+        let team = try context.insertNewObject(forEntityName: "Team")
+        try team.setValue("A", forKey: "name")
+        let loner = try context.insertNewObject(forEntityName: "Player")
+        try loner.setValue("x", forKey: "name")
+        let member = try context.insertNewObject(forEntityName: "Player")
+        try member.setValue("y", forKey: "name")
+        try member.setObject(team, forKey: "team")
+        do {
+            try context.save()
+            Issue.record("an invalid graph was saved")
+        } catch KuraError.validationFailed(let failures) {
+            let described = failures.map(\.description).sorted()
+            #expect(described.count == 2, "\(described)")
+            #expect(described.contains { $0.contains("team: a required relationship has no destination") })
+            #expect(described.contains { $0.contains("players: has 1 members; at least 2 are required") })
+        }
+        try loner.setObject(team, forKey: "team")
+        try context.save()
+        #expect(try container.newContext().count(for: FetchRequest(entityName: "Player", predicate: "team.name == 'A'")) == 2)
+    }
+
+    @Test func rollbackRestoresBothSidesAndRefreshKeepsRelationshipChanges() throws {
+        let (_, container) = try blog()
+        let context = container.newContext()
+        let ann = Author(context: context)
+        ann.name = "Ann"
+        let bob = Author(context: context)
+        bob.name = "Bob"
+        let post = Post(context: context)
+        post.author = ann
+        try context.save()
+
+        post.author = bob
+        #expect(post.changedValues() == ["author": .toOne(bob.objectID)])
+        #expect(try post.committedValues(forKeys: ["author"]) == ["author": .toOne(ann.objectID)])
+        #expect(context.updatedObjects == [post, ann, bob])
+        context.rollback()
+        #expect(post.author === ann && ann.posts == [post] && bob.posts.isEmpty)
+        #expect(!context.hasChanges)
+
+        post.author = bob
+        try context.refresh(post, mergeChanges: true)
+        #expect(post.author === bob && post.hasChanges)
+        try context.refresh(post, mergeChanges: false)
+        #expect(post.author === ann)
+    }
+
+    @Test func aRelationshipOnlyChangeRunsHooksAndConflictsAreDetected() throws {
+        final class Audited: ManagedObject {
+            @Attribute var name: String = ""
+            @Attribute var saves: Int = 0
+            @Relationship(inverse: \AuditedOwner.items) var owner: AuditedOwner?
+            override func willSave() {
+                super.willSave()
+                if !isDeleted { saves += 1 }
+            }
+        }
+        final class AuditedOwner: ManagedObject {
+            @Attribute var name: String = ""
+            @Relationship var items: Set<Audited>
+        }
+        let store = try TestStore()
+        let container = try store.open(ManagedObjectModel(Audited.self, AuditedOwner.self))
+        let first = container.newContext()
+        let item = Audited(context: first)
+        let owner = AuditedOwner(context: first)
+        try first.save()
+        #expect(item.saves == 1)
+        item.owner = owner                       // the only change: a relationship
+        #expect(item.isUpdated && owner.isUpdated)
+        try first.save()
+        #expect(item.saves == 2, "willSave ran for a relationship-only change")
+
+        let second = container.newContext()
+        let other = try #require(try second.fetch(FetchRequest(entityName: "Audited"), as: Audited.self).first)
+        other.owner = nil
+        item.owner = nil
+        item.name = "changed"
+        try first.save()
+        #expect(throws: KuraError.conflict(objectIDs: [other.objectID])) { try second.save() }
+    }
+
+    @Test func objectsOfAnotherContextOrEntityAreClearErrors() throws {
+        let (_, container) = try blog()
+        let one = container.newContext()
+        let two = container.newContext()
+        let post = Post(context: one)
+        let stranger = Author(context: two)
+        #expect(throws: KuraError.objectInAnotherContext(stranger.objectID)) { try post.setObject(stranger, forKey: "author") }
+        let tag = Tag(context: one)
+        #expect(throws: KuraError.self) { try post.setObject(tag, forKey: "author") }
+        #expect(throws: KuraError.self) { try post.mutableSetValue(forKey: "author") }
+        post.author = stranger                   // typed: not changed, and the save says why
+        #expect(post.author == nil)
+        #expect(throws: KuraError.objectInAnotherContext(stranger.objectID)) { try one.save() }
+        try one.save()                           // said once; the graph itself is fine
+        let ann = Author(context: one)
+        one.delete(ann)
+        #expect(throws: KuraError.self) { try post.setObject(ann, forKey: "author") }
+    }
+
+    @Test func manyToManyOneToOneAndOrderedRelationshipsPersist() throws {
+        let store = try TestStore()
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Person", attributes: [AttributeDescription(name: "name", type: .string)], relationships: [
+                .toOne("passport", destination: "Passport", inverse: "holder"),
+                .toMany("clubs", destination: "Club", inverse: "members"),
+                .toMany("favorites", destination: "Club", isOrdered: true),      // no inverse
+            ]),
+            EntityDescription(name: "Passport", attributes: [AttributeDescription(name: "number", type: .string)],
+                              relationships: [.toOne("holder", destination: "Person")]),
+            EntityDescription(name: "Club", attributes: [AttributeDescription(name: "name", type: .string)],
+                              relationships: [.toMany("members", destination: "Person")]),
+        ])
+        let container = try store.open(model)
+        let context = container.newContext()
+        func make(_ entity: String, _ key: String, _ value: String) throws -> ManagedObject {
+            let object = try context.insertNewObject(forEntityName: entity)
+            try object.setValue(value, forKey: key)
+            return object
+        }
+        let ann = try make("Person", "name", "Ann")
+        let bob = try make("Person", "name", "Bob")
+        let passport = try make("Passport", "number", "P1")
+        let chess = try make("Club", "name", "chess")
+        let go = try make("Club", "name", "go")
+        try ann.setObject(passport, forKey: "passport")
+        try bob.setObject(passport, forKey: "passport")          // one-to-one: Ann lets go of it
+        #expect(try ann.object(forKey: "passport") == nil && passport.object(forKey: "holder") === bob)
+        try ann.mutableSetValue(forKey: "clubs").set([chess, go])
+        try bob.mutableSetValue(forKey: "clubs").insert(chess)
+        #expect(try chess.objects(forKey: "members").count == 2)
+        let favorites = try ann.mutableSetValue(forKey: "favorites")
+        try favorites.insert(chess)
+        try favorites.insert(go, at: 0)
+        try context.save()
+
+        let reader = container.newContext()
+        let people = try reader.fetch(FetchRequest(entityName: "Person").sorted(by: "name"))
+        #expect(try people[0].objects(forKey: "favorites").map { try $0.value(forKey: "name", as: String.self) } == ["go", "chess"])
+        #expect(try people[1].object(forKey: "passport")?.value(forKey: "number", as: String.self) == "P1")
+        let storedChess = try #require(try reader.fetch(FetchRequest(entityName: "Club", predicate: "name == 'chess'")).first)
+        #expect(try Set(storedChess.objects(forKey: "members").map { try $0.value(forKey: "name", as: String.self) }) == ["Ann", "Bob"])
+        // Deleting a club with no inverse on favorites: Ann's list lets go of it.
+        reader.delete(storedChess)
+        #expect(try people[0].objects(forKey: "favorites").count == 1)
+        try reader.save()
+        #expect(try container.store.check().isConsistent)
+        let last = container.newContext()
+        let moved = try last.fetch(FetchRequest(entityName: "Person", predicate: "name == 'Ann'")).first
+        #expect(try moved?.objects(forKey: "favorites").map { try $0.value(forKey: "name", as: String.self) } == ["go"])
+    }
+
+    @Test func readingAToManyMakesFaultsNotRecords() throws {
+        let (_, container) = try blog()
+        let context = container.newContext()
+        let ann = Author(context: context)
+        ann.name = "Ann"
+        for index in 0..<50 {
+            let post = Post(context: context)
+            post.title = "p\(index)"
+            post.author = ann
+        }
+        try context.save()
+        let reader = container.newContext()
+        let storedAnn = try #require(try Author.findFirst(by: "name", value: "Ann", in: reader))
+        let posts = storedAnn.posts
+        #expect(posts.count == 50)
+        #expect(posts.allSatisfy { $0.isFault }, "members are faults until read")
+        #expect(reader.registeredObjects.count == 51)
+        #expect(posts.first!.title.hasPrefix("p"))
+        #expect(!posts.first!.isFault)
+    }
+}
