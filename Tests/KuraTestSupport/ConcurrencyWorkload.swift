@@ -68,8 +68,8 @@ public enum ConcurrencyWorkload {
     /// The two counters' values, read in one snapshot.
     public static func counters(_ container: PersistentContainer) throws -> (a: Int, b: Int) {
         let values = try container.newContext().fetchDictionaries(FetchRequest(entityName: "Counter").sorted(by: "name"))
-        func value(_ row: [String: AttributeValue?]) -> Int {
-            if case .int(let number)?? = row["value"] { return Int(number) }
+        func value(_ row: [String: PropertyValue]) -> Int {
+            if case .attribute(.int(let number)?)? = row["value"] { return Int(number) }
             return -1
         }
         return (value(values[0]), value(values[1]))

@@ -49,7 +49,7 @@ public enum GrowthWorkload {
         request.propertiesToFetch = ["batch"]
         var perBatch: [Int64: Int] = [:]
         for row in try container.newContext().fetchDictionaries(request) {
-            guard case .int(let batch)?? = row["batch"] else { continue }
+            guard case .attribute(.int(let batch)?)? = row["batch"] else { continue }
             perBatch[batch, default: 0] += 1
         }
         let torn = perBatch.values.filter { $0 != perSave }.count

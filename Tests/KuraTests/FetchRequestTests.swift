@@ -63,7 +63,8 @@ final class Counted: ManagedObject {
         #expect(ids.map(\.primaryKey) == [1, 2, 3])
         #expect(context.registeredObjects.isEmpty, "fetching IDs makes no object")
         request.propertiesToFetch = ["label"]
-        #expect(try context.fetchDictionaries(request) == [["label": .string("L0")], ["label": .string("L1")], ["label": .string("L2")]])
+        #expect(try context.fetchDictionaries(request)
+            == [["label": .attribute(.string("L0"))], ["label": .attribute(.string("L1"))], ["label": .attribute(.string("L2"))]])
         request.resultType = .count
         guard case .count(let count) = try context.execute(request) else { Issue.record("not a count"); return }
         #expect(count == 3)

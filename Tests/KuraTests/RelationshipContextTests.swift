@@ -290,3 +290,44 @@ import Testing
         #expect(!posts.first!.isFault)
     }
 }
+
+@Suite struct RelationshipResultTests {
+    @Test func dictionaryResultsHoldKeyPathsRelationshipsAndAggregates() throws {
+        let store = try TestStore()
+        let container = try store.open(.blog())
+        let context = container.newContext()
+        let objects = RelationshipPredicateTests.build(in: context)
+        try context.save()
+        var request = FetchRequest(entityName: "Post", predicate: "title == 'a1' OR title == 'orphan'").sorted(by: "title")
+        request.propertiesToFetch = ["title", "author", "author.name", "tags.@count", "comments.@sum.score", "comments"]
+        let rows = try container.newContext().fetchDictionaries(request)
+        #expect(rows.count == 2)
+        #expect(rows[0]["title"] == .attribute(.string("a1")))
+        #expect(rows[0]["author"] == .toOne(objects["Ann"]!.objectID))
+        #expect(rows[0]["author.name"] == .attribute(.string("Ann")))
+        #expect(rows[0]["tags.@count"] == .attribute(.int(2)))
+        #expect(rows[0]["comments.@sum.score"] == .attribute(.int(6)))
+        if case .toMany(let comments)? = rows[0]["comments"] { #expect(comments.count == 2) } else { Issue.record("no comments") }
+        #expect(rows[1]["author"] == .toOne(nil) && rows[1]["author.name"] == .attribute(nil))
+        request.propertiesToFetch = ["tags.name"]
+        #expect(throws: KuraError.self) { try context.fetchDictionaries(request) }
+    }
+
+    @Test func prefetchingLoadsDestinationsInOnePass() throws {
+        let store = try TestStore()
+        let container = try store.open(.blog())
+        let context = container.newContext()
+        _ = RelationshipPredicateTests.build(in: context)
+        try context.save()
+        let reader = container.newContext()
+        var request = Post.fetchRequest()
+        request.relationshipKeyPathsForPrefetching = ["author", "tags", "comments"]
+        let posts = try reader.fetch(request, as: Post.self)
+        #expect(posts.count == 4)
+        // Everything reached is loaded: no object of the context is a fault.
+        #expect(reader.registeredObjects.allSatisfy { !$0.isFault })
+        #expect(posts.first { $0.title == "a1" }?.author?.name == "Ann")
+        request.relationshipKeyPathsForPrefetching = ["nope"]
+        #expect(throws: KuraError.self) { try reader.fetch(request) }
+    }
+}

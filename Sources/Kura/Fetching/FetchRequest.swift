@@ -51,8 +51,15 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
     public var fetchOffset = 0
     /// What the fetch returns; see ``ManagedObjectContext/execute(_:)``.
     public var resultType = ResultType.managedObject
-    /// The attributes of dictionary results; empty for all of them.
+    /// The properties of dictionary results: attributes, relationships, key
+    /// paths through relationships (`author.name`) and aggregates
+    /// (`tags.@count`); empty for every attribute and relationship.
     public var propertiesToFetch: [String] = []
+    /// Relationship key paths (`author`, `tags`, `author.publisher`) whose
+    /// destinations a fetch of objects loads in the same pass, as Core Data's
+    /// `relationshipKeyPathsForPrefetching`: reading them afterwards needs no
+    /// store read per object.
+    public var relationshipKeyPathsForPrefetching: [String] = []
     /// Whether the context's unsaved changes count (default true): unsaved
     /// inserts appear, deleted objects vanish, changed objects are filtered
     /// and sorted by their current values, and the limit and offset apply
@@ -105,7 +112,7 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
         lhs.entityName == rhs.entityName && lhs.predicate == rhs.predicate && lhs.sortDescriptors == rhs.sortDescriptors
             && lhs.fetchLimit == rhs.fetchLimit && lhs.fetchOffset == rhs.fetchOffset && lhs.resultType == rhs.resultType
             && lhs.propertiesToFetch == rhs.propertiesToFetch && lhs.includesPendingChanges == rhs.includesPendingChanges
-            && lhs.allowsIndexes == rhs.allowsIndexes
+            && lhs.allowsIndexes == rhs.allowsIndexes && lhs.relationshipKeyPathsForPrefetching == rhs.relationshipKeyPathsForPrefetching
     }
 
     public func hash(into hasher: inout Hasher) {

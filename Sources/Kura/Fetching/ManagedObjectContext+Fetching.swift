@@ -5,8 +5,8 @@ public enum FetchResult {
     case objects([ManagedObject])
     /// The objects' IDs.
     case objectIDs([ObjectID])
-    /// One dictionary per object: attribute name to value, plus `objectID`.
-    case dictionaries([[String: AttributeValue?]])
+    /// One dictionary per object: property (or key path) to value.
+    case dictionaries([[String: PropertyValue]])
     /// How many objects match.
     case count(Int)
 }
@@ -39,8 +39,8 @@ extension ManagedObjectContext {
         let fetch = try PreparedFetch(request, model: model)
         let registry = registry(for: fetch.entity)
         let entity = fetch.entity
-        return try run(fetch,
-                       stored: { primaryKey, view in
+        let objects = try run(fetch,
+                       stored: { primaryKey, view, _ in
                            // An object keeps its record: check all of it first.
                            do {
                                try view.checkAllValues(of: entity)
@@ -52,6 +52,8 @@ extension ManagedObjectContext {
                        pending: { $0 },
                        // Room for every object at once: no rehashing as the identity map grows.
                        willMake: { registry.objects.reserveCapacity(registry.objects.count + $0) })
+        if !fetch.prefetchPaths.isEmpty { try prefetch(fetch.prefetchPaths, of: objects) }
+        return objects
     }
 
     /// The objects `request` describes, as instances of `type`.
@@ -74,32 +76,68 @@ extension ManagedObjectContext {
         let fetch = try PreparedFetch(request, model: model)
         let entity = fetch.entity
         return try run(fetch,
-                       stored: { primaryKey, _ in ObjectID(entity: entity, number: primaryKey, isTemporaryID: false) },
+                       stored: { primaryKey, _, _ in ObjectID(entity: entity, number: primaryKey, isTemporaryID: false) },
                        pending: { $0.objectID })
     }
 
-    /// Dictionaries of the ``FetchRequest/propertiesToFetch`` (every
-    /// attribute when it is empty) of the objects `request` describes; `nil`
-    /// values are present as `.some(nil)`.
-    public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: AttributeValue?]] {
+    /// Dictionaries of the ``FetchRequest/propertiesToFetch`` of the objects
+    /// `request` describes (every attribute and relationship when it is
+    /// empty): attributes as ``PropertyValue/attribute(_:)`` (`nil` included),
+    /// relationships as destinations' IDs, key paths through to-ones
+    /// (`author.name`) and aggregates (`tags.@count`) as their values. No
+    /// object is made for stored results.
+    ///
+    /// ```swift
+    /// var request = FetchRequest(entityName: "News")
+    /// request.propertiesToFetch = ["title", "author", "author.name", "tags.@count"]
+    /// let rows = try context.fetchDictionaries(request)   // [["title": .attribute(.string("…")), "author": .toOne(…), …]]
+    /// ```
+    public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: PropertyValue]] {
         let fetch = try PreparedFetch(request, model: model)
         let entity = fetch.entity
-        let properties = try fetch.propertyNumbers()
-        func dictionary(_ source: some AttributeSource) -> [String: AttributeValue?] {
-            var values: [String: AttributeValue?] = [:]
-            for number in properties { values[entity.attributes[number].name] = .some(source.attributeValue(number)) }
+        let properties = fetch.dictionaryProperties
+        let attributes = properties.compactMap(\.attribute)
+        func dictionary(_ node: GraphNode, _ source: some AttributeSource, _ graph: PredicateGraph?) throws -> [String: PropertyValue] {
+            var values: [String: PropertyValue] = [:]
+            for property in properties {
+                if let number = property.attribute {
+                    values[property.name] = .attribute(source.attributeValue(number))
+                } else if let operand = property.operand, let graph {
+                    values[property.name] = Self.propertyValue(try CompiledComparison.value(of: operand, at: node, graph, []))
+                }
+            }
             return values
         }
         return try run(fetch,
-                       stored: { _, view in
+                       stored: { primaryKey, view, graph in
                            do {
-                               try view.checkValues(properties, of: entity)
+                               try view.checkValues(attributes, of: entity)
                            } catch {
                                throw self.store.corruptRecord(entity, error)
                            }
-                           return dictionary(RecordSource(view: view, entity: entity))
+                           return try dictionary(.record(entity, primaryKey, view), RecordSource(view: view, entity: entity), graph)
                        },
-                       pending: { dictionary(ObjectSource(object: $0)) })
+                       pending: { object in
+                           let graph = PredicateGraph(store: self.store, transaction: nil, pending: [:])
+                           return try dictionary(.object(object), ObjectSource(object: object), graph)
+                       })
+    }
+
+    /// A value computed on the graph, as a dictionary result holds it.
+    private static func propertyValue(_ value: GraphValue) -> PropertyValue {
+        switch value {
+        case .scalar(let value): return .attribute(value)
+        case .object(let reference): return .toOne(reference.map(Self.objectID))
+        case .many(let values):
+            return .toMany(values.compactMap { value -> ObjectID? in
+                if case .object(let reference?) = value { return Self.objectID(reference) }
+                return nil
+            })
+        }
+    }
+
+    private static func objectID(_ reference: ObjectReference) -> ObjectID {
+        ObjectID(entity: reference.entity, number: reference.number, isTemporaryID: reference.isTemporary)
     }
 
     /// How many objects `request` would fetch, limit and offset applied.
@@ -181,8 +219,8 @@ extension ManagedObjectContext {
     /// with the context's own matches, then the offset and limit.
     private func run<Element>(
         _ fetch: PreparedFetch,
-        stored: (UInt64, RecordView) throws -> Element,
-        pending makePending: (ManagedObject) -> Element,
+        stored: (UInt64, RecordView, PredicateGraph?) throws -> Element,
+        pending makePending: (ManagedObject) throws -> Element,
         willMake: (_ storedCount: Int) -> Void = { _ in }
     ) throws -> [Element] {
         let (excluded, matches) = try pendingState(for: fetch)
@@ -193,20 +231,26 @@ extension ManagedObjectContext {
             // results become elements.
             return try store.read { txn in
                 let plan = try QueryPlanner.plan(fetch, tables: tables, store: store, in: txn)
-                let rows = try storeQuery(fetch, plan: plan, tables: tables, excluded: excluded).rows(in: txn)
+                let query = storeQuery(fetch, plan: plan, tables: tables, excluded: excluded)
+                let rows = try query.rows(in: txn)
+                let graph = query.graph(in: txn)
                 let count = max(0, rows.count - fetch.offset)
                 willMake(count)
                 var elements: [Element] = []
                 elements.reserveCapacity(count)
-                for row in rows.dropFirst(fetch.offset) { elements.append(try stored(row.number, row.payload)) }
+                for row in rows.dropFirst(fetch.offset) { elements.append(try stored(row.number, row.payload, graph)) }
                 return elements
             }
         }
         let storedRows: [SortableRow<Element>] = try store.read { txn in
             let plan = try QueryPlanner.plan(fetch, tables: tables, store: store, in: txn)
-            let rows = try storeQuery(fetch, plan: plan, tables: tables, excluded: excluded).rows(in: txn)
+            let query = storeQuery(fetch, plan: plan, tables: tables, excluded: excluded)
+            let rows = try query.rows(in: txn)
+            let graph = query.graph(in: txn)
             willMake(rows.count)
-            return try rows.map { SortableRow(keys: $0.keys, tier: 0, number: $0.number, payload: try stored($0.number, $0.payload)) }
+            return try rows.map {
+                SortableRow(keys: $0.keys, tier: 0, number: $0.number, payload: try stored($0.number, $0.payload, graph))
+            }
         }
 
         var merged = storedRows
@@ -215,7 +259,7 @@ extension ManagedObjectContext {
             let isNew = object.state == .inserted
             merged.append(SortableRow(
                 keys: try ordering.keys(of: ObjectSource(object: object)), tier: isNew ? 1 : 0,
-                number: object.objectID.number, payload: makePending(object)))
+                number: object.objectID.number, payload: try makePending(object)))
         }
         ordering.sort(&merged)
         let start = min(fetch.offset, merged.count)

@@ -13,6 +13,10 @@ final class PreparedFetch: Sendable {
     let sorts: [PreparedSort]
     /// `nil` for no limit.
     let limit: Int?
+    /// ``FetchRequest/propertiesToFetch``, resolved.
+    let properties: [PreparedProperty]
+    /// ``FetchRequest/relationshipKeyPathsForPrefetching``, resolved.
+    let prefetchPaths: [[RelationshipLink]]
     let offset: Int
 
     /// How many results the store side must produce before the offset is
@@ -54,20 +58,48 @@ final class PreparedFetch: Sendable {
         }
         read.formUnion(sorts.map(\.number).filter { $0 >= 0 })
         readAttributes = read.sorted()
-        if !request.propertiesToFetch.isEmpty { _ = try propertyNumbers() }
-    }
-
-    /// The attribute positions of dictionary results: ``FetchRequest/propertiesToFetch``,
-    /// or every attribute.
-    func propertyNumbers() throws -> [Int] {
-        guard !request.propertiesToFetch.isEmpty else { return Array(entity.attributes.indices) }
-        return try request.propertiesToFetch.map { name in
-            guard let number = entity.attributeNumber(named: name) else {
-                throw KuraError.invalidFetchRequest("unknown property to fetch '\(name)': \(entity.name) has no such attribute")
+        properties = try request.propertiesToFetch.map { name in
+            if let number = entity.attributeNumber(named: name) { return PreparedProperty(name: name, attribute: number, operand: nil) }
+            do {
+                return PreparedProperty(name: name, attribute: nil, operand: try FetchPredicate.propertyOperand(name, of: entity))
+            } catch {
+                throw KuraError.invalidFetchRequest("property to fetch '\(name)': \(error)")
             }
-            return number
+        }
+        prefetchPaths = try request.relationshipKeyPathsForPrefetching.map { path in
+            var links: [RelationshipLink] = []
+            var current = entity
+            for name in path.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+                guard let link = current.link(named: name) else {
+                    throw KuraError.invalidFetchRequest(
+                        "relationship key path to prefetch '\(path)': \(current.name) has no relationship '\(name)'")
+                }
+                links.append(link)
+                current = link.destination
+            }
+            return links
         }
     }
+
+    /// The properties of dictionary results: ``FetchRequest/propertiesToFetch``,
+    /// or every attribute and relationship.
+    var dictionaryProperties: [PreparedProperty] {
+        if !properties.isEmpty { return properties }
+        return entity.attributes.indices.map { PreparedProperty(name: entity.attributes[$0].name, attribute: $0, operand: nil) }
+            + entity.links.map { link in
+                PreparedProperty(name: link.name, attribute: nil, operand: .path(CompiledPath(
+                    origin: .evaluated, hops: [link], attribute: nil, entity: link.destination)))
+            }
+    }
+}
+
+/// A property of dictionary results: an attribute of the entity, or a key
+/// path through relationships (to an attribute, a relationship, or an
+/// aggregate such as `tags.@count`).
+struct PreparedProperty {
+    let name: String
+    let attribute: Int?
+    let operand: Operand?
 }
 
 /// One sort descriptor, resolved: an attribute of the entity, or a key
@@ -102,8 +134,8 @@ extension PreparedFetch {
         throw KuraError.invalidFetchRequest("unknown sort key '\(key)': \(entity.name) has no such attribute or key path to one")
     }
 
-    /// True when the predicate or a sort follows relationships.
+    /// True when the predicate, a sort or a property fetched follows relationships.
     var followsRelationships: Bool {
-        predicate?.followsRelationships == true || sorts.contains { $0.path != nil }
+        predicate?.followsRelationships == true || sorts.contains { $0.path != nil } || properties.contains { $0.operand != nil }
     }
 }

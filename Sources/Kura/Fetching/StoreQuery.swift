@@ -117,7 +117,7 @@ struct StoreQuery {
 
     /// The graph predicates and sorts that follow relationships read
     /// through, in this transaction; `nil` when nothing follows one.
-    private func graph(in txn: borrowing Transaction) -> PredicateGraph? {
+    func graph(in txn: borrowing Transaction) -> PredicateGraph? {
         guard fetch.followsRelationships else { return nil }
         return PredicateGraph(store: store, transaction: txn.unsafeHandle, pending: pendingObjects)
     }

@@ -51,6 +51,20 @@ extension FetchPredicate {
     }
 }
 
+extension FetchPredicate {
+    /// A property of dictionary results, as an operand: a key path (or an
+    /// aggregate) from an object of `entity`.
+    static func propertyOperand(_ property: String, of entity: EntityDescription) throws -> Operand {
+        var parser = PredicateParser(format: "%K == nil", arguments: [property])
+        guard case .comparison(let expression, _, _, _, _) = try parser.parse() else {
+            throw KuraError.invalidPredicate("'\(property)' is not a key path")
+        }
+        var compiler = PredicateCompiler(entity: entity, allowsVariables: false)
+        let operand = try compiler.propertyOperand(expression)
+        return operand
+    }
+}
+
 private struct PredicateCompiler {
     /// The entity of the fetch.
     let rootEntity: EntityDescription
@@ -81,6 +95,15 @@ private struct PredicateCompiler {
     }
 
     // MARK: Operands
+
+    /// A property of dictionary results: no to-many key path (only aggregates).
+    mutating func propertyOperand(_ expression: FetchPredicate.Expression) throws -> Operand {
+        let property = try typed(expression)
+        if property.isCollection, case .path(let path) = property.operand, path.attribute != nil {
+            throw KuraError.invalidPredicate("a to-many key path gives several values; fetch an aggregate such as @count")
+        }
+        return property.operand
+    }
 
     /// What an operand stands for, for checking types.
     enum Kind {

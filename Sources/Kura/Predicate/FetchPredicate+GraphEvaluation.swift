@@ -59,7 +59,7 @@ extension CompiledComparison {
     /// collection on the left is tested member by member as the quantifier
     /// says (`ANY`, `ALL`, `NONE`).
     func evaluate(on node: GraphNode, graph: PredicateGraph, bindings: [GraphNode]) throws -> Bool {
-        let value = try self.value(of: left, at: node, graph, bindings)
+        let value = try Self.value(of: left, at: node, graph, bindings)
         switch quantifier {
         case .direct:
             return try test(value, node, graph, bindings)
@@ -79,10 +79,10 @@ extension CompiledComparison {
     private func test(_ value: GraphValue, _ node: GraphNode, _ graph: PredicateGraph, _ bindings: [GraphNode]) throws -> Bool {
         switch operation {
         case .equal, .notEqual:
-            let equal = same(value, try self.value(of: right, at: node, graph, bindings))
+            let equal = same(value, try Self.value(of: right, at: node, graph, bindings))
             return operation == .equal ? equal : !equal
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
-            guard let a = value.scalar, let b = try self.value(of: right, at: node, graph, bindings).scalar else { return false }
+            guard let a = value.scalar, let b = try Self.value(of: right, at: node, graph, bindings).scalar else { return false }
             let order = compare(a, b)
             switch operation {
             case .less: return order < 0
@@ -91,11 +91,11 @@ extension CompiledComparison {
             default: return order >= 0
             }
         case .between:
-            let bounds = try self.value(of: right, at: node, graph, bindings).elements
+            let bounds = try Self.value(of: right, at: node, graph, bindings).elements
             guard bounds.count == 2, let a = value.scalar, let low = bounds[0].scalar, let high = bounds[1].scalar else { return false }
             return compare(a, low) >= 0 && compare(a, high) <= 0
         case .in:
-            let candidates = try self.value(of: right, at: node, graph, bindings)
+            let candidates = try Self.value(of: right, at: node, graph, bindings)
             if case .scalar(let whole) = candidates {
                 // A string on the right is searched, as in Foundation.
                 guard let text = Self.text(value.scalar), let whole = Self.text(whole) else { return false }
@@ -105,7 +105,7 @@ extension CompiledComparison {
         case .beginsWith, .endsWith, .contains, .like, .matches:
             guard let text = Self.text(value.scalar) else { return false }
             let other = pattern == nil && likePattern == nil && regularExpression == nil
-                ? Self.text(try self.value(of: right, at: node, graph, bindings).scalar) : nil
+                ? Self.text(try Self.value(of: right, at: node, graph, bindings).scalar) : nil
             return matchString(text, pattern: other)
         }
     }
@@ -120,13 +120,13 @@ extension CompiledComparison {
     }
 
     /// What an operand is, from `node`.
-    func value(of operand: Operand, at node: GraphNode, _ graph: PredicateGraph, _ bindings: [GraphNode]) throws -> GraphValue {
+    static func value(of operand: Operand, at node: GraphNode, _ graph: PredicateGraph, _ bindings: [GraphNode]) throws -> GraphValue {
         switch operand {
         case .attribute(let number): return .scalar(try graph.attribute(number, of: node))
         case .constant(let value): return .scalar(value)
         case .variable: return .scalar(nil)
         case .object(let reference): return .object(reference)
-        case .list(let elements): return .many(try elements.map { try value(of: $0, at: node, graph, bindings) })
+        case .list(let elements): return .many(try elements.map { try Self.value(of: $0, at: node, graph, bindings) })
         case .path(let path):
             let ends = try Self.ends(of: path, from: node, graph, bindings)
             let values: [GraphValue] = try ends.map { end in
