@@ -9,6 +9,7 @@ import KuraLMDB
 /// SEARCH News USING INDEX sortOrder (sortOrder BETWEEN {10, 20}) IN INDEX ORDER, LIMIT 5
 /// WALK News BY INDEX sortOrder DESC, LIMIT 100
 /// COUNT News FROM ENTRY COUNT
+/// SEARCH News THROUGH author USING UNIQUE INDEX Author.name (author.name == "Ann") (~120 objects), FILTER …
 /// ```
 ///
 /// The planner estimates what each way costs and takes the cheapest:
@@ -17,7 +18,10 @@ import KuraLMDB
 /// allows (counting them first, up to a quarter of the entity, to see
 /// whether they are selective) and fetches each record; an index walk reads
 /// records in the order of an index that matches the sort descriptors and
-/// stops at the limit. Without such an index, a limit keeps only the best
+/// stops at the limit; a search through a relationship finds the
+/// destinations a term names (`author.name == "Ann"`, through an index of
+/// `Author`) and the objects pointing to them through the relationship's
+/// entries. Without such an index, a limit keeps only the best
 /// results in a bounded heap (top-K) instead of sorting everything.
 /// Whatever the plan, the full predicate is checked on every record, so the
 /// plan changes the speed, never the results.
@@ -31,6 +35,9 @@ public struct QueryPlan: Sendable, CustomStringConvertible {
         case walk(IndexTable)
         /// Only a count: LMDB's entry count, adjusted for unsaved changes.
         case entryCount
+        /// The objects pointing to destinations a term names, found through
+        /// a relationship (``foundPrimaryKeys`` holds them).
+        case related(RelatedAccess)
     }
 
     let access: Access
@@ -61,6 +68,8 @@ public struct QueryPlan: Sendable, CustomStringConvertible {
         switch access {
         case .search(let search): search.index.description.name
         case .walk(let index): index.description.name
+        case .related(let related):
+            if case .index(let access) = related.destinations { "\(related.link.destination.name).\(access.index.description.name)" } else { nil }
         case .scan, .entryCount: nil
         }
     }
@@ -83,6 +92,10 @@ public struct QueryPlan: Sendable, CustomStringConvertible {
             parts.append("WALK \(entityName) BY INDEX \(index.description.name)\(isReversed ? " DESC" : "")")
         case .entryCount:
             parts.append("COUNT \(entityName) FROM ENTRY COUNT")
+        case .related(let related):
+            var text = "SEARCH \(entityName) \(related.route) (\(related.condition))"
+            if let estimatedRows { text += " (~\(estimatedRows) objects)" }
+            parts.append(text)
         }
         var coversPredicate = false
         if case .search(let search) = access { coversPredicate = search.coversPredicate }
@@ -97,6 +110,8 @@ public struct QueryPlan: Sendable, CustomStringConvertible {
                 parts.append("SORT BY \(sortText)")
             }
         } else if case .search(let search) = access, !(search.isUniqueLookup && search.lookupPrefixes.count <= 1) {
+            parts.append("ORDER BY PRIMARY KEY")
+        } else if case .related = access {
             parts.append("ORDER BY PRIMARY KEY")
         }
         if let limit { parts.append("LIMIT \(limit)") }

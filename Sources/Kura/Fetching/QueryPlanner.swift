@@ -92,6 +92,24 @@ enum QueryPlanner {
             }
         }
 
+        // Searches through a relationship: the destinations first, then the
+        // objects pointing to them.
+        if let predicate = fetch.predicate, fetch.request.allowsIndexes, predicate.followsRelationships {
+            let cap = max(64, total / 4)
+            for related in RelatedAccess.accesses(for: predicate, store: store) {
+                guard let destinations = try related.destinationKeys(cap: cap, store: store, in: txn),
+                      let sources = try related.sourceKeys(pointingTo: destinations, cap: cap, store: store, in: txn) else { continue }
+                let cost = Double(destinations.count + sources.count) * indexReadCost + (sorts.isEmpty ? 0 : sortCost(sources.count))
+                if cost < bestCost {
+                    bestCost = cost
+                    best = QueryPlan(
+                        access: .related(related), entityName: fetch.entity.name, isInSortOrder: sorts.isEmpty,
+                        isReversed: false, topK: topK(sources.count), fetch: fetch, isOrdered: !forCount, limit: fetch.limit,
+                        offset: fetch.offset, foundPrimaryKeys: sources, estimatedRows: sources.count)
+                }
+            }
+        }
+
         // Walking an index in the sort order, stopping at the window. With a
         // predicate, assume it passes one record in eight.
         if !sorts.isEmpty, fetch.request.allowsIndexes, let (index, reversed) = sortIndex(for: sorts, tables: tables, equalityCount: 0) {

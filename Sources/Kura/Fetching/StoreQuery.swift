@@ -174,6 +174,11 @@ struct StoreQuery {
             }
         case .walk(let index):
             try walk(index, range: .all, direction: plan.isReversed ? .reverse : .forward, in: txn, consider)
+        case .related:
+            for primaryKey in plan.foundPrimaryKeys ?? [] {
+                guard let view = try record(primaryKey, in: txn) else { continue }
+                guard try consider(primaryKey, view) else { return }
+            }
         }
     }
 

@@ -1,0 +1,157 @@
+import KuraLMDB
+
+/// A way into a fetch through a relationship: find the destinations a term
+/// of the predicate names (through an index of the destination entity, or
+/// by the objects the term gives), then the fetched objects that point to
+/// them, through the relationship's own entries. `author.name == "Ann"` with
+/// `Author.name` indexed looks the authors up first; `ANY tags.name ==
+/// "swift"` the tags; `author == %@` needs no search at all.
+final class RelatedAccess: Sendable {
+    /// How the destinations are found.
+    enum Destinations: Sendable {
+        /// Through an index of the destination entity.
+        case index(IndexAccess)
+        /// The objects a term names.
+        case keys([UInt64])
+    }
+
+    /// The fetched entity's relationship the term follows.
+    let link: RelationshipLink
+    let destinations: Destinations
+    /// The term, for `explain`.
+    let term: CompiledComparison
+    let entity: EntityDescription
+
+    init(link: RelationshipLink, destinations: Destinations, term: CompiledComparison, entity: EntityDescription) {
+        self.link = link
+        self.destinations = destinations
+        self.term = term
+        self.entity = entity
+    }
+
+    /// The term as text.
+    var condition: String { PredicateFormatter.format(term: term, entity: entity) }
+
+    /// `THROUGH author USING INDEX Author.name`, for a plan's description.
+    var route: String {
+        switch destinations {
+        case .index(let access):
+            "THROUGH \(link.name) USING \(access.index.description.isUnique ? "UNIQUE INDEX" : "INDEX") \(link.destination.name).\(access.index.description.name)"
+        case .keys(let keys):
+            "THROUGH \(link.name) FROM \(keys.count) \(keys.count == 1 ? "OBJECT" : "OBJECTS")"
+        }
+    }
+
+    /// The terms of a predicate that can be answered this way: the predicate
+    /// itself or a term of a top-level AND, comparing a path of one hop from
+    /// the evaluated object (`author.name`, `ANY tags.name`, `author`) with
+    /// constants.
+    static func accesses(for predicate: CompiledPredicate, store: PersistentStore) -> [RelatedAccess] {
+        let terms: [CompiledNode]
+        if case .and(let nodes) = predicate.root { terms = nodes } else { terms = [predicate.root] }
+        var accesses: [RelatedAccess] = []
+        for term in terms {
+            guard case .comparison(let comparison) = term, comparison.quantifier == .direct || comparison.quantifier == .any,
+                  case .path(let path) = comparison.left, path.origin == .evaluated, path.hops.count == 1 else { continue }
+            let link = path.hops[0]
+            if let number = path.attribute {
+                // The destination entity's indexes, for the same comparison on its attribute.
+                var direct = comparison
+                direct.left = .attribute(number)
+                direct.quantifier = .direct
+                direct.followsRelationships = false
+                let destination = CompiledPredicate(entity: link.destination, root: .comparison(direct), variables: [:])
+                let candidates = IndexBounds.accesses(for: destination, tables: store.tables(for: link.destination))
+                guard let best = candidates.min(by: { ($0.isUniqueLookup ? 0 : 1, $0.ranges.count) < ($1.isUniqueLookup ? 0 : 1, $1.ranges.count) })
+                else { continue }
+                accesses.append(RelatedAccess(link: link, destinations: .index(best), term: comparison, entity: predicate.entity))
+            } else {
+                // `author == %@`, `author IN %@`: the objects themselves.
+                var keys: [UInt64] = []
+                switch (comparison.operation, comparison.right) {
+                case (.equal, .object(let reference)) where !reference.isTemporary:
+                    keys = [reference.number]
+                case (.in, .list(let elements)):
+                    for element in elements {
+                        guard case .object(let reference) = element, !reference.isTemporary else { keys = []; break }
+                        keys.append(reference.number)
+                    }
+                    if keys.isEmpty { continue }
+                default:
+                    continue
+                }
+                accesses.append(RelatedAccess(link: link, destinations: .keys(keys), term: comparison, entity: predicate.entity))
+            }
+        }
+        return accesses
+    }
+
+    /// The destinations' keys, reading at most `cap` index entries (`nil`
+    /// when there are more).
+    func destinationKeys(cap: Int, store: PersistentStore, in txn: borrowing Transaction) throws -> [UInt64]? {
+        switch destinations {
+        case .keys(let keys):
+            return keys
+        case .index(let access):
+            var keys: [UInt64] = []
+            if !access.lookupPrefixes.isEmpty {
+                for prefix in access.lookupPrefixes {
+                    if let key = try access.index.database.withValue(forKey: prefix, in: txn, { value -> UInt64? in
+                        value.count == 8 ? StoreLayout.primaryKey(fromSuffixOf: value) : nil
+                    }), let key { keys.append(key) }
+                }
+                return keys
+            }
+            for range in access.ranges {
+                var complete = true
+                try access.index.database.forEach(in: txn, range: range) { entry in
+                    keys.append(try IndexTable.primaryKey(of: entry, index: access.index, path: store.path))
+                    if keys.count > cap {
+                        complete = false
+                        return false
+                    }
+                    return true
+                }
+                if !complete { return nil }
+            }
+            return keys
+        }
+    }
+
+    /// The fetched objects that point to the destinations `keys`: their
+    /// primary keys, ascending, each once; `nil` when there are more than `cap`.
+    func sourceKeys(pointingTo keys: [UInt64], cap: Int, store: PersistentStore, in txn: borrowing Transaction) throws -> [UInt64]? {
+        var sources = Set<UInt64>()
+        switch link.storage {
+        case .reference:
+            // A to-one's own entries: (destination, source).
+            let references = store.table(of: link).references!
+            for key in keys {
+                try store.forEachSecondKey(in: references, first: key, in: txn) { sources.insert($0); return sources.count <= cap }
+                if sources.count > cap { return nil }
+            }
+        case .join:
+            // The inverse's entries (member, owner), or the reverse ones.
+            let table = store.table(of: link)
+            let database = link.inverse.map { store.table(of: $0).join! } ?? table.reverseJoin!
+            for key in keys {
+                try store.forEachSecondKey(in: database, first: key, in: txn) { sources.insert($0); return sources.count <= cap }
+                if sources.count > cap { return nil }
+            }
+        case .inverseOfReference:
+            // Each destination's to-one names its owner.
+            let inverse = link.inverse!
+            let records = store.tables(for: link.destination).records
+            for key in keys {
+                let owner: UInt64?? = try StoreLayout.withKey(key) { bytes in
+                    try records.withValue(forKey: bytes, in: txn) { record in
+                        try store.validatedRecord(record, of: link.destination, values: []).reference(inverse.field!)
+                    }
+                }
+                if let owner = owner ?? nil { sources.insert(owner) }
+                if sources.count > cap { return nil }
+            }
+        }
+        return sources.sorted()
+    }
+}
