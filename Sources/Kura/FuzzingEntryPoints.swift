@@ -4,30 +4,44 @@
 /// Not API: import with `@_spi(Fuzzing) import Kura`. Each entry point runs
 /// the same code a store runs on bytes it reads from its file.
 @_spi(Fuzzing) public enum FuzzingEntryPoints {
+    /// A record's values and its to-ones' references.
+    public struct DecodedRecord: Equatable, CustomStringConvertible {
+        public var values: [AttributeValue?]
+        public var references: [UInt64?]
+        public var description: String { "\(values) \(references)" }
+    }
+
     /// Checks a whole record of `entity` the way ``PersistentStore/check()``
-    /// does, then decodes every value.
-    public static func decodeRecord(_ bytes: [UInt8], of entity: EntityDescription) throws -> [AttributeValue?] {
+    /// does, then decodes every value and reference.
+    public static func decodeRecord(_ bytes: [UInt8], of entity: EntityDescription) throws -> DecodedRecord {
         try bytes.withUnsafeBytes { raw in
             let view = try RecordView(validating: raw, entity: entity)
-            return (0..<entity.attributes.count).map { view.value($0, of: entity) }
+            return DecodedRecord(values: (0..<entity.attributes.count).map { view.value($0, of: entity) },
+                                 references: entity.links.compactMap(\.field).map { view.reference($0) })
         }
     }
 
     /// Reads a record of `entity` the way a fetch does: the header first,
     /// then each value checked just before it is decoded.
-    public static func decodeRecordLazily(_ bytes: [UInt8], of entity: EntityDescription) throws -> [AttributeValue?] {
+    public static func decodeRecordLazily(_ bytes: [UInt8], of entity: EntityDescription) throws -> DecodedRecord {
         try bytes.withUnsafeBytes { raw in
             let view = try RecordView(checkingHeader: raw, entity: entity)
-            return try (0..<entity.attributes.count).map { number in
+            let values = try (0..<entity.attributes.count).map { number in
                 try view.checkValues([number], of: entity)
                 return view.value(number, of: entity)
             }
+            let references = try entity.links.compactMap(\.field).map { field in
+                try view.checkValues([field], of: entity)
+                return view.reference(field)
+            }
+            return DecodedRecord(values: values, references: references)
         }
     }
 
-    /// The bytes a store writes for `values` (one per attribute, in order).
-    public static func encodeRecord(_ values: [AttributeValue?], rowVersion: UInt64 = 1) -> [UInt8] {
-        RecordFormat.encode(ContiguousArray(values), rowVersion: rowVersion)
+    /// The bytes a store writes for `values` (one per attribute, in order)
+    /// and `references` (one per to-one, in order).
+    public static func encodeRecord(_ values: [AttributeValue?], references: [UInt64?] = [], rowVersion: UInt64 = 1) -> [UInt8] {
+        RecordFormat.encode(ContiguousArray(values), references: references, rowVersion: rowVersion)
     }
 
     /// Rebuilds a model from the bytes a store keeps, as opening a store does.

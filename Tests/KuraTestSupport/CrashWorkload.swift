@@ -3,12 +3,20 @@ import Kura
 
 /// The work of the crash-safety test: numbered batches of inserts, updates
 /// and deletes, each saved in one save together with a marker holding the
-/// batch's number. The batches are a pure function of the seed, the batch
-/// number and the objects before it, so the test can replay them and know
-/// exactly what the store must hold after any batch.
+/// batch's number. Items belong to groups (a to-one with a to-many inverse)
+/// and link to each other (a many-to-many), so a batch also changes
+/// references, relationship entries and, through deletions, nullified
+/// inverses. The batches are a pure function of the seed, the batch number
+/// and the state before it, so the test can replay them and know exactly
+/// what the store must hold after any batch.
 public enum CrashWorkload {
-    /// The model: `Item` (unique `key`, indexed `value`, `batch`) and a
-    /// single `Marker` with the number of the last saved batch.
+    /// How many groups there are.
+    public static let groupCount = 4
+
+    /// The model: `Item` (unique `key`, indexed `value`, `batch`, its
+    /// `group`, its `links` to other items and their inverse `linkedBy`),
+    /// `Group` (unique `number`, its `items`) and a single `Marker` with the
+    /// number of the last saved batch.
     public static func model() throws -> ManagedObjectModel {
         try ManagedObjectModel(entities: [
             EntityDescription(name: "Item", attributes: [
@@ -16,38 +24,61 @@ public enum CrashWorkload {
                 AttributeDescription(name: "value", type: .int64),
                 AttributeDescription(name: "batch", type: .int64),
                 AttributeDescription(name: "padding", type: .string),
+            ], relationships: [
+                .toOne("group", destination: "Group", inverse: "items"),
+                .toMany("links", destination: "Item", inverse: "linkedBy"),
+                .toMany("linkedBy", destination: "Item"),
             ], indexes: [.unique("key"), .index("value")]),
+            EntityDescription(name: "Group", attributes: [AttributeDescription(name: "number", type: .int64)],
+                              relationships: [.toMany("items", destination: "Item")], indexes: [.unique("number")]),
             EntityDescription(name: "Marker", attributes: [AttributeDescription(name: "batch", type: .int64)]),
         ])
     }
 
+    /// What the store holds of one item.
+    public struct ItemState: Equatable, CustomStringConvertible {
+        public var value: Int
+        public var group: Int?
+        public var links: Set<String>
+
+        public var description: String { "\(value) g\(group.map(String.init) ?? "-") \(links.sorted())" }
+    }
+
     /// One batch's changes.
     public struct Batch: Equatable {
-        public var inserts: [(key: String, value: Int)] = []
-        public var updates: [(key: String, value: Int)] = []
+        public struct Insert: Equatable {
+            public var key: String
+            public var value: Int
+            public var group: Int?
+            public var links: [String]
+        }
+
+        public var inserts: [Insert] = []
+        public var updates: [(key: String, value: Int, group: Int?)] = []
         public var deletes: [String] = []
 
         public static func == (lhs: Batch, rhs: Batch) -> Bool {
-            lhs.inserts.map(\.key) == rhs.inserts.map(\.key) && lhs.inserts.map(\.value) == rhs.inserts.map(\.value)
-                && lhs.updates.map(\.key) == rhs.updates.map(\.key) && lhs.updates.map(\.value) == rhs.updates.map(\.value)
+            lhs.inserts == rhs.inserts && lhs.updates.map(\.key) == rhs.updates.map(\.key)
+                && lhs.updates.map(\.value) == rhs.updates.map(\.value) && lhs.updates.map(\.group) == rhs.updates.map(\.group)
                 && lhs.deletes == rhs.deletes
         }
     }
 
-    /// The changes of batch `number`, given the items (key → value) before it.
-    public static func batch(_ number: Int, seed: UInt64, items: [String: Int]) -> Batch {
+    /// The changes of batch `number`, given the items before it.
+    public static func batch(_ number: Int, seed: UInt64, items: [String: ItemState]) -> Batch {
         var generator = SplitMix64(seed: seed &+ UInt64(number) &* 0x9E37_79B9)
         var batch = Batch()
         let keys = items.keys.sorted()
-        for index in 0..<Int.random(in: 1...6, using: &generator) {
-            batch.inserts.append(("b\(number)-\(index)", Int.random(in: -1000...1000, using: &generator)))
+        func group() -> Int? {
+            let choice = Int.random(in: 0...groupCount, using: &generator)
+            return choice == groupCount ? nil : choice
         }
         var touched = Set<String>()
         if !keys.isEmpty {
             for _ in 0..<Int.random(in: 0...4, using: &generator) {
                 let key = keys[Int.random(in: 0..<keys.count, using: &generator)]
                 guard touched.insert(key).inserted else { continue }
-                batch.updates.append((key, Int.random(in: -1000...1000, using: &generator)))
+                batch.updates.append((key, Int.random(in: -1000...1000, using: &generator), group()))
             }
             for _ in 0..<Int.random(in: 0...3, using: &generator) {
                 let key = keys[Int.random(in: 0..<keys.count, using: &generator)]
@@ -55,24 +86,55 @@ public enum CrashWorkload {
                 batch.deletes.append(key)
             }
         }
+        let linkable = keys.filter { !batch.deletes.contains($0) }
+        for index in 0..<Int.random(in: 1...6, using: &generator) {
+            let links = linkable.isEmpty ? [] : (0..<Int.random(in: 0...2, using: &generator)).map { _ in
+                linkable[Int.random(in: 0..<linkable.count, using: &generator)]
+            }
+            batch.inserts.append(Batch.Insert(
+                key: "b\(number)-\(index)", value: Int.random(in: -1000...1000, using: &generator), group: group(),
+                links: Array(Set(links)).sorted()))
+        }
         return batch
     }
 
     /// The items after `batch`.
-    public static func apply(_ batch: Batch, to items: inout [String: Int]) {
-        for (key, value) in batch.inserts { items[key] = value }
-        for (key, value) in batch.updates { items[key] = value }
-        for key in batch.deletes { items[key] = nil }
+    public static func apply(_ batch: Batch, to items: inout [String: ItemState]) {
+        for (key, value, group) in batch.updates {
+            items[key]?.value = value
+            items[key]?.group = group
+        }
+        for key in batch.deletes {
+            items[key] = nil
+            for other in items.keys { items[other]?.links.remove(key) }  // nullified
+        }
+        for insert in batch.inserts {
+            items[insert.key] = ItemState(value: insert.value, group: insert.group, links: Set(insert.links))
+        }
     }
 
     /// The items and the marker's batch number as stored (-1: no batch yet).
-    public static func read(_ context: ManagedObjectContext) throws -> (items: [String: Int], batch: Int) {
-        var items: [String: Int] = [:]
+    public static func read(_ context: ManagedObjectContext) throws -> (items: [String: ItemState], batch: Int) {
+        var items: [String: ItemState] = [:]
         for item in try context.fetch(FetchRequest(entityName: "Item")) {
-            items[try item.value(forKey: "key", as: String.self)] = try item.value(forKey: "value", as: Int.self)
+            let group = try item.object(forKey: "group")?.value(forKey: "number", as: Int.self)
+            let links = try Set(item.objects(forKey: "links").map { try $0.value(forKey: "key", as: String.self) })
+            items[try item.value(forKey: "key", as: String.self)] = ItemState(
+                value: try item.value(forKey: "value", as: Int.self), group: group, links: links)
         }
         let marker = try context.fetch(FetchRequest(entityName: "Marker")).first
         return (items, try marker?.value(forKey: "batch", as: Int.self) ?? -1)
+    }
+
+    /// The group numbered `number`, made in the first save that needs it.
+    private static func group(_ number: Int?, in context: ManagedObjectContext) throws -> ManagedObject? {
+        guard let number else { return nil }
+        if let existing = try context.fetch(FetchRequest(entityName: "Group", predicate: try FetchPredicate(format: "number == %@", number))).first {
+            return existing
+        }
+        let group = try context.insertNewObject(forEntityName: "Group")
+        try group.setValue(number, forKey: "number")
+        return group
     }
 
     /// Makes batch `number` in `context` (whose registered objects are the
@@ -80,22 +142,26 @@ public enum CrashWorkload {
     public static func save(
         _ batch: Batch, number: Int, in context: ManagedObjectContext, objects: inout [String: ManagedObject]
     ) throws {
-        for (key, value) in batch.inserts {
-            let item = try context.insertNewObject(forEntityName: "Item")
-            try item.setValue(key, forKey: "key")
-            try item.setValue(value, forKey: "value")
-            try item.setValue(number, forKey: "batch")
-            try item.setValue(String(repeating: "x", count: 100 + Int(value.magnitude % 900)), forKey: "padding")
-            objects[key] = item
-        }
-        for (key, value) in batch.updates {
+        for (key, value, group) in batch.updates {
             guard let item = objects[key] else { continue }
             try item.setValue(value, forKey: "value")
             try item.setValue(number, forKey: "batch")
+            try item.setObject(try Self.group(group, in: context), forKey: "group")
         }
         for key in batch.deletes {
             guard let item = objects.removeValue(forKey: key) else { continue }
             context.delete(item)
+        }
+        for insert in batch.inserts {
+            let item = try context.insertNewObject(forEntityName: "Item")
+            try item.setValue(insert.key, forKey: "key")
+            try item.setValue(insert.value, forKey: "value")
+            try item.setValue(number, forKey: "batch")
+            try item.setValue(String(repeating: "x", count: 100 + Int(insert.value.magnitude % 900)), forKey: "padding")
+            try item.setObject(try Self.group(insert.group, in: context), forKey: "group")
+            let links = try item.mutableSetValue(forKey: "links")
+            for key in insert.links { if let linked = objects[key] { try links.insert(linked) } }
+            objects[insert.key] = item
         }
         let marker = try context.fetch(FetchRequest(entityName: "Marker")).first
             ?? (try context.insertNewObject(forEntityName: "Marker"))

@@ -2,18 +2,36 @@ import Foundation
 import Kura
 
 /// The entity and sample values the fuzz targets decode and evaluate
-/// against: one optional attribute of every type.
+/// against: one optional attribute of every type, and relationships (two
+/// to-ones, whose references records hold after the attributes).
 enum FuzzModels {
     static let attributeNames = [
         "flag", "small", "medium", "count", "ratio", "weight", "price", "name", "date", "id", "blob", "link",
     ]
 
-    static let thing: EntityDescription = {
+    static let relationshipNames = ["parent", "children", "owner"]
+
+    static let model: ManagedObjectModel = try! ManagedObjectModel(entities: [makeThing()])
+
+    /// A new `Thing` entity, for a model of its own (an entity with
+    /// relationships belongs to one model).
+    static func makeThing() -> EntityDescription {
         let attributes = zip(attributeNames, AttributeType.allCases).map { name, type in
             AttributeDescription(name: name, type: type, isOptional: true)
         }
-        return try! EntityDescription(name: "Thing", attributes: attributes, indexes: [.unique("id"), .index("name", "count")])
-    }()
+        return try! EntityDescription(name: "Thing", attributes: attributes, relationships: [
+            .toOne("parent", destination: "Thing", inverse: "children"),
+            .toMany("children", destination: "Thing"),
+            .toOne("owner", destination: "Thing"),
+        ], indexes: [.unique("id"), .index("name", "count")])
+    }
+
+    static let thing: EntityDescription = model.entity(named: "Thing")!
+
+    /// A reference for each to-one of `thing`, for row `row`.
+    static func references(row: Int) -> [UInt64?] {
+        [row % 3 == 0 ? nil : UInt64(row + 1), row % 2 == 0 ? UInt64.max : nil]
+    }
 
     /// Rows of values for `thing`: every type, edge values, and nils.
     static func rows(count: Int, seed: UInt64) -> [[AttributeValue?]] {

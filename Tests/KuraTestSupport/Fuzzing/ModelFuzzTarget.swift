@@ -16,9 +16,9 @@ public struct ModelFuzzTarget: FuzzTarget {
     }
 
     private static let models: [ManagedObjectModel] = {
-        let plain = try! ManagedObjectModel(entities: [FuzzModels.thing])
+        let plain = FuzzModels.model
         let withTemplates = try! ManagedObjectModel(entities: [
-            FuzzModels.thing,
+            FuzzModels.makeThing(),
             EntityDescription(name: "Note", attributes: [
                 AttributeDescription(name: "text", type: .string, defaultValue: .string("none")),
                 AttributeDescription(name: "rank", type: .double, defaultValue: .double(.nan)),

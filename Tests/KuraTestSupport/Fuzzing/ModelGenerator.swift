@@ -48,7 +48,21 @@ struct ModelGenerator {
                 "unique": generator.chance(50),
             ]
         }
-        return ["name": pick(Self.names), "attributes": attributes, "indexes": indexes]
+        var entity: [String: Any] = ["name": pick(Self.names), "attributes": attributes, "indexes": indexes]
+        if chance(50) {
+            entity["relationships"] = some(0...3) { generator -> [String: Any] in
+                var relationship: [String: Any] = [
+                    "name": generator.pick(Self.names), "destination": generator.pick(Self.names),
+                    "toMany": generator.chance(50), "ordered": generator.chance(20), "optional": generator.chance(70),
+                    "minimumCount": generator.pick([0, 0, 1, -1, 3]),
+                    "deleteRule": generator.pick(["nullify", "cascade", "deny", "noAction", "bogus"]),
+                ]
+                if generator.chance(60) { relationship["inverse"] = generator.pick(Self.names) }
+                if generator.chance(20) { relationship["maximumCount"] = generator.pick([0, 1, 2, 5]) }
+                return relationship
+            }
+        }
+        return entity
     }
 
     private mutating func template(_ entities: [[String: Any]]) -> [String: Any] {

@@ -3,7 +3,11 @@
 struct PredicateGenerator {
     var generator: SplitMix64
 
-    private static let keys = FuzzModels.attributeNames + ["missing", "#count", "#in", "é"]
+    private static let keys = FuzzModels.attributeNames + [
+        "missing", "#count", "#in", "é", "parent.name", "parent.parent.count", "children.name", "owner", "SELF",
+        "children.@count", "children.@sum.count", "children.@max.date", "parent.#in", "$v.name",
+        "SUBQUERY(children, $c, $c.count > 1).@count", "SUBQUERY(children, $c, name == 'x' AND $c.flag == YES)",
+    ]
     private static let operators = ["==", "=", "!=", "<>", "<", "<=", ">", ">=", "=>", "=<", "BETWEEN", "IN",
                                     "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "like", "In"]
     private static let strings = ["''", "'Kura'", "\"蔵\"", "'e\\u0301'", "'K*'", "'?u*a'", "'[a-z]+'", "'('", "'\\\\'",
@@ -28,14 +32,15 @@ struct PredicateGenerator {
         case 6: return "$" + pick(["v", "count", "name", "x_1"])
         case 7 where depth < 2:
             return "{" + (0..<Int.random(in: 0...3, using: &generator)).map { _ in value(depth: depth + 1) }.joined(separator: ", ") + "}"
-        case 8: return "%@"
+        case 8: return pick(["%@", "SELF", "CAST(\"kura://Thing/1\", \"ObjectID\")", "CAST(\"kura://Thing/t2\", \"ObjectID\")"])
         default: return pick(Self.keys)
         }
     }
 
     mutating func comparison() -> String {
-        let options = chance(20) ? pick(["[c]", "[d]", "[cd]", "[dc]"]) : ""
-        return "\(pick(Self.keys)) \(pick(Self.operators))\(options) \(value())"
+        let options = chance(20) ? pick(["[c]", "[d]", "[cd]", "[dc]", "[n]", "[cdn]"]) : ""
+        let quantifier = chance(15) ? pick(["ANY ", "SOME ", "ALL ", "NONE ", "any "]) : ""
+        return "\(quantifier)\(pick(Self.keys)) \(pick(Self.operators))\(options) \(value())"
     }
 
     mutating func predicate(depth: Int = 0) -> String {

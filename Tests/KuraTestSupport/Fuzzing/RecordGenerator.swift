@@ -7,6 +7,7 @@ struct RecordGenerator {
     /// The tag and fixed payload size of each attribute of `thing`, in order.
     private static let layout: [(tag: UInt8, size: Int?)] = [
         (2, 0), (3, 8), (3, 8), (3, 8), (4, 8), (5, 4), (6, nil), (7, nil), (8, 8), (9, 16), (10, nil), (11, nil),
+        (12, 8), (12, 8),   // the to-ones' references
     ]
 
     private mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &generator) < percent }
@@ -19,12 +20,12 @@ struct RecordGenerator {
         let count = chance(90) ? Int.random(in: 0...Self.layout.count, using: &generator) : Int.random(in: 0...40, using: &generator)
         var values: [[UInt8]] = []
         for number in 0..<count {
-            let expected: (tag: UInt8, size: Int?) = number < Self.layout.count ? Self.layout[number] : (12, nil)
+            let expected: (tag: UInt8, size: Int?) = number < Self.layout.count ? Self.layout[number] : (13, nil)
             if chance(15) {
                 values.append([0])
                 continue
             }
-            let tag = chance(85) ? (expected.tag == 2 && chance(50) ? 1 : expected.tag) : UInt8.random(in: 0...13, using: &generator)
+            let tag = chance(85) ? (expected.tag == 2 && chance(50) ? 1 : expected.tag) : UInt8.random(in: 0...14, using: &generator)
             var payload: [UInt8]
             if let size = expected.size, chance(85) {
                 payload = bytes(size)

@@ -16,7 +16,7 @@ import Testing
         var generator = SplitMix64(seed: seed)
         // The replayed state: the items after batch `replayed`.
         var replayed = -1
-        var expected: [String: Int] = [:]
+        var expected: [String: CrashWorkload.ItemState] = [:]
         var acknowledgedTotal = 0
         var killedMidway = 0
 
