@@ -148,7 +148,8 @@ extension ManagedObjectContext {
         let pending = try pendingState(for: fetch)
         let tables = store.tables(for: fetch.entity)
         let stored = try store.read { txn in
-            let plan = try QueryPlanner.plan(fetch, tables: tables, store: store, forCount: true, in: txn)
+            let plan = try QueryPlanner.plan(
+                fetch, tables: tables, store: store, forCount: true, changedEntities: changedEntities(for: fetch), in: txn)
             return try storeQuery(fetch, plan: plan, tables: tables, excluded: pending.excluded).count(in: txn)
         }
         let total = max(0, stored + pending.matches.count - fetch.offset)
@@ -176,11 +177,20 @@ extension ManagedObjectContext {
         let fetch = try PreparedFetch(request, model: model)
         let tables = store.tables(for: fetch.entity)
         return try store.read { txn in
-            try QueryPlanner.plan(fetch, tables: tables, store: store, forCount: request.resultType == .count, in: txn)
+            try QueryPlanner.plan(
+                fetch, tables: tables, store: store, forCount: request.resultType == .count,
+                changedEntities: changedEntities(for: fetch), in: txn)
         }
     }
 
     // MARK: Running
+
+    /// The entities this context has unsaved changes of, when the fetch
+    /// follows relationships and sees pending changes; else none.
+    private func changedEntities(for fetch: PreparedFetch) -> Set<ObjectIdentifier> {
+        guard fetch.request.includesPendingChanges, fetch.predicate?.followsRelationships == true else { return [] }
+        return Set(pending.lazy.filter(\.hasChanges).map { ObjectIdentifier($0.entity) })
+    }
 
     /// The store side of a fetch: with this context's changed objects when
     /// the predicate follows relationships, so it sees them as they are now.
@@ -225,12 +235,13 @@ extension ManagedObjectContext {
     ) throws -> [Element] {
         let (excluded, matches) = try pendingState(for: fetch)
         let tables = store.tables(for: fetch.entity)
+        let changed = changedEntities(for: fetch)
         let ordering = RowOrdering(sorts: fetch.sorts)
         if matches.isEmpty {
             // Only stored results: the offset applies now, and only the
             // results become elements.
             return try store.read { txn in
-                let plan = try QueryPlanner.plan(fetch, tables: tables, store: store, in: txn)
+                let plan = try QueryPlanner.plan(fetch, tables: tables, store: store, changedEntities: changed, in: txn)
                 let query = storeQuery(fetch, plan: plan, tables: tables, excluded: excluded)
                 let rows = try query.rows(in: txn)
                 let graph = query.graph(in: txn)
@@ -243,7 +254,7 @@ extension ManagedObjectContext {
             }
         }
         let storedRows: [SortableRow<Element>] = try store.read { txn in
-            let plan = try QueryPlanner.plan(fetch, tables: tables, store: store, in: txn)
+            let plan = try QueryPlanner.plan(fetch, tables: tables, store: store, changedEntities: changed, in: txn)
             let query = storeQuery(fetch, plan: plan, tables: tables, excluded: excluded)
             let rows = try query.rows(in: txn)
             let graph = query.graph(in: txn)

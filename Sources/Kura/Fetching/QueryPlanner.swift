@@ -13,9 +13,12 @@ enum QueryPlanner {
     static let sortCostPerLevel = 0.05
 
     /// - Parameter forCount: Plan a count: no order, no objects.
+    /// - Parameter changedEntities: Entities the context has unsaved changes
+    ///   of: their stored indexes may not say what the context sees, so no
+    ///   search goes through a relationship to them.
     static func plan(
         _ fetch: PreparedFetch, tables: EntityTables, store: PersistentStore,
-        forCount: Bool = false, in txn: borrowing Transaction
+        forCount: Bool = false, changedEntities: Set<ObjectIdentifier> = [], in txn: borrowing Transaction
     ) throws -> QueryPlan {
 
         // A template's lookup by a unique index, decided at registration.
@@ -96,7 +99,8 @@ enum QueryPlanner {
         // objects pointing to them.
         if let predicate = fetch.predicate, fetch.request.allowsIndexes, predicate.followsRelationships {
             let cap = max(64, total / 4)
-            for related in RelatedAccess.accesses(for: predicate, store: store) {
+            for related in RelatedAccess.accesses(for: predicate, store: store)
+                where !changedEntities.contains(ObjectIdentifier(related.link.destination)) {
                 guard let destinations = try related.destinationKeys(cap: cap, store: store, in: txn),
                       let sources = try related.sourceKeys(pointingTo: destinations, cap: cap, store: store, in: txn) else { continue }
                 let cost = Double(destinations.count + sources.count) * indexReadCost + (sorts.isEmpty ? 0 : sortCost(sources.count))
