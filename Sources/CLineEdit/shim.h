@@ -31,9 +31,18 @@ static inline void kura_line_editor_setup(const char *_Nonnull name, kura_comple
     rl_attempted_completion_function = kura_attempt_completion;
     rl_completion_entry_function = kura_generate;
     rl_completion_append_character = ' ';
+    // A word runs through '.' and '@', so key paths (`author.name`,
+    // `tags.@count`) complete as one word.
+    rl_basic_word_break_characters = " \t\n\"\\'`$><=;|&{}(),!";
     // Kura handles Ctrl-C itself: libedit's handler would re-send the
     // signal to the whole process group and end the session.
     rl_catch_signals = 0;
+}
+
+/// Whether a lone completion gets a space after it (libedit reads this
+/// after calling the generator).
+static inline void kura_set_completion_appends_space(int appends) {
+    rl_completion_append_character = appends ? ' ' : '\0';
 }
 
 /// The line being edited, and the cursor's offset in it.

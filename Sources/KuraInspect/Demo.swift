@@ -13,6 +13,8 @@ final class DemoNews: ManagedObject {
     @Attribute var dateCreated: Date?
     @Attribute var dateUpdated: Date?
     @Attribute(.indexed) var sortOrder: Int = 0
+    @Relationship var author: DemoAuthor?
+    @Relationship(inverse: \DemoTag.news) var tags: Set<DemoTag>
 
     override class var entityName: String { "News" }
 
@@ -38,13 +40,32 @@ final class DemoNews: ManagedObject {
     }
 }
 
+/// The demo's authors: each wrote some news; deleting one deletes them.
+final class DemoAuthor: ManagedObject {
+    @Attribute(.unique) var name: String = ""
+    @Relationship(inverse: \DemoNews.author, deleteRule: .cascade) var news: Set<DemoNews>
+
+    override class var entityName: String { "Author" }
+}
+
+/// The demo's tags, shared by many news (a many-to-many).
+final class DemoTag: ManagedObject {
+    @Attribute(.unique) var name: String = ""
+    @Relationship var news: Set<DemoNews>
+
+    override class var entityName: String { "Tag" }
+}
+
 /// `kura demo`: builds a sample News store and tells what happened.
 public enum Demo {
-    /// The demo's model: `News`, with the `allNews` and `getNews` templates.
+    /// The demo's model: `News` with its `Author` and `Tag`s, and the
+    /// `allNews`, `getNews` and `newsByAuthor` templates.
     public static func model() throws -> ManagedObjectModel {
-        let model = try ManagedObjectModel(DemoNews.self)
+        let model = try ManagedObjectModel(DemoNews.self, DemoAuthor.self, DemoTag.self)
         try model.setFetchRequestTemplate(FetchRequest(entityName: "News").sorted(by: "sortOrder"), forName: "allNews")
         try model.setFetchRequestTemplate(FetchRequest(entityName: "News", predicate: "objectId == $objectId"), forName: "getNews")
+        try model.setFetchRequestTemplate(
+            FetchRequest(entityName: "News", predicate: "author.name == $author").sorted(by: "sortOrder"), forName: "newsByAuthor")
         return model
     }
 
@@ -63,9 +84,21 @@ public enum Demo {
         var generator = DemoRandom(seed: 2026)
         let subjects = ["Kura", "LMDB", "Swift on Linux", "Core Data", "The storehouse", "A fetch template", "The query planner"]
         let verbs = ["ships", "grows", "saves the day", "learns a trick", "meets a predicate", "keeps its promises", "gets faster"]
+        let authors = ["Ann", "Bob", "Chen", "Dana", "Emeka", "Fatima", "Goro", "Hana"].map { name in
+            let author = DemoAuthor(context: context)
+            author.name = name
+            return author
+        }
+        let tags = ["swift", "linux", "lmdb", "coredata", "kura", "performance", "release", "howto"].map { name in
+            let tag = DemoTag(context: context)
+            tag.name = name
+            return tag
+        }
         let start = ContinuousClock.now
         for index in 0..<count {
             let news = DemoNews(context: context)
+            news.author = authors[generator.next(authors.count)]
+            news.tags = Set((0...generator.next(3)).map { _ in tags[generator.next(tags.count)] })
             news.title = "\(subjects[generator.next(subjects.count)]) \(verbs[generator.next(verbs.count)]) #\(index + 1)"
             news.body = "Story \(index + 1): " + (0..<12).map { _ in subjects[generator.next(subjects.count)].lowercased() }.joined(separator: " ")
             news.imageURL = index % 4 == 0 ? nil : "https://images.example.com/news/\(index + 1).jpg"
@@ -76,7 +109,8 @@ public enum Demo {
         let saveTime = ContinuousClock.now - start
         let afterInsert = DemoNews.hooks.withLock { $0 }
 
-        output("Built \(path): \(inserted) News in one save (\(milliseconds(saveTime)) ms).")
+        output("Built \(path): \(inserted) objects in one save (\(milliseconds(saveTime)) ms): \(count) News, "
+            + "\(authors.count) Authors, \(tags.count) Tags; each news has an author and 1 to 3 tags.")
         output("  awakeFromInsert ran \(afterInsert["awakeFromInsert", default: 0]) times: each news got a UUID objectId and a dateCreated.")
         output("  willSave ran \(afterInsert["willSave", default: 0]) times and set dateUpdated inside the save (no willSave loop);")
         output("  didSave ran \(afterInsert["didSave", default: 0]) times, after the commit.")
@@ -96,12 +130,17 @@ public enum Demo {
         let found = try reader.fetch(request, as: DemoNews.self).last
         output("Template allNews counts \(all) news; getNews with $objectId = \(id) finds \"\(found?.title ?? "nothing")\" (\(found?.objectID.uriRepresentation ?? "-")).")
         output("Its plan: \(try reader.explain(request))")
+        let byAuthor = try model.fetchRequestFromTemplate(withName: "newsByAuthor", substitutionVariables: ["author": "Ann"])
+        output("Template newsByAuthor with $author = Ann finds \(try reader.count(for: byAuthor)) news; "
+            + "its plan: \(try reader.explain(byAuthor))")
         output("")
         output("Look inside (read-only, without this program's code):")
         output("  kura inspect \(path)")
         output("  kura> entities")
         output("  kura> fetch News where title CONTAINS[c] \"kura\" sort sortOrder limit 5")
         output("  kura> template getNews objectId=\(id)")
+        output("  kura> fetch News where ANY tags.name == \"swift\" AND author.name == \"Ann\" limit 5")
+        output("  kura> show kura://Author/1")
         output("  kura> plan fetch News where sortOrder BETWEEN {100, 200}")
         output("  kura> stats")
     }

@@ -52,6 +52,8 @@ extension InspectSession {
     /// checks the request and prints none.
     func fetch(_ request: FetchRequest, returnsNothing: Bool = false) throws {
         let context = newContext()
+        // Objects don't keep their context alive; relationships read through it.
+        defer { withExtendedLifetime(context) {} }
         let objects: [ManagedObject]
         if returnsNothing {
             _ = try context.explain(request)  // still checked against the model
@@ -64,10 +66,15 @@ extension InspectSession {
             for object in objects { print(JSONOutput.line(try Self.json(object, entity: entity))) }
             return
         }
-        let headers = ["objectID"] + entity.attributes.map(\.name)
+        // A to-one shows as its destination's ID, a to-many as its count.
+        let headers = ["objectID"] + entity.attributes.map(\.name) + entity.relationships.map(\.name)
         let rows = try objects.map { object in
             [object.objectID.uriRepresentation] + (try entity.attributes.map { attribute in
                 try object.value(forKey: attribute.name).map { "\($0)" } ?? "nil"
+            }) + (try entity.relationships.map { relationship in
+                relationship.isToMany
+                    ? "\(try object.objects(forKey: relationship.name).count) \(relationship.destinationEntityName)"
+                    : try object.object(forKey: relationship.name)?.objectID.uriRepresentation ?? "nil"
             })
         }
         let numeric = Set(entity.attributes.enumerated().filter { $0.element.type.isNumeric }.map { $0.offset + 1 })
@@ -75,10 +82,20 @@ extension InspectSession {
         print("(\(objects.count) \(objects.count == 1 ? "object" : "objects"))")
     }
 
+    /// An object as JSON: its attributes, its to-ones as destination IDs,
+    /// its to-manys as lists of IDs (in order for ordered ones).
     static func json(_ object: ManagedObject, entity: EntityDescription) throws -> [String: Any] {
         var fields: [String: Any] = ["objectID": object.objectID.uriRepresentation]
         for attribute in entity.attributes {
             fields[attribute.name] = JSONOutput.value(try object.value(forKey: attribute.name))
+        }
+        for relationship in entity.relationships {
+            if relationship.isToMany {
+                // In order, or for a set by primary key (as objects(forKey:) gives them).
+                fields[relationship.name] = try object.objects(forKey: relationship.name).map(\.objectID.uriRepresentation)
+            } else {
+                fields[relationship.name] = try object.object(forKey: relationship.name)?.objectID.uriRepresentation ?? JSONOutput.value(nil)
+            }
         }
         return fields
     }
@@ -92,7 +109,9 @@ extension InspectSession {
 
     func show(_ text: String) throws {
         let objectID = try model.objectID(forURIRepresentation: text)
-        let object = try newContext().existingObject(with: objectID)
+        let context = newContext()
+        defer { withExtendedLifetime(context) {} }
+        let object = try context.existingObject(with: objectID)
         let entity = objectID.entity
         if mode == .json {
             print(JSONOutput.line(try Self.json(object, entity: entity)))
@@ -103,6 +122,17 @@ extension InspectSession {
         }
         print(objectID.uriRepresentation)
         print(table.format(headers: ["attribute", "value"], rows: rows))
+        // The related objects, each by ID.
+        var related: [[String]] = []
+        for relationship in entity.relationships {
+            let objects = relationship.isToMany
+                ? try object.objects(forKey: relationship.name)
+                : (try object.object(forKey: relationship.name)).map { [$0] } ?? []
+            if objects.isEmpty { related.append([relationship.name, "(none)"]) }
+            for destination in objects.prefix(20) { related.append([relationship.name, destination.objectID.uriRepresentation]) }
+            if objects.count > 20 { related.append([relationship.name, "… and \(objects.count - 20) more"]) }
+        }
+        if !related.isEmpty { print(table.format(headers: ["relationship", "object"], rows: related)) }
     }
 
     func showPlan(_ request: FetchRequest) throws {
@@ -118,7 +148,9 @@ extension InspectSession {
         while true {
             let context = newContext()
             let objects = try context.fetch(FetchRequest(entityName: entity.name).limited(to: batch, offset: offset))
-            for object in objects { print(JSONOutput.line(try Self.json(object, entity: entity))) }
+            try withExtendedLifetime(context) {
+                for object in objects { print(JSONOutput.line(try Self.json(object, entity: entity))) }
+            }
             if objects.count < batch { return }
             offset += batch
         }

@@ -4,20 +4,21 @@ extension InspectSession {
     static let helpText = """
         Commands (one per line; keywords are not case-sensitive):
           entities                          each entity: objects, attributes, indexes
-          schema ENTITY                     an entity's attributes and indexes
+          schema ENTITY                     an entity's attributes, relationships and indexes
           templates                         the fetch request templates and their variables
           fetch ENTITY [where PREDICATE] [sort KEY [asc|desc], …] [limit N] [offset N]
           count ENTITY [where PREDICATE]
           template NAME var=value …         run a template; values are read by the type of their attribute
-          show OBJECTID                     one object, e.g. show kura://News/42
+          show OBJECTID                     one object and the objects it is related to, e.g. show kura://News/42
           plan fetch|count …                the query plan: the index used, or a scan
           stats                             map size and use, file size, transactions, readers, databases
-          check                             index ⇄ record consistency and unique indexes (reports, never repairs)
+          check                             pages, indexes, references and relationships (reports, never repairs)
           dump ENTITY                       every object as JSON lines
           timer on|off                      print each command's run time
           mode table|json                   how results are printed
           quit                              leave (also Ctrl-D)
-        Predicates use NSPredicate's syntax: title BEGINSWITH[c] "kura" AND sortOrder BETWEEN {1, 9}.
+        Predicates use NSPredicate's syntax: title BEGINSWITH[c] "kura" AND sortOrder BETWEEN {1, 9},
+        and key paths: author.name == "Ann", ANY tags.name == "swift", tags.@count > 2.
         A key spelled like a keyword (sort, limit, …) is written #sort.
         """
 
@@ -27,21 +28,25 @@ extension InspectSession {
 
     func showEntities() throws {
         let context = newContext()
+        let hasRelationships = model.entities.contains { !$0.relationships.isEmpty }
         var rows: [[String]] = []
         for entity in model.entities {
             let count = try context.count(for: FetchRequest(entityName: entity.name))
             if mode == .json {
                 print(JSONOutput.line([
                     "name": entity.name, "objects": count,
-                    "attributes": entity.attributes.map(\.name), "indexes": entity.indexes.map(\.name),
+                    "attributes": entity.attributes.map(\.name), "relationships": entity.relationships.map(\.name),
+                    "indexes": entity.indexes.map(\.name),
                 ] as [String: Any]))
             } else {
-                rows.append([entity.name, String(count), entity.attributes.map(\.name).joined(separator: ", "),
-                             entity.indexes.map(\.description).joined(separator: ", ")])
+                rows.append([entity.name, String(count), entity.attributes.map(\.name).joined(separator: ", ")]
+                    + (hasRelationships ? [entity.relationships.map(\.name).joined(separator: ", ")] : [])
+                    + [entity.indexes.map(\.description).joined(separator: ", ")])
             }
         }
         if mode == .table {
-            print(table.format(headers: ["entity", "objects", "attributes", "indexes"], rows: rows, rightAligned: [1]))
+            let headers = ["entity", "objects", "attributes"] + (hasRelationships ? ["relationships"] : []) + ["indexes"]
+            print(table.format(headers: headers, rows: rows, rightAligned: [1]))
         }
     }
 
@@ -54,6 +59,13 @@ extension InspectSession {
                     ["name": attribute.name, "type": attribute.type.displayName, "optional": attribute.isOptional,
                      "default": JSONOutput.value(attribute.defaultValue)] as [String: Any]
                 },
+                "relationships": entity.relationships.map { relationship in
+                    ["name": relationship.name, "destination": relationship.destinationEntityName,
+                     "inverse": relationship.inverseName ?? JSONOutput.value(nil), "toMany": relationship.isToMany,
+                     "ordered": relationship.isOrdered, "optional": relationship.isOptional,
+                     "minimumCount": relationship.minimumCount, "maximumCount": relationship.maximumCount ?? JSONOutput.value(nil),
+                     "deleteRule": relationship.deleteRule.rawValue] as [String: Any]
+                },
                 "indexes": entity.indexes.map { ["name": $0.name, "attributes": $0.attributes, "unique": $0.isUnique] as [String: Any] },
             ] as [String: Any]))
             return
@@ -65,6 +77,19 @@ extension InspectSession {
                 [attribute.name, attribute.type.displayName, attribute.isOptional ? "yes" : "no",
                  attribute.defaultValue.map { "\($0)" } ?? "nil"]
             }))
+        if !entity.relationships.isEmpty {
+            print(table.format(
+                headers: ["relationship", "destination", "kind", "inverse", "delete rule"],
+                rows: entity.relationships.map { relationship in
+                    let kind = relationship.isToMany
+                        ? (relationship.isOrdered ? "to-many, ordered" : "to-many")
+                            + (relationship.minimumCount > 0 || relationship.maximumCount != nil
+                               ? " (\(relationship.minimumCount)…\(relationship.maximumCount.map(String.init) ?? ""))" : "")
+                        : (relationship.isOptional ? "to-one" : "to-one, required")
+                    return [relationship.name, relationship.destinationEntityName, kind, relationship.inverseName ?? "none",
+                            relationship.deleteRule.rawValue]
+                }))
+        }
         if !entity.indexes.isEmpty {
             print(table.format(
                 headers: ["index", "attributes", "unique"],

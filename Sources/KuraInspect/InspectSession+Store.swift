@@ -52,18 +52,27 @@ extension InspectSession {
         if mode == .json {
             print(JSONOutput.line([
                 "consistent": report.isConsistent, "problemCount": report.problemCount, "problems": report.problems,
-                "entities": report.entities.map { ["entity": $0.entity, "records": $0.records, "indexEntries": $0.indexEntries] as [String: Any] },
+                "entities": report.entities.map {
+                    ["entity": $0.entity, "records": $0.records, "indexEntries": $0.indexEntries,
+                     "relationshipEntries": $0.relationshipEntries, "danglingReferences": $0.danglingReferences] as [String: Any]
+                },
             ] as [String: Any]))
         } else {
             for entity in report.entities {
                 let indexes = entity.indexEntries.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-                print("\(entity.entity): \(entity.records) records\(indexes.isEmpty ? "" : "; index entries: " + indexes.joined(separator: ", "))")
+                let relationships = entity.relationshipEntries.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+                print("\(entity.entity): \(entity.records) records"
+                    + (indexes.isEmpty ? "" : "; index entries: " + indexes.joined(separator: ", "))
+                    + (relationships.isEmpty ? "" : "; relationship entries: " + relationships.joined(separator: ", "))
+                    + (entity.danglingReferences > 0 ? "; \(entity.danglingReferences) references left by no-action delete rules" : ""))
             }
             for problem in report.problems { print("problem: \(problem)") }
             if report.problemCount > report.problems.count {
                 print("… and \(report.problemCount - report.problems.count) more problems")
             }
-            if report.isConsistent { print("ok: every index entry has its record, every record its entries, unique indexes hold") }
+            if report.isConsistent {
+                print("ok: pages, records, indexes and relationships all agree")
+            }
         }
         if !report.isConsistent {
             throw InspectError("the store has \(report.problemCount) consistency \(report.problemCount == 1 ? "problem" : "problems")")

@@ -8,8 +8,9 @@ final class LineEditor {
 
     /// - Parameters:
     ///   - historyPath: Where history is read from and saved to, or `nil`.
-    ///   - complete: The completions of a word, given the line up to the cursor.
-    init(historyPath: String?, complete: @escaping (_ line: String, _ word: String) -> [String]) {
+    ///   - complete: The completions of a word, given the line up to the
+    ///     cursor, and whether a lone completion takes a space after it.
+    init(historyPath: String?, complete: @escaping (_ line: String, _ word: String) -> (candidates: [String], appendsSpace: Bool)) {
         self.historyPath = historyPath
         CompletionState.complete = complete
         kura_line_editor_setup("kura", completionGenerator)
@@ -33,7 +34,7 @@ final class LineEditor {
 /// libedit calls it on the thread reading the line, so this state is only
 /// touched from there.
 private enum CompletionState {
-    nonisolated(unsafe) static var complete: ((String, String) -> [String])?
+    nonisolated(unsafe) static var complete: ((String, String) -> (candidates: [String], appendsSpace: Bool))?
     nonisolated(unsafe) static var candidates: [String] = []
 }
 
@@ -42,7 +43,9 @@ private let completionGenerator: kura_completion_generator = { text, state in
         let line = kura_line_buffer().map { String(cString: $0) } ?? ""
         let point = max(0, min(Int(kura_line_point()), line.utf8.count))
         let beforeCursor = String(decoding: line.utf8.prefix(point), as: UTF8.self)
-        CompletionState.candidates = CompletionState.complete?(beforeCursor, String(cString: text)) ?? []
+        let completion = CompletionState.complete?(beforeCursor, String(cString: text))
+        CompletionState.candidates = completion?.candidates ?? []
+        kura_set_completion_appends_space(completion?.appendsSpace ?? true ? 1 : 0)
     }
     guard state >= 0, Int(state) < CompletionState.candidates.count else { return nil }
     return strdup(CompletionState.candidates[Int(state)])

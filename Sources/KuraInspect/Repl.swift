@@ -30,7 +30,7 @@ public enum Repl {
         switch input {
         case .terminal(let historyPath):
             let completer = Completer(model: session.model)
-            let editor = LineEditor(historyPath: historyPath) { completer.candidates(line: $0, word: $1) }
+            let editor = LineEditor(historyPath: historyPath) { completer.completion(line: $0, word: $1) }
             session.print(banner(for: session))
             Interrupts.install()
             while true {

@@ -22,4 +22,24 @@ import Testing
         #expect(completer.candidates(line: "show ", word: "") == ["kura://Book/", "kura://Shelf/"])
         #expect(completer.candidates(line: "mode ", word: "") == ["json", "table"])
     }
+
+    @Test func keyPathsCompleteThroughRelationships() throws {
+        let store = try LibraryStore()
+        let session = try InspectSession(path: store.path) { _ in }
+        let completer = Completer(model: session.model)
+        #expect(completer.candidates(line: "fetch Book where wr", word: "wr") == ["writer"])
+        #expect(completer.candidates(line: "fetch Book where writer.", word: "writer.")
+            == ["writer.books", "writer.name"])
+        #expect(completer.candidates(line: "fetch Book where writer.books.", word: "writer.books.")
+            == ["writer.books.@count", "writer.books.genres", "writer.books.title", "writer.books.writer"])
+        #expect(completer.completion(line: "fetch Book where wr", word: "wr").appendsSpace == false, "a relationship may go on")
+        #expect(completer.completion(line: "fetch Book where writer.n", word: "writer.n").appendsSpace)
+        #expect(completer.completion(line: "fetch Bo", word: "Bo").appendsSpace)
+        #expect(completer.candidates(line: "fetch Book where genres.n", word: "genres.n") == ["genres.name"])
+        #expect(completer.candidates(line: "fetch Writer where books.@", word: "books.@") == ["books.@count"])
+        #expect(completer.candidates(line: "fetch Book where nope.", word: "nope.") == [])
+        #expect(completer.candidates(line: "fetch Book sort ", word: "").contains("writer.name") == false, "a sort word starts from the entity")
+        #expect(completer.candidates(line: "fetch Book sort writer.", word: "writer.") == ["writer.name"])
+        #expect(completer.candidates(line: "fetch Book sort genres.", word: "genres.") == [], "sorting follows to-ones only")
+    }
 }

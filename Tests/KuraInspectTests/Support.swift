@@ -47,16 +47,71 @@ struct BookStore {
     /// Runs `lines` in one session and returns everything it printed, and
     /// the error of the first failing line.
     func run(_ lines: [String], mode: OutputMode = .table) throws -> (output: String, error: InspectError?) {
-        var output: [String] = []
-        let session = try InspectSession(path: path, mode: mode) { output.append($0) }
-        for line in lines {
-            do {
-                try session.run(line)
-            } catch {
-                return (output.joined(separator: "\n"), error)
-            }
+        try runSession(path: path, lines, mode: mode)
+    }
+}
+
+/// Runs `lines` in one session on the store at `path` and returns
+/// everything it printed, and the error of the first failing line.
+func runSession(path: String, _ lines: [String], mode: OutputMode = .table) throws -> (output: String, error: InspectError?) {
+    var output: [String] = []
+    let session = try InspectSession(path: path, mode: mode) { output.append($0) }
+    for line in lines {
+        do {
+            try session.run(line)
+        } catch {
+            return (output.joined(separator: "\n"), error)
         }
-        return (output.joined(separator: "\n"), nil)
+    }
+    return (output.joined(separator: "\n"), nil)
+}
+
+/// A store with relationships: writers (unique names) write books
+/// (cascade), books have genres (many-to-many).
+///
+/// Ann (Writer 1) wrote Dune (Book 1: sf, classic) and Emma (Book 2:
+/// classic); Bob (Writer 2) wrote nothing; Orphan (Book 3) has no writer.
+struct LibraryStore {
+    let directory: TemporaryDirectory
+    let path: String
+
+    init(function: String = #function) throws {
+        directory = try TemporaryDirectory(function: function)
+        path = directory.file("library.kura")
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Writer", attributes: [AttributeDescription(name: "name", type: .string)],
+                              relationships: [.toMany("books", destination: "Book", inverse: "writer", deleteRule: .cascade)],
+                              indexes: [.unique("name")]),
+            EntityDescription(name: "Book", attributes: [AttributeDescription(name: "title", type: .string)],
+                              relationships: [.toOne("writer", destination: "Writer"),
+                                              .toMany("genres", destination: "Genre", inverse: "books")]),
+            EntityDescription(name: "Genre", attributes: [AttributeDescription(name: "name", type: .string)],
+                              relationships: [.toMany("books", destination: "Book")]),
+        ])
+        let container = try PersistentContainer(path: path, model: model)
+        let context = container.newContext()
+        func make(_ entity: String, _ key: String, _ value: String) throws -> ManagedObject {
+            let object = try context.insertNewObject(forEntityName: entity)
+            try object.setValue(value, forKey: key)
+            return object
+        }
+        let ann = try make("Writer", "name", "Ann")
+        _ = try make("Writer", "name", "Bob")
+        let dune = try make("Book", "title", "Dune")
+        let emma = try make("Book", "title", "Emma")
+        _ = try make("Book", "title", "Orphan")
+        let sf = try make("Genre", "name", "sf")
+        let classic = try make("Genre", "name", "classic")
+        try dune.setObject(ann, forKey: "writer")
+        try emma.setObject(ann, forKey: "writer")
+        try dune.mutableSetValue(forKey: "genres").set([sf, classic])
+        try emma.mutableSetValue(forKey: "genres").insert(classic)
+        try context.save()
+        container.close()
+    }
+
+    func run(_ lines: [String], mode: OutputMode = .table) throws -> (output: String, error: InspectError?) {
+        try runSession(path: path, lines, mode: mode)
     }
 }
 

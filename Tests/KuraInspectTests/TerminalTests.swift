@@ -45,7 +45,7 @@ import Testing
         let store = try BookStore()
         let home = try TemporaryDirectory()
         let tmux = Tmux()
-        try tmux.run(["new-session", "-d", "-s", tmux.session, "-x", "160", "-y", "40",
+        try tmux.run(["new-session", "-d", "-s", tmux.session, "-x", "80", "-y", "40",
                       "env HOME=\(home.path) TERM=xterm \(KuraTool.path) inspect \(store.path)"])
         defer { _ = try? tmux.run(["kill-session", "-t", tmux.session]) }
 
@@ -72,6 +72,27 @@ import Testing
 }
 
 extension TerminalTests {
+    @Test func tabCompletesKeyPathsThroughRelationships() throws {
+        let store = try LibraryStore()
+        let home = try TemporaryDirectory()
+        let tmux = Tmux()
+        try tmux.run(["new-session", "-d", "-s", tmux.session, "-x", "80", "-y", "24",
+                      "env HOME=\(home.path) TERM=xterm \(KuraTool.path) inspect \(store.path)"])
+        defer { _ = try? tmux.run(["kill-session", "-t", tmux.session]) }
+
+        _ = try tmux.waitFor("kura>")
+        try tmux.keys("count Book where wri", "Tab")
+        try tmux.keys(".na", "Tab")
+        try tmux.keys("== 'Ann'", "Enter")
+        var screen = try tmux.waitFor("kura> count Book where writer.name == 'Ann'")
+        #expect(screen.contains("kura> count Book where writer.name == 'Ann'\n2"), "\(screen)")
+        try tmux.keys("count Writer where books.@c", "Tab")
+        try tmux.keys("== 0", "Enter")
+        screen = try tmux.waitFor("kura> count Writer where books.@count == 0")
+        #expect(screen.contains("kura> count Writer where books.@count == 0\n1"), "\(screen)")
+        try tmux.keys("quit", "Enter")
+    }
+
     @Test func ctrlCClearsTheLineAtThePromptAndCancelsARunningCommand() throws {
         let store = try SlowStore()
         let home = try TemporaryDirectory()

@@ -211,7 +211,7 @@ private struct PredicateCompiler {
                 return Typed(operand: .path(compiled), kind: .attribute(current.attributes[number], current),
                              isCollection: compiled.isToMany, isSimple: false)
             }
-            throw KuraError.unknownAttribute(entity: current.name, key: components.count == 1 ? name : "\(name) (in \(path))")
+            throw KuraError.unknownAttribute(entity: current.name, key: name)
         }
         let compiled = CompiledPath(origin: origin, hops: hops, attribute: nil, entity: current)
         return Typed(operand: .path(compiled), kind: .objects(current), isCollection: compiled.isToMany, isSimple: false)
