@@ -48,18 +48,21 @@ public struct Attribute<Value: AttributeValueConvertible>: AttributeDeclaration 
     }
 
     /// Reads and writes the value through the enclosing object.
+    // Inlinable, so each property's accessor is specialized for its type in
+    // the module that declares it; the work is in non-generic entry points.
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            let number = object.entity.keyPaths.number(for: storageKeyPath, in: object.entity)
-            return object.typedValue(at: number, as: Value.self)
+            let (number, value) = object.attributeValue(forStorage: storageKeyPath)
+            guard let typed = Value(attributeValue: value) else { object.missingValue(at: number) }
+            return typed
         }
         set {
-            let number = object.entity.keyPaths.number(for: storageKeyPath, in: object.entity)
-            object.setTypedValue(newValue.attributeValue, at: number)
+            object.setAttributeValue(newValue.attributeValue, forStorage: storageKeyPath)
         }
     }
 

@@ -60,22 +60,54 @@ extension ManagedObject {
 
     // MARK: Typed access (used by Relationship)
 
-    /// The objects of relationship `number`, for a typed property.
-    final func typedRelationship(_ number: Int) -> [ManagedObject] {
-        let link = entity.links[number]
+    /// True while a probe object reads its properties to learn their names
+    /// (see ``PropertyKeyPathNames``): notes the relationship's name.
+    @usableFromInline
+    final func isProbing(storage keyPath: AnyKeyPath) -> Bool {
+        guard probedProperties != nil else { return false }
+        probedProperties!.append(AttributeKeyPaths.attributeName(of: keyPath))
+        return true
+    }
+
+    /// The relationship whose ``Relationship`` storage is `keyPath`.
+    private func link(forStorage keyPath: AnyKeyPath) -> RelationshipLink {
+        entity.links[entity.relationshipKeyPaths.number(for: keyPath, in: entity)]
+    }
+
+    /// The destination of a to-one, for a typed property.
+    @usableFromInline
+    final func relationshipDestination(forStorage keyPath: AnyKeyPath) -> ManagedObject? {
+        let link = link(forStorage: keyPath)
         do {
-            if link.isToMany { return try members(link) }
-            return try destination(link).map { [$0] } ?? []
+            return try destination(link)
         } catch {
             fatalError("reading \(entity.name).\(link.name) of \(objectID): \(error)")
         }
     }
 
-    /// Sets relationship `number` from a typed property. A mistake (an
-    /// object of another context, one that left its context) leaves the
-    /// relationship as it was and makes the next save throw it.
-    final func setTypedRelationship(_ objects: [ManagedObject], _ number: Int) {
-        let link = entity.links[number]
+    /// The members of a to-many, for a typed property.
+    @usableFromInline
+    final func relationshipMembers(forStorage keyPath: AnyKeyPath) -> [ManagedObject] {
+        let link = link(forStorage: keyPath)
+        do {
+            return try members(link)
+        } catch {
+            fatalError("reading \(entity.name).\(link.name) of \(objectID): \(error)")
+        }
+    }
+
+    /// A typed property's projection (`$news`).
+    @usableFromInline
+    final func relationshipView(forStorage keyPath: AnyKeyPath) -> RelationshipMembers {
+        RelationshipMembers(owner: self, link: link(forStorage: keyPath))
+    }
+
+    /// Sets a relationship from a typed property. A mistake (an object of
+    /// another context, one that left its context) leaves the relationship
+    /// as it was and makes the next save throw it.
+    @usableFromInline
+    final func setRelationship(_ objects: [ManagedObject], forStorage keyPath: AnyKeyPath) {
+        let link = link(forStorage: keyPath)
         do {
             if link.isToMany {
                 try setMembers(objects, link)
@@ -96,7 +128,7 @@ extension ManagedObject {
     @inline(__always)
     final func prepareRelationships() {
         if relationshipStates.isEmpty && !entity.links.isEmpty {
-            relationshipStates = ContiguousArray(repeating: .unloaded, count: entity.links.count)
+            relationshipStates = RelationshipStates.make(count: entity.links.count)
         }
     }
 
@@ -143,13 +175,26 @@ extension ManagedObject {
                 if toMany.removed[ObjectIdentifier(member)] == nil { members.append(member) }
             }
         }
-        var identities = Set(members.map(ObjectIdentifier.init))
-        for member in toMany.added.values.sorted(by: Self.creationOrder) where identities.insert(ObjectIdentifier(member)).inserted {
-            members.append(member)
+        if !toMany.added.isEmpty {
+            // An object added before the members were read may be a stored one.
+            var identities = Set(members.lazy.map(ObjectIdentifier.init))
+            for member in toMany.added.values.sorted(by: Self.creationOrder) where identities.insert(ObjectIdentifier(member)).inserted {
+                members.append(member)
+            }
         }
-        toMany.members = members
-        toMany.memberIDs = identities
+        toMany.setMembers(members)
         return members
+    }
+
+    /// How many members a to-many has. Unread and unchanged, its stored
+    /// entries are counted, without an object for each.
+    final func memberCount(_ link: RelationshipLink) throws(KuraError) -> Int {
+        if !relationshipStates.isEmpty, case .toMany(let toMany) = relationshipStates[link.number] {
+            if let members = toMany.members { return members.count }
+            if toMany.hasChanges { return try members(link).count }
+        }
+        guard let context = try requireContext(), state == .persisted || state == .deleted else { return try members(link).count }
+        return try context.memberCount(of: link, owner: objectID.number)
     }
 
     /// Stored objects by primary key, then new ones in the order they were made.
@@ -229,11 +274,11 @@ extension ManagedObject {
             try removeMember(old, link)
         }
         let toMany = toManyState(link)
-        for object in objects where !toMany.memberIDs.contains(ObjectIdentifier(object)) {
+        for object in objects where !toMany.isMember(object) {
             try addMember(object, link)
         }
         if link.isOrdered, let members = toMany.members, !members.elementsEqual(objects, by: ===) {
-            toMany.members = objects
+            toMany.setMembers(objects)
             toMany.isReordered = true
             noteRelationshipChange(link)
         }
@@ -302,20 +347,19 @@ extension ManagedObject {
 
     final func primitiveAddMember(_ member: ManagedObject, _ link: RelationshipLink, at position: Int? = nil) throws(KuraError) {
         let toMany = toManyState(link)
-        if var members = toMany.members {
-            if toMany.memberIDs.contains(ObjectIdentifier(member)) {
+        if let members = toMany.members {
+            if toMany.isMember(member) {
                 guard link.isOrdered, let position, let from = members.firstIndex(where: { $0 === member }) else { return }
-                members.remove(at: from)
-                members.insert(member, at: min(max(0, position), members.count))
-                toMany.members = members
+                var reordered = members
+                reordered.remove(at: from)
+                reordered.insert(member, at: min(max(0, position), reordered.count))
+                toMany.setMembers(reordered)
                 toMany.isReordered = true
                 noteRelationshipChange(link)
                 return
             }
-            members.insert(member, at: position.map { min(max(0, $0), members.count) } ?? members.count)
-            if position != nil && position! < members.count - 1 { toMany.isReordered = true }
-            toMany.members = members
-            toMany.memberIDs.insert(ObjectIdentifier(member))
+            if let position, position < members.count { toMany.isReordered = true }
+            toMany.insertMember(member, at: position)
         } else if link.isOrdered && position != nil {
             // A position needs the members: read them, then insert.
             _ = try self.members(link)
@@ -328,10 +372,9 @@ extension ManagedObject {
 
     final func primitiveRemoveMember(_ member: ManagedObject, _ link: RelationshipLink) throws(KuraError) {
         let toMany = toManyState(link)
-        if var members = toMany.members {
-            guard toMany.memberIDs.remove(ObjectIdentifier(member)) != nil else { return }
-            members.removeAll { $0 === member }
-            toMany.members = members
+        if toMany.members != nil {
+            guard toMany.isMember(member) else { return }
+            toMany.removeMember(member)
         }
         toMany.noteRemoved(member)
         noteToManyChange(link, toMany)
@@ -352,8 +395,8 @@ extension ManagedObject {
     /// After a save: what the relationships hold is now what is stored.
     final func adoptSavedRelationships() {
         changedRelationships.removeAll()
-        for (number, relationship) in relationshipStates.enumerated() {
-            guard case .toMany(let toMany) = relationship else { continue }
+        for number in 0..<relationshipStates.count {
+            guard case .toMany(let toMany) = relationshipStates[number] else { continue }
             if toMany.members == nil {
                 relationshipStates[number] = .unloaded  // read the stored members again when needed
             } else {
@@ -379,31 +422,44 @@ extension ManagedObject {
     }
 }
 
-/// A changeable view of one object's to-many relationship, from
-/// ``ManagedObject/mutableSetValue(forKey:)``: what changes through it
-/// changes the relationship and its inverse.
+/// A view of one object's relationship, from
+/// ``ManagedObject/mutableSetValue(forKey:)`` or a typed property's
+/// projection (`author.$news`): what changes through it changes the
+/// relationship and its inverse, and its errors are thrown, never fatal.
+///
+/// ``count`` of a to-many whose members weren't read and haven't changed
+/// counts the stored entries without making an object for each member:
+/// `author.$news.count` is the way to count a large to-many.
 public struct RelationshipMembers {
     let owner: ManagedObject
     let link: RelationshipLink
 
-    /// The members, in order for an ordered relationship.
+    /// The members, in order for an ordered relationship (a to-one: its destination, if any).
     public var objects: [ManagedObject] {
-        get throws { try owner.members(link) }
+        get throws {
+            if !link.isToMany { return try owner.destination(link).map { [$0] } ?? [] }
+            return try owner.members(link)
+        }
     }
 
     /// How many members there are.
     public var count: Int {
-        get throws { try owner.members(link).count }
+        get throws {
+            if !link.isToMany { return try owner.destination(link) == nil ? 0 : 1 }
+            return try owner.memberCount(link)
+        }
     }
 
     /// Whether `object` is a member.
     public func contains(_ object: ManagedObject) throws -> Bool {
+        if !link.isToMany { return try owner.destination(link) === object }
         _ = try owner.members(link)
-        return owner.toManyState(link).memberIDs.contains(ObjectIdentifier(object))
+        return owner.toManyState(link).isMember(object)
     }
 
     /// Adds `object` (at the end of an ordered relationship).
     public func insert(_ object: ManagedObject) throws {
+        try requireToMany()
         try owner.addMember(object, link)
     }
 
@@ -421,11 +477,19 @@ public struct RelationshipMembers {
 
     /// Removes `object`, if it is a member.
     public func remove(_ object: ManagedObject) throws {
+        try requireToMany()
         try owner.removeMember(object, link)
     }
 
     /// Makes the members exactly `objects` (in that order, if ordered).
     public func set(_ objects: [ManagedObject]) throws {
+        try requireToMany()
         try owner.setMembers(objects, link)
+    }
+
+    private func requireToMany() throws {
+        guard link.isToMany else {
+            throw KuraError.invalidRelationship("\(owner.entity.name).\(link.name) is a to-one relationship: use setObject(_:forKey:)")
+        }
     }
 }

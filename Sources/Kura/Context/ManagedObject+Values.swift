@@ -156,7 +156,11 @@ extension ManagedObject {
     /// value never loaded of an object that left its context or whose record
     /// is gone from the store. ``value(forKey:)`` throws for the same cases.
     @inline(__always)
-    final func typedValue<T: AttributeValueConvertible>(at number: Int, as type: T.Type) -> T {
+    /// The position and current value of the attribute whose ``Attribute``
+    /// storage is `keyPath`, for a typed property's getter.
+    @usableFromInline
+    final func attributeValue(forStorage keyPath: AnyKeyPath) -> (Int, AttributeValue?) {
+        let number = entity.keyPaths.number(for: keyPath, in: entity)
         if probedProperties != nil { probedProperties!.append(entity.attributes[number].name) }
         if !isFullyDecoded {
             do {
@@ -165,12 +169,22 @@ extension ManagedObject {
                 fatalError("reading \(entity.name).\(entity.attributes[number].name) of \(objectID): \(error)")
             }
         }
-        guard let typed = T(attributeValue: values[number]) else {
-            fatalError(
-                "\(entity.name).\(entity.attributes[number].name) of \(objectID) has no value yet. Set it before reading it "
-                    + "(for a new object, in awakeFromInsert()), or give the attribute an initial value.")
-        }
-        return typed
+        return (number, values[number])
+    }
+
+    /// Stops the program: a typed property was read before it had a value.
+    @usableFromInline
+    final func missingValue(at number: Int) -> Never {
+        fatalError(
+            "\(entity.name).\(entity.attributes[number].name) of \(objectID) has no value yet. Set it before reading it "
+                + "(for a new object, in awakeFromInsert()), or give the attribute an initial value.")
+    }
+
+    /// Sets the attribute whose ``Attribute`` storage is `keyPath`, for a
+    /// typed property's setter.
+    @usableFromInline
+    final func setAttributeValue(_ value: AttributeValue?, forStorage keyPath: AnyKeyPath) {
+        setTypedValue(value, at: entity.keyPaths.number(for: keyPath, in: entity))
     }
 
     /// Sets a typed property. On an object that left its context (its
@@ -190,10 +204,17 @@ extension ManagedObject {
         }
     }
 
+    /// `count` unset values. Made from a collection, which Swift specializes
+    /// for the element type; `ContiguousArray(repeating:count:)` goes through
+    /// a generic metadata lookup on every call.
+    static func unsetValues(count: Int) -> ContiguousArray<AttributeValue?> {
+        ContiguousArray(repeatElement(nil, count: count))
+    }
+
     /// Sets a value of an object outside any context, without tracking.
     private final func setUntrackedValue(_ value: AttributeValue?, at number: Int) {
         if values.isEmpty {
-            values = ContiguousArray(repeating: nil, count: entity.attributes.count)
+            values = Self.unsetValues(count: entity.attributes.count)
             decodedAttributes.removeAll()
         }
         values[number] = value
@@ -279,7 +300,7 @@ extension ManagedObject {
                 throw KuraError.objectDetached(objectID)
             }
         }
-        values = ContiguousArray(repeating: nil, count: entity.attributes.count)
+        values = Self.unsetValues(count: entity.attributes.count)
         decodedAttributes.removeAll()
         if firedFault {
             withoutTrackingChanges { awakeFromFetch() }
@@ -299,7 +320,7 @@ extension ManagedObject {
         decodedAttributes.removeAll()
         isFullyDecoded = false
         changedAttributes.removeAll()
-        relationshipStates = []
+        relationshipStates = .empty
         changedRelationships.removeAll()
     }
 }

@@ -80,7 +80,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Attributes whose current value differs from the committed one.
     @exclusivity(unchecked) var changedAttributes = AttributeMask()
     /// What the object knows of each relationship; empty until first needed.
-    @exclusivity(unchecked) var relationshipStates = ContiguousArray<RelationshipState>()
+    @exclusivity(unchecked) var relationshipStates = RelationshipStates.empty
     /// Relationships whose current destinations differ from the stored ones.
     @exclusivity(unchecked) var changedRelationships = AttributeMask()
     /// False inside ``awakeFromFetch()``: values set there are not changes.

@@ -89,10 +89,9 @@ extension ManagedObjectContext {
         // Changed relationships keep their changes; members are read again.
         for number in changedRelationships.elements {
             object.prepareRelationships()
-            switch relationships[number] {
+            switch relationships.isEmpty ? .unloaded : relationships[number] {
             case .toMany(let toMany):
-                toMany.members = nil
-                toMany.memberIDs = []
+                toMany.setMembers(nil)
                 object.relationshipStates[number] = .toMany(toMany)
             case let kept:
                 object.relationshipStates[number] = kept

@@ -1,4 +1,5 @@
 import Foundation
+import KuraLMDB
 
 /// A scratchpad of objects: it fetches them from a store, tracks what you
 /// insert, change and delete, and writes all of it in one ``save()``.
@@ -342,14 +343,31 @@ public final class ManagedObjectContext {
         return object
     }
 
-    /// The stored members' keys of the to-many `link` of the object `owner`.
-    func memberKeys(of link: RelationshipLink, owner: UInt64) throws(KuraError) -> [UInt64] {
+    /// Runs `body` in a read transaction of the store, its errors as ``KuraError``.
+    private func readStore<Result>(_ body: (borrowing Transaction) throws -> Result) throws(KuraError) -> Result {
         do {
-            return try store.read { txn in try store.memberKeys(of: link, owner: owner, in: txn) }
+            return try store.read { txn in try body(txn) }
         } catch let error as KuraError {
             throw error
         } catch {
             throw KuraError.storage(path: store.path, failure: .system(errno: 0, message: "\(error)"))
+        }
+    }
+
+    /// The stored members' keys of the to-many `link` of the object `owner`.
+    func memberKeys(of link: RelationshipLink, owner: UInt64) throws(KuraError) -> [UInt64] {
+        try readStore { txn in try store.memberKeys(of: link, owner: owner, in: txn) }
+    }
+
+    /// How many stored members the to-many `link` of the object `owner` has.
+    func memberCount(of link: RelationshipLink, owner: UInt64) throws(KuraError) -> Int {
+        try readStore { txn in
+            var count = 0
+            try store.forEachMemberKey(of: link, owner: owner, in: txn) { _ in
+                count += 1
+                return true
+            }
+            return count
         }
     }
 
@@ -368,14 +386,7 @@ public final class ManagedObjectContext {
 
     /// Reads a fault's record. Runs ``ManagedObject/awakeFromFetch()`` after.
     func loadRecord(of object: ManagedObject) throws(KuraError) -> [UInt8] {
-        let record: [UInt8]?
-        do {
-            record = try store.read { txn in try store.record(of: object.objectID, in: txn) }
-        } catch let error as KuraError {
-            throw error
-        } catch {
-            throw KuraError.storage(path: store.path, failure: .system(errno: 0, message: "\(error)"))
-        }
+        let record = try readStore { txn in try store.record(of: object.objectID, in: txn) }
         guard let record else { throw KuraError.objectNotFound(object.objectID) }
         return record
     }
@@ -386,25 +397,20 @@ public final class ManagedObjectContext {
     func registeredObject(
         for entity: EntityDescription, primaryKey: UInt64, record: UnsafeRawBufferPointer, in registry: EntityRegistry
     ) -> ManagedObject {
-        // One hash of the key: look up and insert through the same access.
-        func existingOrNew(_ slot: inout ManagedObject?) -> (ManagedObject, isNew: Bool) {
-            if let existing = slot { return (existing, false) }
-            let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
-            object.objectID = ObjectID(entity: entity, number: primaryKey, isTemporaryID: false)
-            object.context = self
-            object.state = .persisted
-            object.record = Array(record)
-            slot = object
-            return (object, true)
+        if let existing = registry.objects[primaryKey] {
+            if existing.isFault {
+                existing.record = Array(record)
+                existing.withoutTrackingChanges { existing.awakeFromFetch() }
+            }
+            return existing
         }
-        let (object, isNew) = existingOrNew(&registry.objects[primaryKey])
-        // Hooks run after the access to the registry has ended.
-        if isNew {
-            object.withoutTrackingChanges { object.awakeFromFetch() }
-        } else if object.isFault {
-            object.record = Array(record)
-            object.withoutTrackingChanges { object.awakeFromFetch() }
-        }
+        let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+        object.objectID = ObjectID(entity: entity, number: primaryKey, isTemporaryID: false)
+        object.context = self
+        object.state = .persisted
+        object.record = Array(record)
+        registry.objects[primaryKey] = object
+        object.withoutTrackingChanges { object.awakeFromFetch() }
         return object
     }
 }
@@ -413,7 +419,7 @@ public final class ManagedObjectContext {
 final class EntityRegistry {
     /// Unchecked for the same reason as ``ManagedObject``'s state: the
     /// context's isolation domain is the only one that touches it.
-    @exclusivity(unchecked) var objects: [UInt64: ManagedObject] = [:]
+    @exclusivity(unchecked) var objects = ObjectTable()
 }
 
 /// What a save does when the store changed under the context.

@@ -25,15 +25,20 @@ enum PropertyKeyPathNames {
     /// ``Attribute`` or ``Relationship`` property is a programming error,
     /// and stops the program with a message.
     static func name<Root: ManagedObject, Value>(of keyPath: KeyPath<Root, Value>) -> String {
+        name(of: keyPath, root: Root.self)
+    }
+
+    /// The property name of `keyPath`, whose root is `root`.
+    static func name(of keyPath: AnyKeyPath, root: ManagedObject.Type) -> String {
         if let known = names.withLock({ $0[ObjectIdentifier(keyPath)]?.name }) { return known }
-        let entity = entity(of: Root.self)
-        let probe = Root(entity: entity, insertInto: nil)
+        let entity = entity(of: root)
+        let probe = root.init(entity: entity, insertInto: nil)
         probe.values = ContiguousArray(entity.attributes.map { Optional(Self.placeholder(for: $0.type)) })
         probe.isFullyDecoded = true
         probe.probedProperties = []
         _ = probe[keyPath: keyPath]
         guard let read = probe.probedProperties, read.count == 1 else {
-            fatalError("\(keyPath) is not an @Attribute or @Relationship property of \(Root.self)")
+            fatalError("\(keyPath) is not an @Attribute or @Relationship property of \(root)")
         }
         let name = read[0]
         let entry = Entry(keyPath: keyPath, name: name)

@@ -32,7 +32,9 @@
 /// throws at once).
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue>: RelationshipDeclaration {
-    let inverse: (@Sendable () -> String)?
+    /// The inverse's key path on the destination. Every object of the class
+    /// holds this storage, so it is a key path (one retain), not a closure.
+    let inverseKeyPath: AnyKeyPath?
     let deleteRule: RelationshipDescription.DeleteRule
     let isRequired: Bool
     let minimumCount: Int
@@ -45,8 +47,7 @@ public struct Relationship<Value: RelationshipValue>: RelationshipDeclaration {
         inverse: KeyPath<Destination, Inverse>, deleteRule: RelationshipDescription.DeleteRule = .nullify,
         isOptional: Bool = true, minimumCount: Int = 0, maximumCount: Int? = nil
     ) where Value.Destination == Destination {
-        let keyPath = UncheckedSendableKeyPath(keyPath: inverse)
-        self.inverse = { PropertyKeyPathNames.name(of: keyPath.keyPath) }
+        inverseKeyPath = inverse
         self.deleteRule = deleteRule
         self.isRequired = !isOptional
         self.minimumCount = minimumCount
@@ -58,7 +59,7 @@ public struct Relationship<Value: RelationshipValue>: RelationshipDeclaration {
         deleteRule: RelationshipDescription.DeleteRule = .nullify, isOptional: Bool = true,
         minimumCount: Int = 0, maximumCount: Int? = nil
     ) {
-        inverse = nil
+        inverseKeyPath = nil
         self.deleteRule = deleteRule
         self.isRequired = !isOptional
         self.minimumCount = minimumCount
@@ -71,23 +72,45 @@ public struct Relationship<Value: RelationshipValue>: RelationshipDeclaration {
         set { fatalError("unavailable") }  // swiftlint:disable:this unused_setter_value
     }
 
+    @available(*, unavailable, message: "@Relationship declares properties of ManagedObject subclasses only")
+    public var projectedValue: RelationshipMembers {
+        fatalError("unavailable")
+    }
+
+    /// `$news`: the relationship as ``RelationshipMembers``, which can count
+    /// a to-many's stored members without making their objects, and change
+    /// it through methods that throw instead of stopping the program.
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        projected projectedKeyPath: KeyPath<Object, RelationshipMembers>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> RelationshipMembers {
+        object.relationshipView(forStorage: storageKeyPath)
+    }
+
     /// Reads and writes the relationship through the enclosing object.
+    /// Inlinable, so each property's accessor is specialized for its type in
+    /// the module that declares it; the work is in non-generic entry points.
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            if object.probedProperties != nil {
-                object.probedProperties!.append(AttributeKeyPaths.attributeName(of: storageKeyPath))
-                return Value.placeholder
-            }
-            let number = object.entity.relationshipKeyPaths.number(for: storageKeyPath, in: object.entity)
-            return Value(objects: object.typedRelationship(number))
+            if object.isProbing(storage: storageKeyPath) { return Value.placeholder }
+            if Value.isToMany { return Value(objects: object.relationshipMembers(forStorage: storageKeyPath)) }
+            return Value(destination: object.relationshipDestination(forStorage: storageKeyPath))
         }
         set {
-            let number = object.entity.relationshipKeyPaths.number(for: storageKeyPath, in: object.entity)
-            object.setTypedRelationship(newValue.relationshipObjects, number)
+            object.setRelationship(newValue.relationshipObjects, forStorage: storageKeyPath)
+        }
+    }
+
+    var inverse: (@Sendable () -> String)? {
+        inverseKeyPath.map { keyPath in
+            let kept = UncheckedSendableKeyPath(keyPath: keyPath)
+            return { PropertyKeyPathNames.name(of: kept.keyPath, root: Value.Destination.self) }
         }
     }
 
@@ -112,8 +135,8 @@ protocol RelationshipDeclaration {
 
 /// A key path kept for resolving an inverse's name later. `@unchecked`: key
 /// paths are immutable.
-struct UncheckedSendableKeyPath<Root, Value>: @unchecked Sendable {
-    let keyPath: KeyPath<Root, Value>
+struct UncheckedSendableKeyPath: @unchecked Sendable {
+    let keyPath: AnyKeyPath
 }
 
 /// The Swift types a ``Relationship`` property can have: an optional or
@@ -129,8 +152,14 @@ public protocol RelationshipValue {
     static var placeholder: Self { get }
     /// The value of the relationship's objects (one or none for a to-one).
     init(objects: [ManagedObject])
+    /// The value of a to-one's destination.
+    init(destination: ManagedObject?)
     /// The relationship's objects (one or none for a to-one).
     var relationshipObjects: [ManagedObject] { get }
+}
+
+extension RelationshipValue {
+    public init(destination: ManagedObject?) { self.init(objects: destination.map { [$0] } ?? []) }
 }
 
 extension Optional: RelationshipValue where Wrapped: ManagedObject {
@@ -140,6 +169,10 @@ extension Optional: RelationshipValue where Wrapped: ManagedObject {
     public static var isOptional: Bool { true }
     public static var placeholder: Self { nil }
     public init(objects: [ManagedObject]) { self = objects.first.map { $0 as! Wrapped } }
+    @inlinable
+    public init(destination: ManagedObject?) {
+        if let destination { self = .some(destination as! Wrapped) } else { self = .none }
+    }
     public var relationshipObjects: [ManagedObject] { self.map { [$0] } ?? [] }
 }
 
@@ -149,7 +182,11 @@ extension Set: RelationshipValue where Element: ManagedObject {
     public static var isOrdered: Bool { false }
     public static var isOptional: Bool { true }
     public static var placeholder: Self { [] }
-    public init(objects: [ManagedObject]) { self = Set(objects.map { $0 as! Element }) }
+    @inlinable
+    public init(objects: [ManagedObject]) {
+        self.init(minimumCapacity: objects.count)
+        for object in objects { insert(object as! Element) }
+    }
     public var relationshipObjects: [ManagedObject] { Array(self) }
 }
 
@@ -159,6 +196,7 @@ extension Array: RelationshipValue where Element: ManagedObject {
     public static var isOrdered: Bool { true }
     public static var isOptional: Bool { true }
     public static var placeholder: Self { [] }
+    @inlinable
     public init(objects: [ManagedObject]) { self = objects.map { $0 as! Element } }
     public var relationshipObjects: [ManagedObject] { self }
 }

@@ -15,15 +15,43 @@ enum RelationshipState {
 /// say) without reading its members, and a save writes only what changed.
 final class ToManyState {
     /// The current members in order, once read.
-    @exclusivity(unchecked) var members: [ManagedObject]?
-    /// The identities of `members`.
-    @exclusivity(unchecked) var memberIDs: Set<ObjectIdentifier> = []
+    @exclusivity(unchecked) private(set) var members: [ManagedObject]?
+    /// The identities of `members`, made when a large to-many is first asked
+    /// whether it holds an object (reading members doesn't pay for it).
+    @exclusivity(unchecked) private var memberIDs: Set<ObjectIdentifier>?
     /// Objects added since the members were stored (never stored members).
     @exclusivity(unchecked) var added: [ObjectIdentifier: ManagedObject] = [:]
     /// Stored members removed since.
     @exclusivity(unchecked) var removed: [ObjectIdentifier: ManagedObject] = [:]
     /// For an ordered to-many: the order was changed.
     @exclusivity(unchecked) var isReordered = false
+
+    /// Replaces the members (`nil`: read them again when needed).
+    func setMembers(_ members: [ManagedObject]?) {
+        self.members = members
+        memberIDs = nil
+    }
+
+    /// Whether `object` is one of the read members.
+    func isMember(_ object: ManagedObject) -> Bool {
+        guard let members else { return false }
+        if members.count <= 16 { return members.contains { $0 === object } }
+        if memberIDs == nil { memberIDs = Set(members.lazy.map(ObjectIdentifier.init)) }
+        return memberIDs!.contains(ObjectIdentifier(object))
+    }
+
+    /// Puts `object` among the read members, at `position` or at the end.
+    func insertMember(_ object: ManagedObject, at position: Int?) {
+        guard members != nil else { return }
+        members!.insert(object, at: position.map { min(max(0, $0), members!.count) } ?? members!.count)
+        memberIDs?.insert(ObjectIdentifier(object))
+    }
+
+    /// Takes `object` out of the read members.
+    func removeMember(_ object: ManagedObject) {
+        members?.removeAll { $0 === object }
+        memberIDs?.remove(ObjectIdentifier(object))
+    }
 
     /// True when the members differ from the stored ones.
     var hasChanges: Bool { !added.isEmpty || !removed.isEmpty || isReordered }
@@ -38,5 +66,46 @@ final class ToManyState {
     func noteRemoved(_ object: ManagedObject) {
         let identity = ObjectIdentifier(object)
         if added.removeValue(forKey: identity) == nil { removed[identity] = object }
+    }
+}
+
+/// An object's relationship states, one per relationship of its entity, in
+/// one allocation made the first time a relationship is used. (A
+/// `ContiguousArray` of a Kura type costs a generic metadata lookup per
+/// allocation; this class's is static.)
+final class RelationshipStates: ManagedBuffer<Int, RelationshipState> {
+    /// The states of an object none of whose relationships was used. Shared
+    /// by every such object, and never written to (it has no states).
+    nonisolated(unsafe) static let empty = make(count: 0)
+
+    /// `count` states, all ``RelationshipState/unloaded``.
+    static func make(count: Int) -> RelationshipStates {
+        let buffer = unsafeDowncast(create(minimumCapacity: count) { _ in count }, to: RelationshipStates.self)
+        buffer.withUnsafeMutablePointerToElements { $0.initialize(repeating: .unloaded, count: count) }
+        return buffer
+    }
+
+    deinit {
+        withUnsafeMutablePointers { count, states in _ = states.deinitialize(count: count.pointee) }
+    }
+
+    // The header and elements are read through pointers: `header` is a
+    // class property, checked for exclusive access at run time on each use.
+    var count: Int { withUnsafeMutablePointerToHeader { $0.pointee } }
+    var isEmpty: Bool { count == 0 }
+
+    subscript(number: Int) -> RelationshipState {
+        get {
+            withUnsafeMutablePointers { count, states in
+                precondition(number >= 0 && number < count.pointee)
+                return states[number]
+            }
+        }
+        set {
+            withUnsafeMutablePointers { count, states in
+                precondition(number >= 0 && number < count.pointee)
+                states[number] = newValue
+            }
+        }
     }
 }

@@ -20,24 +20,27 @@ extension ManagedObjectContext {
     private func prefetch(_ link: RelationshipLink, of objects: [ManagedObject], in txn: borrowing Transaction) throws -> [ManagedObject] {
         var reached: [ManagedObject] = []
         var seen = Set<ObjectIdentifier>()
+        func reach(_ destination: ManagedObject) {
+            if seen.insert(ObjectIdentifier(destination)).inserted { reached.append(destination) }
+        }
         for object in objects where object.state == .persisted || object.state == .deleted {
             object.prepareRelationships()
-            var destinations: [ManagedObject] = []
             if link.isToMany {
                 if case .toMany = object.relationshipStates[link.number] {
-                    destinations = try object.members(link)  // changed or read already: as the object has it
-                } else {
-                    let keys = try store.memberKeys(of: link, owner: object.objectID.number, in: txn)
-                    for key in keys {
-                        if let member = try loadedObject(of: link.destination, primaryKey: key, in: txn) { destinations.append(member) }
-                    }
-                    let state = ToManyState()
-                    state.members = destinations
-                    state.memberIDs = Set(destinations.map(ObjectIdentifier.init))
-                    object.relationshipStates[link.number] = .toMany(state)
+                    for member in try object.members(link) { reach(member) }  // changed or read already: as the object has it
+                    continue
                 }
+                var members: [ManagedObject] = []
+                try store.forEachMemberKey(of: link, owner: object.objectID.number, in: txn) { key in
+                    if let member = try loadedObject(of: link.destination, primaryKey: key, in: txn) { members.append(member) }
+                    return true
+                }
+                for member in members { reach(member) }
+                let state = ToManyState()
+                state.setMembers(members)
+                object.relationshipStates[link.number] = .toMany(state)
             } else if case .toOne(let known) = object.relationshipStates[link.number] {
-                destinations = known.map { [$0] } ?? []
+                if let known { reach(known) }
             } else {
                 if object.record == nil {
                     object.record = try store.record(of: object.objectID, in: txn)
@@ -48,10 +51,7 @@ extension ManagedObjectContext {
                     target = try loadedObject(of: link.destination, primaryKey: key, in: txn)
                 }
                 object.relationshipStates[link.number] = .toOne(target)
-                destinations = target.map { [$0] } ?? []
-            }
-            for destination in destinations where seen.insert(ObjectIdentifier(destination)).inserted {
-                reached.append(destination)
+                if let target { reach(target) }
             }
         }
         return reached

@@ -97,9 +97,14 @@ public struct QueryPlan: Sendable, CustomStringConvertible {
             if let estimatedRows { text += " (~\(estimatedRows) objects)" }
             parts.append(text)
         }
-        var coversPredicate = false
-        if case .search(let search) = access { coversPredicate = search.coversPredicate }
-        if let filter = fetch.request.predicate, !coversPredicate { parts.append("FILTER \(filter.predicateFormat)") }
+        if let filter = fetch.request.predicate {
+            let checked: String? = switch access {
+            case .search(let search) where search.coversPredicate: nil
+            case .related(let related): related.residualFormat(of: filter)
+            default: filter.predicateFormat
+            }
+            if let checked { parts.append("FILTER \(checked)") }
+        }
         if !sortDescriptors.isEmpty {
             let sortText = sortDescriptors.map(\.description).joined(separator: ", ")
             if isInSortOrder {

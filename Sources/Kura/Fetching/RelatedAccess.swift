@@ -21,12 +21,42 @@ final class RelatedAccess: Sendable {
     /// The term, for `explain`.
     let term: CompiledComparison
     let entity: EntityDescription
+    /// What the fetch still checks of each object found: the predicate's
+    /// other terms (`nil` when none), when this way finds exactly the
+    /// objects the term matches; else the whole predicate.
+    let residual: CompiledPredicate?
+    /// True when `residual` is the other terms only.
+    let isExact: Bool
+    /// The term's position in the predicate's top-level AND (`nil`: the term
+    /// is the whole predicate), for writing the residual.
+    let position: Int?
 
-    init(link: RelationshipLink, destinations: Destinations, term: CompiledComparison, entity: EntityDescription) {
+    init(
+        link: RelationshipLink, destinations: Destinations, term: CompiledComparison, predicate: CompiledPredicate,
+        position: Int?, isExact: Bool
+    ) {
         self.link = link
         self.destinations = destinations
         self.term = term
-        self.entity = entity
+        self.entity = predicate.entity
+        self.position = position
+        self.isExact = isExact
+        if !isExact {
+            residual = predicate
+        } else if let position, case .and(var terms) = predicate.root {
+            terms.remove(at: position)
+            residual = CompiledPredicate(entity: predicate.entity, root: terms.count == 1 ? terms[0] : .and(terms), variables: predicate.variables)
+        } else {
+            residual = nil
+        }
+    }
+
+    /// The residual as text, from the request's predicate (`nil`: none).
+    func residualFormat(of predicate: FetchPredicate) -> String? {
+        guard isExact else { return predicate.predicateFormat }
+        guard let position, case .and(var terms) = predicate.root else { return nil }
+        terms.remove(at: position)
+        return PredicateFormatter.format(terms.count == 1 ? terms[0] : .and(terms))
     }
 
     /// The term as text.
@@ -45,15 +75,25 @@ final class RelatedAccess: Sendable {
     /// The terms of a predicate that can be answered this way: the predicate
     /// itself or a term of a top-level AND, comparing a path of one hop from
     /// the evaluated object (`author.name`, `ANY tags.name`, `author`) with
-    /// constants.
+    /// constants. A to-one's term must be false for an object without a
+    /// destination (`author.name == nil` and `author.name != "Ann"` are true
+    /// for one, and its objects aren't found through the relationship).
     static func accesses(for predicate: CompiledPredicate, store: PersistentStore) -> [RelatedAccess] {
         let terms: [CompiledNode]
-        if case .and(let nodes) = predicate.root { terms = nodes } else { terms = [predicate.root] }
+        var isConjunction = false
+        if case .and(let nodes) = predicate.root {
+            terms = nodes
+            isConjunction = true
+        } else {
+            terms = [predicate.root]
+        }
         var accesses: [RelatedAccess] = []
-        for term in terms {
+        for (position, term) in terms.enumerated() {
             guard case .comparison(let comparison) = term, comparison.quantifier == .direct || comparison.quantifier == .any,
                   case .path(let path) = comparison.left, path.origin == .evaluated, path.hops.count == 1 else { continue }
             let link = path.hops[0]
+            if !link.isToMany && (comparison.operation == .notEqual || comparison.right.holdsNil) { continue }
+            let termPosition = isConjunction ? position : nil
             if let number = path.attribute {
                 // The destination entity's indexes, for the same comparison on its attribute.
                 var direct = comparison
@@ -64,7 +104,9 @@ final class RelatedAccess: Sendable {
                 let candidates = IndexBounds.accesses(for: destination, tables: store.tables(for: link.destination))
                 guard let best = candidates.min(by: { ($0.isUniqueLookup ? 0 : 1, $0.ranges.count) < ($1.isUniqueLookup ? 0 : 1, $1.ranges.count) })
                 else { continue }
-                accesses.append(RelatedAccess(link: link, destinations: .index(best), term: comparison, entity: predicate.entity))
+                accesses.append(RelatedAccess(
+                    link: link, destinations: .index(best), term: comparison, predicate: predicate, position: termPosition,
+                    isExact: best.coversPredicate))
             } else {
                 // `author == %@`, `author IN %@`: the objects themselves.
                 var keys: [UInt64] = []
@@ -80,7 +122,8 @@ final class RelatedAccess: Sendable {
                 default:
                     continue
                 }
-                accesses.append(RelatedAccess(link: link, destinations: .keys(keys), term: comparison, entity: predicate.entity))
+                accesses.append(RelatedAccess(
+                    link: link, destinations: .keys(keys), term: comparison, predicate: predicate, position: termPosition, isExact: true))
             }
         }
         return accesses
@@ -153,5 +196,16 @@ final class RelatedAccess: Sendable {
             }
         }
         return sources.sorted()
+    }
+}
+
+private extension Operand {
+    /// True for `nil`, or a list holding it.
+    var holdsNil: Bool {
+        switch self {
+        case .constant(let value): value == nil
+        case .list(let elements): elements.contains { $0.holdsNil }
+        default: false
+        }
     }
 }

@@ -130,7 +130,11 @@ struct StoreQuery {
         let entity = fetch.entity
         // A `let`: a `var` captured by `consider` would be checked for
         // exclusive access on every record.
-        let predicate = if case .search(let access) = plan.access, access.coversPredicate { nil as CompiledPredicate? } else { fetch.predicate }
+        let predicate: CompiledPredicate? = switch plan.access {
+        case .search(let access) where access.coversPredicate: nil
+        case .related(let access): access.residual
+        default: fetch.predicate
+        }
         // A predicate that follows relationships reads other records in this
         // snapshot, and the context's changed objects instead of theirs.
         func consider(_ primaryKey: UInt64, _ view: RecordView) throws -> Bool {

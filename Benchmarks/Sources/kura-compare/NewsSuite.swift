@@ -1,0 +1,60 @@
+import NewsDataset
+import NewsEngines
+
+/// The News operations (attributes only) at N = `size`: one table row each.
+func runNewsSuite(size: Int, options: Options) throws -> [ResultRow] {
+    let iterations = options.iterations
+    let dataset = NewsDataset(count: size)
+    let directories = try StoreDirectories(label: "news-\(size)")
+    let types: [NewsEngine.Type] = [KuraEngine.self, LMDBEngine.self, GRDBEngine.self].filter { options.includes(engine: $0.name) }
+    let name: (NewsEngine) -> String = { $0.name }
+
+    let insert = Operation<NewsEngine>(name: "insert \(size) + save", unit: "objects") { engine, _ in try engine.insert(dataset.news) }
+    let (inserted, engines) = try measureInsert(
+        insert, makers: types.map { type in { try type.init(directory: try directories.next()) } }, iterations: iterations, name: name)
+    var rows = [ResultRow(name: insert.name, unit: insert.unit, measurements: inserted)]
+    progress("N=\(size): insert done")
+
+    let rangeOp = dataset.sortOrderRange(from: 0.45, fraction: 0.1)
+    let updateRange = dataset.sortOrderRange(from: 0.3, fraction: 0.1)
+    let lookups = dataset.lookupIDs
+    let lookupName = "\(lookups.count) getNews lookups by $objectId"
+    let operations: [Operation<NewsEngine>] = [
+        Operation(name: "count", unit: "counts") { engine, _ in try engine.count() },
+        Operation(name: "fetch all", unit: "objects") { engine, _ in try engine.fetchAll() },
+        Operation(name: "fetch all, read every title", unit: "objects") { engine, _ in try engine.fetchAllReadingTitles() },
+        Operation(name: "all sorted by sortOrder (indexed)", unit: "objects") { engine, _ in try engine.fetchSortedBySortOrder() },
+        Operation(name: "all sorted by title (not indexed)", unit: "objects") { engine, _ in try engine.fetchSortedByTitle() },
+        Operation(name: "top-100 by sortOrder, index", unit: "objects") { engine, _ in try engine.fetchTop100(usingIndex: true) },
+        Operation(name: "top-100 by sortOrder, no index", unit: "objects") { engine, _ in try engine.fetchTop100(usingIndex: false) },
+        Operation(name: "sortOrder BETWEEN (10%), index", unit: "objects") { engine, _ in try engine.fetchRange(rangeOp) },
+        Operation(name: lookupName, unit: "lookups") { engine, _ in
+            (engine as? GRDBEngine)?.usesCachedStatement = false
+            return try engine.lookUp(lookups)
+        },
+        Operation(name: "update 10% + save", unit: "objects", run: { engine, iteration in
+            try engine.update(updateRange, iteration: iteration)
+        }, mutates: true),
+        Operation(name: "delete 10% + save", unit: "objects", run: { engine, iteration in
+            try engine.delete(dataset.sortOrderRange(from: Double(iteration) * 0.1, fraction: 0.1))
+        }, mutates: true),
+        Operation(name: "\(lookups.count) getNews lookups, GRDB cached statement", unit: "lookups", run: { engine, _ in
+            let grdb = engine as! GRDBEngine
+            grdb.usesCachedStatement = true
+            defer { grdb.usesCachedStatement = false }
+            return try engine.lookUp(lookups)
+        }, takesPart: { $0 is GRDBEngine }),
+    ]
+    for operation in operations where options.only.map({ operation.name.contains($0) }) ?? true {
+        guard engines.contains(where: operation.takesPart) else { continue }
+        var row = ResultRow(name: operation.name, unit: operation.unit,
+                            measurements: try measure(operation, on: engines, iterations: iterations, name: name))
+        if operation.name.contains("cached statement") { row.kuraBaseline = rows.first { $0.name == lookupName }?.measurements["Kura"]?.median }
+        rows.append(row)
+        progress("N=\(size): \(operation.name) done")
+    }
+    // After deleting, every engine must hold the same number of records.
+    let remaining = try engines.map { try $0.count().count }
+    guard Set(remaining).count == 1 else { throw Mismatch(description: "record counts after deleting differ: \(remaining)") }
+    return rows
+}

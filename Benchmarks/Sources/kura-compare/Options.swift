@@ -1,0 +1,56 @@
+/// kura-compare's command line.
+struct Options {
+    var sizes = [10_000, 100_000]
+    var iterations = 5
+    var output: String?
+    /// Run only operations whose name contains this text (for profiling).
+    var only: String?
+    /// Run only these engines (by name, lowercased first word: kura, raw, grdb).
+    var engines: Set<String> = ["kura", "raw", "grdb"]
+    /// Which tables: the flat News operations, the object graph's, or both.
+    var suites: Set<String> = ["news", "graph"]
+
+    init(_ arguments: [String]) throws {
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--sizes":
+                guard let value = rest.popFirst() else { throw UsageError() }
+                sizes = try value.split(separator: ",").map {
+                    guard let size = Int($0.replacingOccurrences(of: "_", with: "")), size >= 1000 else { throw UsageError() }
+                    return size
+                }
+            case "--include-1m":
+                sizes.append(1_000_000)
+            case "--iterations":
+                guard let value = rest.popFirst().flatMap(Int.init), value > 0 else { throw UsageError() }
+                iterations = value
+            case "--output":
+                output = rest.popFirst()
+            case "--only":
+                only = rest.popFirst()
+            case "--engines":
+                guard let value = rest.popFirst() else { throw UsageError() }
+                engines = Set(value.split(separator: ",").map { $0.lowercased() })
+            case "--suites":
+                guard let value = rest.popFirst() else { throw UsageError() }
+                suites = Set(value.split(separator: ",").map { $0.lowercased() })
+                guard suites.isSubset(of: ["news", "graph"]), !suites.isEmpty else { throw UsageError() }
+            default:
+                throw UsageError()
+            }
+        }
+    }
+
+    /// Whether an engine type named `name` ("raw LMDB") takes part.
+    func includes(engine name: String) -> Bool {
+        engines.contains(name.split(separator: " ")[0].lowercased())
+    }
+
+    struct UsageError: Error, CustomStringConvertible {
+        var description: String {
+            "usage: kura-compare [--sizes 10000,100000] [--include-1m] [--iterations 5] [--output RESULTS.md] "
+                + "[--only OPERATION-TEXT] [--engines kura,raw,grdb] [--suites news,graph]"
+        }
+    }
+}

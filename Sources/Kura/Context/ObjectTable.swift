@@ -1,0 +1,35 @@
+/// A context's objects of one entity by primary key: a dictionary whose
+/// keys hash with one multiplication instead of SipHash. Every fetched,
+/// faulted or prefetched object is looked up here, and primary keys are
+/// numbers the store hands out, not input an attacker picks.
+struct ObjectTable {
+    /// A primary key as a dictionary key.
+    struct Key: Hashable {
+        let value: UInt64
+
+        static func == (a: Key, b: Key) -> Bool { a.value == b.value }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(value) }
+
+        /// What `Dictionary` asks for: the key mixed with the seed by a
+        /// multiplication, its high half folded into the low one, where the
+        /// table takes its bucket from (so keys that differ only in high
+        /// bits, like multiples of 4096, still spread).
+        func _rawHashValue(seed: Int) -> Int {
+            let mixed = (value ^ UInt64(truncatingIfNeeded: seed)) &* 0x9E37_79B9_7F4A_7C15
+            return Int(truncatingIfNeeded: mixed ^ (mixed >> 32))
+        }
+    }
+
+    private var storage: [Key: ManagedObject] = [:]
+
+    subscript(primaryKey: UInt64) -> ManagedObject? {
+        get { storage[Key(value: primaryKey)] }
+        set { storage[Key(value: primaryKey)] = newValue }
+    }
+
+    var values: Dictionary<Key, ManagedObject>.Values { storage.values }
+    var count: Int { storage.count }
+
+    mutating func reserveCapacity(_ capacity: Int) { storage.reserveCapacity(capacity) }
+}
