@@ -72,4 +72,35 @@ import Testing
         try again.save()
         #expect(try reopened.newContext().count(for: FetchRequest(entityName: "News")) == 0)
     }
+
+    @Test func theRelationshipExampleRunsAsWritten() throws {
+        let store = try TestStore()
+        // The README's classes are the Blog fixture's (Support/Blog.swift).
+        let blog = try PersistentContainer(path: store.path, model: ManagedObjectModel(Author.self, Post.self, Tag.self, Comment.self))
+        let context = blog.newContext()
+        let ann = Author(context: context)
+        ann.name = "Ann"
+        let swift = Tag(context: context)
+        swift.name = "swift"
+        let post = Post(context: context)
+        post.title = "Hello"
+        post.author = ann
+        #expect(ann.posts == [post])
+        post.tags = [swift]
+        #expect(swift.posts == [post])
+        try context.save()
+
+        let reader = blog.newContext()
+        let request = FetchRequest(entityName: "Post", predicate: "author.name == 'Ann' AND ANY tags.name == 'swift'")
+        let found = try reader.fetch(request, as: Post.self)
+        #expect(found.map(\.title) == ["Hello"] && found[0].author?.name == "Ann")
+        let plan = try reader.explain(request).description
+        #expect(plan == #"SCAN Post (1 objects), FILTER author.name == "Ann" AND ANY tags.name == "swift""#)
+        let stored = found[0].author!
+        #expect(try stored.$posts.count == 1)
+        reader.delete(stored)
+        #expect(reader.deletedObjects.count == 2, "cascade")
+        try reader.save()
+        #expect(try blog.newContext().count(for: FetchRequest(entityName: "Post")) == 0)
+    }
 }

@@ -331,3 +331,91 @@ import Testing
         #expect(throws: KuraError.self) { try reader.fetch(request) }
     }
 }
+
+@Suite struct RelationshipProjectionTests {
+    @Test func theProjectionCountsStoredMembersWithoutMakingObjectsAndSeesUnsavedChanges() throws {
+        let store = try TestStore()
+        let container = try store.open(.blog())
+        let context = container.newContext()
+        let ann = Author(context: context)
+        ann.name = "Ann"
+        for index in 0..<40 {
+            let post = Post(context: context)
+            post.title = "p\(index)"
+            post.author = ann
+        }
+        #expect(try ann.$posts.count == 40, "unsaved members count")
+        try context.save()
+
+        let reader = container.newContext()
+        let storedAnn = try #require(try Author.findFirst(by: "name", value: "Ann", in: reader))
+        #expect(try storedAnn.$posts.count == 40)
+        #expect(reader.registeredObjects.count == 1, "counting made no object per member")
+
+        // Unsaved changes on either side are counted.
+        let extra = Post(context: reader)
+        extra.author = storedAnn
+        #expect(try storedAnn.$posts.count == 41)
+        let first = try #require(try reader.fetch(Post.fetchRequest(), as: Post.self).first { $0.title == "p0" })
+        first.author = nil
+        #expect(try storedAnn.$posts.count == 40)
+        reader.delete(try #require(try reader.fetch(Post.fetchRequest(), as: Post.self).first { $0.title == "p1" }))
+        #expect(try storedAnn.$posts.count == 39)
+        #expect(storedAnn.posts.count == 39, "the set agrees with the count")
+        reader.rollback()
+        #expect(try storedAnn.$posts.count == 40)
+
+        // A to-one projection counts 0 or 1 and refuses to-many changes with an error.
+        #expect(try first.$author.count == 1)
+        #expect(try first.$author.objects.first === storedAnn)
+        #expect(throws: KuraError.self) { try first.$author.insert(storedAnn) }
+        #expect(throws: KuraError.self) { try storedAnn.$posts.insert(first, at: 0) }
+    }
+
+    @Test func changesThroughTheProjectionKeepTheInverseRight() throws {
+        let store = try TestStore()
+        let container = try store.open(.blog())
+        let context = container.newContext()
+        let ann = Author(context: context)
+        ann.name = "Ann"
+        let bob = Author(context: context)
+        bob.name = "Bob"
+        let post = Post(context: context)
+        try ann.$posts.insert(post)
+        #expect(post.author === ann)
+        try bob.$posts.insert(post)
+        #expect(post.author === bob && ann.posts.isEmpty)
+        try bob.$posts.remove(post)
+        #expect(post.author == nil && bob.posts.isEmpty)
+        let comments = (0..<3).map { index -> Comment in
+            let comment = Comment(context: context)
+            comment.text = "c\(index)"
+            return comment
+        }
+        try post.$comments.set(comments)
+        try post.$comments.insert(comments[2], at: 0)
+        #expect(post.comments.map(\.text) == ["c2", "c0", "c1"])
+        #expect(comments.allSatisfy { $0.post === post })
+        try context.save()
+        let reader = container.newContext()
+        let stored = try #require(try reader.fetch(Post.fetchRequest(), as: Post.self).first)
+        #expect(stored.comments.map(\.text) == ["c2", "c0", "c1"])
+        #expect(try container.store.check().isConsistent)
+    }
+
+    @Test func relationshipsOfAnObjectWhoseContextWentAwayAreAnErrorThroughTheThrowingAPI() throws {
+        let store = try TestStore()
+        let container = try store.open(.blog())
+        let context = container.newContext()
+        let ann = Author(context: context)
+        ann.name = "Ann"
+        Post(context: context).author = ann
+        try context.save()
+        var reader: ManagedObjectContext? = container.newContext()
+        let storedAnn = try #require(try Author.findFirst(by: "name", value: "Ann", in: reader!))
+        #expect(try storedAnn.$posts.count == 1)
+        reader = nil
+        #expect(throws: KuraError.objectDetached(storedAnn.objectID)) { try storedAnn.$posts.count }
+        #expect(throws: KuraError.objectDetached(storedAnn.objectID)) { try storedAnn.objects(forKey: "posts") }
+    }
+}

@@ -84,4 +84,48 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("KuraUpdate10PercentAndSave") { benchmark in
         for iteration in benchmark.scaledIterations { blackHole(try engine.update(updateRange, iteration: iteration)) }
     }
+
+    // The object graph at the same N: 1,000 news, 10 authors, 100 tags.
+    let graph = GraphDataset(count: size)
+    let graphDirectory = directory + "/graph"
+    try! FileManager.default.createDirectory(atPath: graphDirectory, withIntermediateDirectories: true)
+    let graphEngine = try! KuraGraphEngine(directory: graphDirectory)
+    _ = try! graphEngine.insert(graph)
+
+    Benchmark("KuraGraphInsertAndSave") { benchmark in
+        for iteration in benchmark.scaledIterations {
+            let fresh = directory + "/graph-insert-\(iteration)-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: fresh, withIntermediateDirectories: true)
+            let target = try KuraGraphEngine(directory: fresh)
+            benchmark.startMeasurement()
+            blackHole(try target.insert(graph))
+            benchmark.stopMeasurement()
+        }
+    }
+    Benchmark("KuraGraphFetchAllWithAuthor") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try graphEngine.fetchAllWithAuthor()) }
+    }
+    Benchmark("KuraGraphByAuthorName") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try graphEngine.fetchByAuthorName(graph.queriedAuthors)) }
+    }
+    Benchmark("KuraGraphAnyTagName") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try graphEngine.fetchByTagName(graph.queriedTags)) }
+    }
+    Benchmark("KuraGraphTagCount") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try graphEngine.fetchWithAtLeastThreeTags()) }
+    }
+    Benchmark("KuraGraphWalkAuthors") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try graphEngine.walkAuthorsCountingNews()) }
+    }
+    Benchmark("KuraGraphCascadeDelete") { benchmark in
+        for iteration in benchmark.scaledIterations {
+            let fresh = directory + "/graph-delete-\(iteration)-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: fresh, withIntermediateDirectories: true)
+            let target = try KuraGraphEngine(directory: fresh)
+            _ = try target.insert(graph)
+            benchmark.startMeasurement()
+            blackHole(try target.cascadeDeleteAuthors(graph.deletedAuthors(iteration: 0)))
+            benchmark.stopMeasurement()
+        }
+    }
 }

@@ -208,7 +208,10 @@ extension ManagedObject {
     /// for the element type; `ContiguousArray(repeating:count:)` goes through
     /// a generic metadata lookup on every call.
     static func unsetValues(count: Int) -> ContiguousArray<AttributeValue?> {
-        ContiguousArray(repeatElement(nil, count: count))
+        ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
+            buffer.initialize(repeating: nil)
+            initialized = count
+        }
     }
 
     /// Sets a value of an object outside any context, without tracking.

@@ -164,13 +164,16 @@ final class RelatedAccess: Sendable {
     /// The fetched objects that point to the destinations `keys`: their
     /// primary keys, ascending, each once; `nil` when there are more than `cap`.
     func sourceKeys(pointingTo keys: [UInt64], cap: Int, store: PersistentStore, in txn: borrowing Transaction) throws -> [UInt64]? {
-        var sources = Set<UInt64>()
+        // One destination's entries come sorted and unique; several
+        // destinations' lists are merged by one sort. (Counted with repeats,
+        // a list may reach the cap a little early: another way wins then.)
+        var sources: [UInt64] = []
         switch link.storage {
         case .reference:
             // A to-one's own entries: (destination, source).
             let references = store.table(of: link).references!
             for key in keys {
-                try store.forEachSecondKey(in: references, first: key, in: txn) { sources.insert($0); return sources.count <= cap }
+                try store.forEachSecondKey(in: references, first: key, in: txn) { sources.append($0); return sources.count <= cap }
                 if sources.count > cap { return nil }
             }
         case .join:
@@ -178,7 +181,7 @@ final class RelatedAccess: Sendable {
             let table = store.table(of: link)
             let database = link.inverse.map { store.table(of: $0).join! } ?? table.reverseJoin!
             for key in keys {
-                try store.forEachSecondKey(in: database, first: key, in: txn) { sources.insert($0); return sources.count <= cap }
+                try store.forEachSecondKey(in: database, first: key, in: txn) { sources.append($0); return sources.count <= cap }
                 if sources.count > cap { return nil }
             }
         case .inverseOfReference:
@@ -191,11 +194,15 @@ final class RelatedAccess: Sendable {
                         try store.validatedRecord(record, of: link.destination, values: []).reference(inverse.field!)
                     }
                 }
-                if let owner = owner ?? nil { sources.insert(owner) }
+                if let owner = owner ?? nil { sources.append(owner) }
                 if sources.count > cap { return nil }
             }
         }
-        return sources.sorted()
+        if keys.count > 1 {
+            sources.sort()
+            sources.removeAdjacentDuplicates()
+        }
+        return sources
     }
 }
 
@@ -207,5 +214,18 @@ private extension Operand {
         case .list(let elements): elements.contains { $0.holdsNil }
         default: false
         }
+    }
+}
+
+private extension Array where Element == UInt64 {
+    /// Removes each element equal to the one before it (a sorted array becomes unique).
+    mutating func removeAdjacentDuplicates() {
+        guard count > 1 else { return }
+        var kept = 1
+        for index in 1..<count where self[index] != self[kept - 1] {
+            self[kept] = self[index]
+            kept += 1
+        }
+        removeLast(count - kept)
     }
 }
