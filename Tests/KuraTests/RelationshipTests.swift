@@ -14,6 +14,41 @@ import Testing
         #expect(model.entity(named: "Author")?.relationship(named: "posts")?.deleteRule == .cascade)
     }
 
+    @Test func inversesThatDontPointAtEachOtherAreRefusedNamingBothEnds() throws {
+        func model(_ a: [RelationshipDescription], _ b: [RelationshipDescription], c: [RelationshipDescription] = []) throws {
+            let name = AttributeDescription(name: "name", type: .string)
+            _ = try ManagedObjectModel(entities: [
+                EntityDescription(name: "A", attributes: [name], relationships: a),
+                EntityDescription(name: "B", attributes: [name], relationships: b),
+                EntityDescription(name: "C", attributes: [name], relationships: c),
+            ])
+        }
+        #expect(throws: KuraError.invalidModel("A.b points to entity Nope, which is not in the model")) {
+            try model([.toOne("b", destination: "Nope")], [])
+        }
+        #expect(throws: KuraError.invalidModel("the inverse of A.b, B.nope, is not a relationship of B")) {
+            try model([.toOne("b", destination: "B", inverse: "nope")], [])
+        }
+        #expect(throws: KuraError.invalidModel("A.b names B.c as its inverse, but that points to C, not A")) {
+            try model([.toOne("b", destination: "B", inverse: "c")], [.toMany("c", destination: "C")])
+        }
+        #expect(throws: KuraError.invalidModel("A.b names B.a as its inverse, but that names A.other as its own")) {
+            try model([.toOne("b", destination: "B", inverse: "a"), .toOne("other", destination: "B")],
+                      [.toMany("a", destination: "A", inverse: "other")])
+        }
+        #expect(throws: KuraError.self) {
+            // Two relationships of A claim B.a.
+            try model([.toOne("b", destination: "B", inverse: "a"), .toOne("again", destination: "B", inverse: "a")],
+                      [.toMany("a", destination: "A")])
+        }
+        #expect(throws: KuraError.invalidModel("A.me can't be its own inverse; declare two relationships")) {
+            try model([.toMany("me", destination: "A", inverse: "me")], [])
+        }
+        // Without an inverse, and with both ends naming each other: fine.
+        try model([.toOne("b", destination: "B")], [])
+        try model([.toOne("b", destination: "B", inverse: "a")], [.toMany("a", destination: "A", inverse: "b")])
+    }
+
     @Test func settingOneSideKeepsTheInverseRightAndSavesBoth() throws {
         let store = try TestStore()
         let container = try store.open(.blog())
