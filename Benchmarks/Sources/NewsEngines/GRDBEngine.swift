@@ -32,13 +32,7 @@ public final class GRDBEngine: NewsEngine {
         try queue.write { db in
             try db.create(table: "news") { table in
                 table.autoIncrementedPrimaryKey("id")
-                table.column("objectId", .text).notNull().unique()
-                table.column("title", .text).notNull()
-                table.column("body", .text).notNull()
-                table.column("imageURL", .text)
-                table.column("dateCreated", .datetime).notNull()
-                table.column("dateUpdated", .datetime)
-                table.column("sortOrder", .integer).notNull().indexed()
+                table.newsColumns()
             }
         }
     }
@@ -128,5 +122,19 @@ public final class GRDBEngine: NewsEngine {
         try queue.write { db in
             Checksum(count: try NewsRecord.filter(range.contains(Column("sortOrder"))).deleteAll(db))
         }
+    }
+}
+
+extension TableDefinition {
+    /// The dataset's News columns, with the same indexes as the other
+    /// engines (unique objectId, sortOrder), for both GRDB engines.
+    func newsColumns() {
+        column("objectId", .text).notNull().unique()
+        column("title", .text).notNull()
+        column("body", .text).notNull()
+        column("imageURL", .text)
+        column("dateCreated", .datetime).notNull()
+        column("dateUpdated", .datetime)
+        column("sortOrder", .integer).notNull().indexed()
     }
 }

@@ -70,13 +70,7 @@ public final class GRDBGraphEngine: GraphEngine {
             }
             try db.create(table: "news") { table in
                 table.primaryKey("id", .integer)
-                table.column("objectId", .text).notNull().unique()
-                table.column("title", .text).notNull()
-                table.column("body", .text).notNull()
-                table.column("imageURL", .text)
-                table.column("dateCreated", .datetime).notNull()
-                table.column("dateUpdated", .datetime)
-                table.column("sortOrder", .integer).notNull().indexed()
+                table.newsColumns()
                 table.belongsTo("author", onDelete: .cascade).notNull()
             }
             try db.create(table: "newsTag") { table in
