@@ -45,11 +45,14 @@ import Testing
         #expect(try container.store.check().isConsistent)
     }
 
-    @Test func aDenyRuleFailsTheSaveNamingTheObjectsAndWritesNothing() throws {
+    /// A model without classes: Folder.files (to-many, `rule`) and its
+    /// inverse File.folder; one folder holding one file, saved.
+    func folderHoldingAFile(deleteRule rule: RelationshipDescription.DeleteRule)
+        throws -> (TestStore, PersistentContainer, ManagedObjectContext, folder: ManagedObject, file: ManagedObject) {
         let store = try TestStore()
         let model = try ManagedObjectModel(entities: [
             EntityDescription(name: "Folder", attributes: [AttributeDescription(name: "name", type: .string)],
-                              relationships: [.toMany("files", destination: "File", inverse: "folder", deleteRule: .deny)]),
+                              relationships: [.toMany("files", destination: "File", inverse: "folder", deleteRule: rule)]),
             EntityDescription(name: "File", attributes: [AttributeDescription(name: "name", type: .string)],
                               relationships: [.toOne("folder", destination: "Folder")]),
         ])
@@ -61,7 +64,11 @@ import Testing
         try file.setValue("a.txt", forKey: "name")
         try file.setObject(folder, forKey: "folder")
         try context.save()
+        return (store, container, context, folder, file)
+    }
 
+    @Test func aDenyRuleFailsTheSaveNamingTheObjectsAndWritesNothing() throws {
+        let (_, container, context, folder, file) = try folderHoldingAFile(deleteRule: .deny)
         context.delete(folder)
         do {
             try context.save()
@@ -80,30 +87,16 @@ import Testing
     }
 
     @Test func noActionLeavesReferencesThatCheckCountsApart() throws {
-        let store = try TestStore()
-        let model = try ManagedObjectModel(entities: [
-            EntityDescription(name: "Owner", attributes: [AttributeDescription(name: "name", type: .string)],
-                              relationships: [.toMany("pets", destination: "Pet", inverse: "owner", deleteRule: .noAction)]),
-            EntityDescription(name: "Pet", attributes: [AttributeDescription(name: "name", type: .string)],
-                              relationships: [.toOne("owner", destination: "Owner")]),
-        ])
-        let container = try store.open(model)
-        let context = container.newContext()
-        let owner = try context.insertNewObject(forEntityName: "Owner")
-        try owner.setValue("Ann", forKey: "name")
-        let pet = try context.insertNewObject(forEntityName: "Pet")
-        try pet.setValue("Rex", forKey: "name")
-        try pet.setObject(owner, forKey: "owner")
-        try context.save()
-        context.delete(owner)
+        let (_, container, context, folder, _) = try folderHoldingAFile(deleteRule: .noAction)
+        context.delete(folder)
         try context.save()
         let reader = container.newContext()
-        let storedPet = try #require(try reader.fetch(FetchRequest(entityName: "Pet")).first)
-        let dangling = try #require(try storedPet.object(forKey: "owner"))
+        let storedFile = try #require(try reader.fetch(FetchRequest(entityName: "File")).first)
+        let dangling = try #require(try storedFile.object(forKey: "folder"))
         #expect(throws: KuraError.objectNotFound(dangling.objectID)) { try dangling.value(forKey: "name") }
         let report = try container.store.check()
         #expect(report.isConsistent)
-        #expect(report.entities.first { $0.entity == "Pet" }?.danglingReferences == 1)
+        #expect(report.entities.first { $0.entity == "File" }?.danglingReferences == 1)
     }
 
     @Test func requiredToOnesAndCountsAreValidatedWithTheOtherFailures() throws {
