@@ -31,17 +31,27 @@
                 return view.value(number, of: entity)
             }
             let references = try entity.links.compactMap(\.field).map { field in
-                try view.checkValues([field], of: entity)
+                if field < view.count { try view.checkField(field, of: entity.layout) }
                 return view.reference(field)
             }
             return DecodedRecord(values: values, references: references)
         }
     }
 
-    /// The bytes a store writes for `values` (one per attribute, in order)
-    /// and `references` (one per to-one, in order).
-    public static func encodeRecord(_ values: [AttributeValue?], references: [UInt64?] = [], rowVersion: UInt64 = 1) -> [UInt8] {
-        RecordFormat.encode(ContiguousArray(values), references: references, rowVersion: rowVersion)
+    /// The bytes a store writes for `values` (one per attribute of `entity`,
+    /// in order) and `references` (one per to-one, in order). Fewer values
+    /// than attributes, and no references, make a record written before the
+    /// later attributes existed.
+    public static func encodeRecord(
+        _ values: [AttributeValue?], references: [UInt64?] = [], rowVersion: UInt64 = 1, of entity: EntityDescription
+    ) -> [UInt8] {
+        var layout = entity.layout
+        if values.count < entity.attributes.count {
+            precondition(references.isEmpty, "a record older than some attributes predates the to-ones too")
+            layout = RecordLayout(identityFor: Array(entity.attributes.prefix(values.count)), relationships: [],
+                                  indexes: [], entityName: entity.name)
+        }
+        return RecordFormat.encode(ContiguousArray(values), references: references, rowVersion: rowVersion, layout: layout)
     }
 
     /// Rebuilds a model from the bytes a store keeps, as opening a store does.

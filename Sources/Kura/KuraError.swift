@@ -97,8 +97,15 @@ public enum KuraError: Error, Sendable, Hashable {
     /// The store was written by a newer (or unknown) version of Kura;
     /// `supported` is the newest format this version reads.
     case unsupportedFormatVersion(path: String, found: Int, supported: Int)
-    /// The store's model differs from the one given; each difference is listed.
-    case modelMismatch(path: String, differences: [String])
+    /// The store's model differs from the one given, and the store can't be
+    /// migrated: it is read-only, or migration is turned off
+    /// (``MigrationOptions/disabled``). Each difference is listed.
+    case modelMismatch(path: String, differences: [ModelDifference])
+    /// A migration failed; the store is as it was. Each reason is listed.
+    case migrationFailed(path: String, failures: [MigrationFailure])
+    /// Another process migrated the store to another model since this one
+    /// opened it: nothing was saved; reopen the store with the newer model.
+    case storeMigrated(path: String)
     /// The store's contents are damaged.
     case corruptStore(path: String, reason: String)
     /// The store was closed.
@@ -193,7 +200,11 @@ extension KuraError: CustomStringConvertible {
         case .unsupportedFormatVersion(let path, let found, let supported):
             "'\(path)' has store format \(found); this Kura reads formats up to \(supported)"
         case .modelMismatch(let path, let differences):
-            "the model of '\(path)' differs from the one given: " + differences.joined(separator: "; ")
+            "the model of '\(path)' differs from the one given: " + differences.map(\.description).joined(separator: "; ")
+        case .migrationFailed(let path, let failures):
+            "migrating '\(path)' failed, and the store is unchanged: " + failures.map(\.description).joined(separator: "; ")
+        case .storeMigrated(let path):
+            "another process migrated '\(path)' to another model version: reopen it with that model; nothing was saved"
         case .corruptStore(let path, let reason):
             "'\(path)' is damaged: \(reason)"
         case .storeClosed(let path):

@@ -50,11 +50,39 @@ public struct UnsafeTransactionHandle: @unchecked Sendable {
     // MDB_NOTLS a read transaction may be used from any thread.
     @usableFromInline let pointer: OpaquePointer
     @usableFromInline let isReadOnly: Bool
+    @usableFromInline let mapFull: UnsafeMutablePointer<Bool>?
 
     /// Runs `body` with the transaction this handle names.
     @inlinable
     public func withTransaction<Result>(_ body: (borrowing Transaction) throws -> Result) rethrows -> Result {
-        try body(Transaction(pointer: pointer, isReadOnly: isReadOnly, mapFull: nil))
+        try body(Transaction(pointer: pointer, isReadOnly: isReadOnly, mapFull: mapFull))
+    }
+
+    /// Runs `body` in a transaction nested in this write transaction: its
+    /// changes become part of this one when `body` returns, and are undone
+    /// alone when it throws (LMDB's nested transactions). While it runs, use
+    /// only the nested transaction.
+    ///
+    /// - Throws: what `body` throws, or an ``LMDBError`` (`EACCES` for a
+    ///   read-only handle).
+    public func withNestedTransaction<Result>(_ body: (borrowing Transaction) throws -> Result) throws -> Result {
+        guard !isReadOnly else { throw LMDBError(code: 13) }  // EACCES, as LMDB answers a write in a read transaction
+        var child: OpaquePointer?
+        try LMDBError.check(mdb_txn_begin(mdb_txn_env(pointer), pointer, 0, &child))
+        guard let child else { throw LMDBError.badTransaction }
+        let result: Swift.Result<Result, Error> = Swift.Result {
+            try body(Transaction(pointer: child, isReadOnly: false, mapFull: mapFull))
+        }
+        switch result {
+        case .failure(let error):
+            mdb_txn_abort(child)
+            throw error
+        case .success(let value):
+            let code = mdb_txn_commit(child)
+            if code == MDB_MAP_FULL { mapFull?.pointee = true }
+            try LMDBError.check(code)
+            return value
+        }
     }
 }
 
@@ -62,6 +90,6 @@ extension Transaction {
     /// A handle to this transaction, valid only until the closure that lent
     /// it returns; see ``UnsafeTransactionHandle``.
     public var unsafeHandle: UnsafeTransactionHandle {
-        UnsafeTransactionHandle(pointer: pointer, isReadOnly: isReadOnly)
+        UnsafeTransactionHandle(pointer: pointer, isReadOnly: isReadOnly, mapFull: mapFull)
     }
 }

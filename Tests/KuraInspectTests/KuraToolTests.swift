@@ -79,7 +79,7 @@ import Testing
         }
         let newer = try KuraTool.run(["check", store.path])
         #expect(newer.status == 1)
-        #expect(newer.error == "error: '\(store.path)' has store format 99; this Kura reads formats up to 2\n")
+        #expect(newer.error == "error: '\(store.path)' has store format 99; this Kura reads formats up to 3\n")
     }
 
     @Test func emptyRandomAndTruncatedFilesAreOneLineErrorsInEveryMode() throws {

@@ -55,14 +55,22 @@ import Testing
             ], indexes: [.unique("objectId")]),
         ])
         do {
-            _ = try store.open(changed)
-            Issue.record("opened a store with a different model")
+            _ = try store.open(changed, migration: .disabled)
+            Issue.record("opened a store with a different model while migration was off")
         } catch KuraError.modelMismatch(let path, let differences) {
             #expect(path == store.path)
-            #expect(differences.contains("News.sortOrder is Int64 in the store, Int32 in the model"))
-            #expect(differences.contains("News.title is required in the store, optional in the model"))
-            #expect(differences.contains("News.body is in the store but not in the model"))
-            #expect(differences.contains("News index sortOrder is in the store but not in the model"))
+            let described = differences.map(\.description)
+            #expect(described.contains("News.sortOrder changes from Int64 to Int32 (needs a custom migration stage)"))
+            #expect(described.contains("News.title becomes optional (model only)"))
+            #expect(described.contains("News.body is removed (model only)"))
+            #expect(described.contains("index News.sortOrder is removed (reads stored objects)"))
+            #expect(differences.contains(ModelDifference(
+                entity: "News", property: "sortOrder", change: .attributeTypeChanged(from: .int64, to: .int32), cost: .needsCustomStage)))
+        }
+        // Automatic migration can't narrow Int64 to Int32 either, and says so.
+        #expect(throws: KuraError.migrationFailed(path: store.path, failures: [MigrationFailure(.needsCustomStage(ModelDifference(
+            entity: "News", property: "sortOrder", change: .attributeTypeChanged(from: .int64, to: .int32), cost: .needsCustomStage)))])) {
+            _ = try store.open(changed)
         }
         // The store is untouched and still opens with its own model.
         let container = try store.open(.news())

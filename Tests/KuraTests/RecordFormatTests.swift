@@ -11,9 +11,11 @@ import Testing
         AttributeDescription(name: "d", type: .url, isOptional: true),
         AttributeDescription(name: "added", type: .int32, defaultValue: .int(7)),
     ])
+    /// `R` before `added` existed: records it wrote have four fields.
+    static let older = try! EntityDescription(name: "R", attributes: Array(entity.attributes.prefix(4)))
 
     @Test func aRecordDecodesValueByValueAndOlderRecordsReadDefaultsForNewAttributes() throws {
-        let bytes = RecordFormat.encode([.int(-3), .string("héllo"), .bool(true), nil], rowVersion: 9)
+        let bytes = RecordFormat.encode([.int(-3), .string("héllo"), .bool(true), nil], rowVersion: 9, layout: Self.older.layout)
         try bytes.withUnsafeBytes { raw in
             let view = try RecordView(validating: raw, entity: Self.entity)
             #expect(view.rowVersion == 9)
@@ -26,7 +28,7 @@ import Testing
     }
 
     @Test func damagedRecordsAreRefusedNotMisread() throws {
-        let good = RecordFormat.encode([.int(1), .string("x"), .bool(false), .url(URL(string: "https://a.b")!)], rowVersion: 1)
+        let good = RecordFormat.encode([.int(1), .string("x"), .bool(false), .url(URL(string: "https://a.b")!)], rowVersion: 1, layout: Self.older.layout)
         var damaged: [[UInt8]] = []
         damaged.append([])
         damaged.append(Array(good.prefix(5)))
@@ -35,7 +37,7 @@ import Testing
         var offset = good; offset[11] = 200; damaged.append(offset)              // offset past the end
         damaged.append(good + [0])                                               // trailing byte
         var count = good; count[9] = 9; damaged.append(count)                    // more values than attributes
-        var url = RecordFormat.encode([.int(1), nil, .bool(true), nil], rowVersion: 1)
+        var url = RecordFormat.encode([.int(1), nil, .bool(true), nil], rowVersion: 1, layout: Self.older.layout)
         url[url.count - 1] = RecordFormat.Tag.url.rawValue
         damaged.append(url)
         for bytes in damaged {

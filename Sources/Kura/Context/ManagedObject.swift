@@ -124,6 +124,31 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         String(describing: self)
     }
 
+    /// The entity's name in an earlier model version (Core Data's
+    /// `renamingIdentifier`): a store holding an entity of that name keeps
+    /// its objects under this class's ``entityName``.
+    open class var renamingIdentifier: String? {
+        nil
+    }
+
+    /// Earlier names of the subclass's properties, by current name: a
+    /// migration renames the stored attribute or relationship to the current
+    /// one and keeps its values.
+    ///
+    /// ```swift
+    /// final class News: ManagedObject {
+    ///     @Attribute var title: String = ""   // was `headline`
+    ///     override class var propertyRenamingIdentifiers: [String: String] { ["title": "headline"] }
+    /// }
+    /// ```
+    ///
+    /// Declared on the class rather than on `@Attribute` because every
+    /// object holds its property wrappers: a name there would cost memory in
+    /// each object.
+    open class var propertyRenamingIdentifiers: [String: String] {
+        [:]
+    }
+
     /// Indexes of the subclass's entity beyond those its attributes declare
     /// with `.indexed` and `.unique`: compound ones, or ones with a name.
     open class var indexes: [IndexDescription] {

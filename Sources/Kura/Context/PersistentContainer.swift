@@ -21,13 +21,18 @@ public final class PersistentContainer: Sendable {
     /// The model in use.
     public var model: ManagedObjectModel { store.model }
 
-    /// Opens (or creates) the store at `path` for `model`.
+    /// Opens (or creates) the store at `path` for `model`, migrating a store
+    /// made with an earlier version of the model (see "Changing your model"
+    /// in the README, and ``MigrationOptions``).
     ///
-    /// - Throws: see ``PersistentStore/init(path:model:options:)``; notably
-    ///   ``KuraError/modelMismatch(path:differences:)`` when the store was
-    ///   made with a different model.
-    public init(path: String, model: ManagedObjectModel, options: StoreOptions = StoreOptions()) throws {
-        store = try PersistentStore(path: path, model: model, options: options)
+    /// - Throws: see ``PersistentStore/init(path:model:options:migration:)``;
+    ///   notably ``KuraError/migrationFailed(path:failures:)`` when a
+    ///   migration can't be made (the store is unchanged), and
+    ///   ``KuraError/modelMismatch(path:differences:)`` when the store's model
+    ///   differs and migration is off or the store is read-only.
+    public init(path: String, model: ManagedObjectModel, options: StoreOptions = StoreOptions(),
+                migration: MigrationOptions = .automatic) throws {
+        store = try PersistentStore(path: path, model: model, options: options, migration: migration)
     }
 
     /// Opens an existing store with the model it keeps, without the app's

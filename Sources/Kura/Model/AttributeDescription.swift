@@ -20,9 +20,15 @@ public struct AttributeDescription: Sendable, Hashable {
     public var isOptional: Bool
     /// The value a newly inserted object starts with, or `nil` for none.
     public var defaultValue: AttributeValue?
+    /// The attribute's name in an earlier model version (Core Data's
+    /// `renamingIdentifier`): migrating a store renames that attribute to
+    /// this one and keeps its values.
+    public var renamingIdentifier: String?
 
     /// An attribute called `name` of `type`; `defaultValue` is what new objects start with.
-    public init(name: String, type: AttributeType, isOptional: Bool = false, defaultValue: AttributeValue? = nil) {
+    public init(name: String, type: AttributeType, isOptional: Bool = false, defaultValue: AttributeValue? = nil,
+                renamingIdentifier: String? = nil) {
+        self.renamingIdentifier = renamingIdentifier
         self.name = name
         self.type = type
         self.isOptional = isOptional

@@ -20,6 +20,7 @@ extension EntityDescription {
             mirrors.insert(current, at: 0)
             mirror = current.superclassMirror
         }
+        let renamed = type.propertyRenamingIdentifiers
         for mirror in mirrors {
             for child in mirror.children {
                 guard let label = child.label else { continue }
@@ -30,7 +31,7 @@ extension EntityDescription {
                         name: name, destinationEntityName: declaration.destinationType.entityName, isToMany: declaration.isToMany,
                         isOrdered: declaration.isOrdered, isOptional: declaration.isOptional,
                         minimumCount: declaration.minimumCount, maximumCount: declaration.maximumCount,
-                        deleteRule: declaration.deleteRule))
+                        deleteRule: declaration.deleteRule, renamingIdentifier: renamed[name]))
                     continue
                 }
                 guard let declaration = child.value as? AttributeDeclaration else { continue }
@@ -38,7 +39,8 @@ extension EntityDescription {
                     name: name,
                     type: declaration.attributeType,
                     isOptional: declaration.isOptional,
-                    defaultValue: declaration.declaredDefaultValue))
+                    defaultValue: declaration.declaredDefaultValue,
+                    renamingIdentifier: renamed[name]))
                 if declaration.options.contains(.unique) {
                     indexes.append(.unique(name))
                 } else if declaration.options.contains(.indexed) {
@@ -51,7 +53,8 @@ extension EntityDescription {
         }
         try self.init(
             name: type.entityName, attributes: attributes, relationships: relationships,
-            indexes: indexes + type.indexes, managedObjectClass: type, inverseResolvers: inverseResolvers)
+            indexes: indexes + type.indexes, managedObjectClass: type, inverseResolvers: inverseResolvers,
+            renamingIdentifier: type.renamingIdentifier)
     }
 
     /// The entity of the prototype objects made while reflecting a class.

@@ -40,9 +40,10 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
 
     let attributeNumbers: [String: Int]
     let relationshipNumbers: [String: Int]
-    /// How many values a record holds: the attributes, then one reference
-    /// per to-one relationship.
-    let fieldCount: Int
+    /// The name this entity had in an earlier model version (Core Data's
+    /// `renamingIdentifier`): a store holding an entity of that name
+    /// migrates it to this one, keeping its objects.
+    public let renamingIdentifier: String?
     /// The relationships resolved by the model; set once, by the model.
     @exclusivity(unchecked) var links: [RelationshipLink] = []
     /// Each index's attributes as positions in ``attributes``.
@@ -54,12 +55,10 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// For entities made from a class: how to find the name of an inverse
     /// declared with a key path, by relationship position.
     let inverseResolvers: [Int: @Sendable () -> String]
-    /// For checking stored records quickly: each attribute's record tag,
-    /// and its payload size (-1 when it varies).
-    let recordTags: [UInt8]
-    let recordPayloadSizes: [Int]
-    /// True when a record's values need parsing to be checked (decimals, URLs).
-    let recordHasParsedValues: Bool
+    /// Where values sit in records and what the databases are named: the
+    /// store's numbering, set once when the model is first opened with a
+    /// store (see ``RecordLayout``), before any other thread sees it.
+    @exclusivity(unchecked) var layout: RecordLayout
 
     /// Makes an entity from plain values.
     ///
@@ -71,16 +70,17 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         attributes: [AttributeDescription],
         relationships: [RelationshipDescription] = [],
         indexes: [IndexDescription] = [],
-        managedObjectClass: ManagedObject.Type = ManagedObject.self
+        managedObjectClass: ManagedObject.Type = ManagedObject.self,
+        renamingIdentifier: String? = nil
     ) throws {
         try self.init(name: name, attributes: attributes, relationships: relationships, indexes: indexes,
-                      managedObjectClass: managedObjectClass, inverseResolvers: [:])
+                      managedObjectClass: managedObjectClass, inverseResolvers: [:], renamingIdentifier: renamingIdentifier)
     }
 
     init(
         name: String, attributes: [AttributeDescription], relationships: [RelationshipDescription],
         indexes: [IndexDescription], managedObjectClass: ManagedObject.Type,
-        inverseResolvers: [Int: @Sendable () -> String]
+        inverseResolvers: [Int: @Sendable () -> String], renamingIdentifier: String? = nil
     ) throws {
         try Self.checkName(name, of: "entity")
         var numbers: [String: Int] = [:]
@@ -133,7 +133,6 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.attributes = checked
         self.declaredRelationships = relationships
         self.relationshipNumbers = relationshipNumbers
-        self.fieldCount = checked.count + toOneCount
         self.indexes = indexes
         self.managedObjectClass = managedObjectClass
         self.attributeNumbers = numbers
@@ -141,11 +140,8 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.keyPaths = AttributeKeyPaths(count: checked.count)
         self.relationshipKeyPaths = AttributeKeyPaths(count: relationships.count, isForRelationships: true)
         self.inverseResolvers = inverseResolvers
-        self.recordTags = checked.map { RecordFormat.tag(for: $0.type).rawValue }
-            + Array(repeating: RecordFormat.Tag.reference.rawValue, count: toOneCount)
-        self.recordPayloadSizes = checked.map { RecordFormat.payloadSize(of: RecordFormat.tag(for: $0.type)) ?? -1 }
-            + Array(repeating: 8, count: toOneCount)
-        self.recordHasParsedValues = checked.contains { $0.type == .decimal || $0.type == .url }
+        self.renamingIdentifier = renamingIdentifier
+        self.layout = RecordLayout(identityFor: checked, relationships: relationships, indexes: indexes, entityName: name)
     }
 
     /// Names are identifiers (a letter or `_`, then letters, digits and `_`),

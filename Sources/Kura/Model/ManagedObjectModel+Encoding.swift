@@ -9,6 +9,12 @@ struct ModelDocument: Codable, Equatable {
         /// Absent in stores written before relationships existed.
         var relationships: [Relationship]?
         var indexes: [Index]
+        /// The name in database names and counters when it isn't `name`
+        /// (the entity was renamed).
+        var storedAs: String?
+        /// Fields a record has, removed properties' included; absent before
+        /// format 3 (then: attributes and to-ones, in order).
+        var fieldCount: Int?
     }
 
     struct Relationship: Codable, Equatable {
@@ -21,6 +27,9 @@ struct ModelDocument: Codable, Equatable {
         var minimumCount: Int
         var maximumCount: Int?
         var deleteRule: RelationshipDescription.DeleteRule
+        /// A to-one's record field; absent before format 3.
+        var field: Int?
+        var storedAs: String?
     }
 
     struct Attribute: Codable, Equatable {
@@ -28,12 +37,18 @@ struct ModelDocument: Codable, Equatable {
         var type: AttributeType
         var optional: Bool
         var defaultValue: StoredValue?
+        /// The record field; absent before format 3 (then: the position).
+        var field: Int?
+        /// What a record written before the attribute existed reads as, when
+        /// not nil (format 3; before it, the default).
+        var absentValue: StoredValue?
     }
 
     struct Index: Codable, Equatable {
         var name: String
         var attributes: [String]
         var unique: Bool
+        var storedAs: String?
     }
 
     struct Template: Codable, Equatable {
@@ -57,6 +72,8 @@ struct ModelDocument: Codable, Equatable {
     var entities: [Entity]
     /// Absent in stores written before templates were kept.
     var templates: [Template]?
+    /// The model's ``ManagedObjectModel/versionIdentifier``.
+    var version: String?
 }
 
 extension FetchSortDescriptor.Comparison: Codable {}
@@ -66,29 +83,37 @@ extension ManagedObjectModel {
     /// The model as a document.
     var document: ModelDocument {
         ModelDocument(entities: entities.map { entity in
-            ModelDocument.Entity(
+            let layout = entity.layout
+            func stored(_ storageName: String, _ name: String) -> String? { storageName == name ? nil : storageName }
+            return ModelDocument.Entity(
                 name: entity.name,
-                attributes: entity.attributes.map {
+                attributes: entity.attributes.enumerated().map { position, attribute in
                     ModelDocument.Attribute(
-                        name: $0.name, type: $0.type, optional: $0.isOptional,
-                        defaultValue: $0.defaultValue.map(StoredValue.init))
+                        name: attribute.name, type: attribute.type, optional: attribute.isOptional,
+                        defaultValue: attribute.defaultValue.map(StoredValue.init), field: layout.attributeFields[position],
+                        absentValue: layout.absentValues[position].map(StoredValue.init))
                 },
-                relationships: entity.relationships.isEmpty ? nil : entity.relationships.map {
+                relationships: entity.relationships.isEmpty ? nil : entity.relationships.enumerated().map { number, relationship in
                     ModelDocument.Relationship(
-                        name: $0.name, destination: $0.destinationEntityName, inverse: $0.inverseName, toMany: $0.isToMany,
-                        ordered: $0.isOrdered, optional: $0.isOptional, minimumCount: $0.minimumCount,
-                        maximumCount: $0.maximumCount, deleteRule: $0.deleteRule)
+                        name: relationship.name, destination: relationship.destinationEntityName,
+                        inverse: relationship.inverseName, toMany: relationship.isToMany, ordered: relationship.isOrdered,
+                        optional: relationship.isOptional, minimumCount: relationship.minimumCount,
+                        maximumCount: relationship.maximumCount, deleteRule: relationship.deleteRule,
+                        field: layout.relationshipFields[number],
+                        storedAs: stored(layout.relationshipStorageNames[number], relationship.name))
                 },
-                indexes: entity.indexes.map {
-                    ModelDocument.Index(name: $0.name, attributes: $0.attributes, unique: $0.isUnique)
-                })
+                indexes: entity.indexes.enumerated().map { position, index in
+                    ModelDocument.Index(name: index.name, attributes: index.attributes, unique: index.isUnique,
+                                        storedAs: stored(layout.indexStorageNames[position], index.name))
+                },
+                storedAs: stored(layout.storageName, entity.name), fieldCount: layout.fieldCount)
         }, templates: fetchRequestTemplatesByName.sorted { $0.key < $1.key }.map { name, request in
             ModelDocument.Template(
                 name: name, entity: request.entityName, predicate: request.predicate?.predicateFormat,
                 sortDescriptors: request.sortDescriptors.map { .init(key: $0.key, ascending: $0.ascending, comparison: $0.comparison) },
                 fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset, resultType: request.resultType,
                 propertiesToFetch: request.propertiesToFetch, includesPendingChanges: request.includesPendingChanges)
-        })
+        }, version: versionIdentifier)
     }
 
     /// The model as the bytes a store keeps.
@@ -111,7 +136,7 @@ extension ManagedObjectModel {
         }
         let model: ManagedObjectModel
         do {
-            model = try ManagedObjectModel(entities: document.entities.map { entity in
+            model = try ManagedObjectModel(versionIdentifier: document.version, entities: document.entities.map { entity in
                 try EntityDescription(
                     name: entity.name,
                     attributes: try entity.attributes.map { attribute in
@@ -135,6 +160,15 @@ extension ManagedObjectModel {
             })
         } catch let error as KuraError {
             throw ModelDecodingError(reason: "the stored model is invalid: \(error)")
+        }
+        let layouts = try zip(document.entities, model.entities).map { try RecordLayout(stored: $0, of: $1) }
+        guard Set(layouts.map(\.storageName)).count == layouts.count else {
+            throw ModelDecodingError(reason: "two stored entities share their databases")
+        }
+        do {
+            try model.bindLayouts(layouts)
+        } catch {
+            throw ModelDecodingError(reason: "\(error)")
         }
         for template in document.templates ?? [] {
             do {
@@ -160,4 +194,40 @@ extension ManagedObjectModel {
 struct ModelDecodingError: Error, CustomStringConvertible {
     var reason: String
     var description: String { reason }
+}
+
+extension RecordLayout {
+    /// The layout a stored entity describes. A document written before
+    /// format 3 has no field numbers: then fields follow the declaration
+    /// order, attributes first, and absent values are the defaults.
+    ///
+    /// - Throws: ``ModelDecodingError`` when two properties share a field or
+    ///   a field is out of range.
+    convenience init(stored: ModelDocument.Entity, of entity: EntityDescription) throws {
+        let identity = RecordLayout(identityFor: entity.attributes, relationships: entity.relationships,
+                                    indexes: entity.indexes, entityName: entity.name)
+        let relationships = stored.relationships ?? []
+        let attributeFields = zip(stored.attributes, identity.attributeFields).map { $0.field ?? $1 }
+        let relationshipFields = zip(relationships, identity.relationshipFields).map { $0.toMany ? nil : ($0.field ?? $1) }
+        let fieldCount = stored.fieldCount ?? identity.fieldCount
+        var used = Set<Int>()
+        for field in attributeFields + relationshipFields.compactMap({ $0 }) {
+            guard (0..<fieldCount).contains(field), used.insert(field).inserted, fieldCount <= Int(UInt16.max) else {
+                throw ModelDecodingError(reason: "the stored fields of \(entity.name) overlap or are out of range")
+            }
+        }
+        let absentValues = try zip(stored.attributes, entity.attributes).map { storedAttribute, attribute -> AttributeValue? in
+            guard storedAttribute.field != nil else { return attribute.defaultValue }
+            guard let absent = storedAttribute.absentValue else { return nil }
+            guard let value = absent.value?.converted(to: attribute.type) else {
+                throw ModelDecodingError(reason: "the absent value of \(entity.name).\(attribute.name) does not parse")
+            }
+            return value
+        }
+        self.init(attributes: entity.attributes, relationships: entity.relationships,
+                  attributeFields: attributeFields, relationshipFields: relationshipFields, fieldCount: fieldCount,
+                  absentValues: absentValues, storageName: stored.storedAs ?? stored.name,
+                  relationshipStorageNames: relationships.map { $0.storedAs ?? $0.name },
+                  indexStorageNames: stored.indexes.map { $0.storedAs ?? $0.name })
+    }
 }

@@ -62,20 +62,14 @@ extension ManagedObjectModel {
             }
         }
         for entity in entities {
-            var field = entity.attributes.count
             entity.links = entity.declaredRelationships.enumerated().map { number, declared in
                 let destination = byName[declared.destinationEntityName]!
                 let inverse = inverseOf[End(entity: ObjectIdentifier(entity), number: number)]
                 var resolved = declared
                 resolved.inverseName = inverse.map { $0.0.declaredRelationships[$0.1].name }
-                var ownField: Int?
-                if !declared.isToMany {
-                    ownField = field
-                    field += 1
-                }
                 return RelationshipLink(
                     description: resolved, number: number, source: entity, destination: destination,
-                    inverseNumber: inverse?.1, field: ownField)
+                    inverseNumber: inverse?.1)
             }
         }
     }

@@ -14,6 +14,11 @@ import Synchronization
 public final class ManagedObjectModel: Sendable {
     /// The entities, in the order given.
     public let entities: [EntityDescription]
+    /// The name of this version of the model, such as `"2"` or `"2026-11"`:
+    /// the store keeps it, and a ``MigrationPlan`` finds a store's place
+    /// among its stages by it. Optional: without one, a store is matched by
+    /// its schema.
+    public let versionIdentifier: String?
     /// A short stable hash of the schema (entities, attributes,
     /// relationships, indexes; not the templates). Stores keep it to notice a model that changed.
     public let fingerprint: String
@@ -28,24 +33,35 @@ public final class ManagedObjectModel: Sendable {
     struct State: ~Copyable {
         var isFrozen = false
         var templates: [String: FetchRequestTemplate] = [:]
+        /// True once a store has set the entities' ``RecordLayout``s.
+        var hasBoundLayouts = false
     }
 
     /// A model of the entities of these ``ManagedObject`` subclasses.
     /// - Throws: ``KuraError/invalidModel(_:)``.
-    public convenience init(_ types: ManagedObject.Type...) throws {
-        try self.init(entities: types.map { try EntityDescription($0) })
+    public convenience init(_ types: ManagedObject.Type..., versionIdentifier: String? = nil) throws {
+        try self.init(versionIdentifier: versionIdentifier, entities: types.map { try EntityDescription($0) })
     }
 
     /// A model of the entities of these ``ManagedObject`` subclasses.
     /// - Throws: ``KuraError/invalidModel(_:)``.
-    public convenience init(types: [ManagedObject.Type]) throws {
-        try self.init(entities: types.map { try EntityDescription($0) })
+    public convenience init(types: [ManagedObject.Type], versionIdentifier: String? = nil) throws {
+        try self.init(versionIdentifier: versionIdentifier, entities: types.map { try EntityDescription($0) })
     }
 
     /// A model of these entities.
     /// - Throws: ``KuraError/invalidModel(_:)`` when two entities share a name
     ///   or a class.
-    public init(entities: [EntityDescription]) throws {
+    public convenience init(entities: [EntityDescription]) throws {
+        try self.init(versionIdentifier: nil, entities: entities)
+    }
+
+    /// A version of a model, named for ``MigrationPlan``s.
+    /// - Throws: ``KuraError/invalidModel(_:)`` when two entities share a name
+    ///   or a class.
+    public init(versionIdentifier: String?, entities: [EntityDescription]) throws {
+        self.versionIdentifier = versionIdentifier
+
         var byName: [String: EntityDescription] = [:]
         var byClass: [ObjectIdentifier: EntityDescription] = [:]
         for entity in entities {
@@ -95,6 +111,27 @@ public final class ManagedObjectModel: Sendable {
 
     func freeze() {
         state.withLock { $0.isFrozen = true }
+    }
+
+    /// Sets where each entity's values sit in records (see
+    /// ``RecordLayout``), as a store numbers them. The first store to open
+    /// with the model sets them; another store must number them the same way.
+    ///
+    /// - Throws: ``KuraError/invalidModel(_:)`` when the model is in use with
+    ///   a store that numbers them differently.
+    func bindLayouts(_ layouts: [RecordLayout]) throws {
+        try state.withLock { state in
+            if state.hasBoundLayouts {
+                for (entity, layout) in zip(entities, layouts) where entity.layout != layout {
+                    throw KuraError.invalidModel(
+                        "this model is in use with a store whose \(entity.name) records are laid out differently; "
+                            + "open this store with a model instance of its own")
+                }
+                return
+            }
+            for (entity, layout) in zip(entities, layouts) { entity.layout = layout }
+            state.hasBoundLayouts = true
+        }
     }
 
     /// True when `other` has the same entities, attributes, relationships and indexes.

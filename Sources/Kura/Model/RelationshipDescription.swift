@@ -54,14 +54,18 @@ public struct RelationshipDescription: Sendable, Hashable {
     public var maximumCount: Int?
     /// What deleting the source does to the destinations.
     public var deleteRule: DeleteRule
+    /// The relationship's name in an earlier model version: migrating a
+    /// store renames that relationship to this one and keeps its objects.
+    public var renamingIdentifier: String?
 
     /// A relationship; prefer ``toOne(_:destination:inverse:deleteRule:isOptional:)``
     /// and ``toMany(_:destination:inverse:deleteRule:isOrdered:minimumCount:maximumCount:)``.
     public init(
         name: String, destinationEntityName: String, inverseName: String? = nil, isToMany: Bool,
         isOrdered: Bool = false, isOptional: Bool = true, minimumCount: Int = 0, maximumCount: Int? = nil,
-        deleteRule: DeleteRule = .nullify
+        deleteRule: DeleteRule = .nullify, renamingIdentifier: String? = nil
     ) {
+        self.renamingIdentifier = renamingIdentifier
         self.name = name
         self.destinationEntityName = destinationEntityName
         self.inverseName = inverseName
@@ -76,21 +80,22 @@ public struct RelationshipDescription: Sendable, Hashable {
     /// A reference to at most one object of `destination`.
     public static func toOne(
         _ name: String, destination: String, inverse: String? = nil, deleteRule: DeleteRule = .nullify,
-        isOptional: Bool = true
+        isOptional: Bool = true, originalName: String? = nil
     ) -> RelationshipDescription {
         RelationshipDescription(
             name: name, destinationEntityName: destination, inverseName: inverse, isToMany: false,
-            isOptional: isOptional, deleteRule: deleteRule)
+            isOptional: isOptional, deleteRule: deleteRule, renamingIdentifier: originalName)
     }
 
     /// A set of objects of `destination` (a list when `isOrdered`).
     public static func toMany(
         _ name: String, destination: String, inverse: String? = nil, deleteRule: DeleteRule = .nullify,
-        isOrdered: Bool = false, minimumCount: Int = 0, maximumCount: Int? = nil
+        isOrdered: Bool = false, minimumCount: Int = 0, maximumCount: Int? = nil, originalName: String? = nil
     ) -> RelationshipDescription {
         RelationshipDescription(
             name: name, destinationEntityName: destination, inverseName: inverse, isToMany: true,
-            isOrdered: isOrdered, minimumCount: minimumCount, maximumCount: maximumCount, deleteRule: deleteRule)
+            isOrdered: isOrdered, minimumCount: minimumCount, maximumCount: maximumCount, deleteRule: deleteRule,
+            renamingIdentifier: originalName)
     }
 }
 

@@ -39,19 +39,18 @@ final class RelationshipLink: @unchecked Sendable {
     unowned(unsafe) let destination: EntityDescription
     /// The inverse's position among the destination's relationships.
     let inverseNumber: Int?
-    /// For a to-one: the position of its reference among the record's fields
-    /// (after the attributes).
-    let field: Int?
+    /// For a to-one: the record field that holds its reference (see
+    /// ``RecordLayout``).
+    var field: Int? { source.layout.relationshipFields[number] }
     let storage: Storage
 
     init(description: RelationshipDescription, number: Int, source: EntityDescription, destination: EntityDescription,
-         inverseNumber: Int?, field: Int?) {
+         inverseNumber: Int?) {
         self.description = description
         self.number = number
         self.source = source
         self.destination = destination
         self.inverseNumber = inverseNumber
-        self.field = field
         if !description.isToMany {
             storage = .reference
         } else if let inverseNumber, !destination.relationships[inverseNumber].isToMany {

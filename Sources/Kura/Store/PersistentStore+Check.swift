@@ -85,8 +85,8 @@ extension PersistentStore {
         }
         for entity in model.entities {
             let tables = tables(for: entity)
-            let indexNames = entity.indexes.map { StoreLayout.indexDatabase(entity.name, $0.name) }
-            guard readable(StoreLayout.recordsDatabase(entity.name)) else {
+            let indexNames = entity.indexes.indices.map { StoreLayout.indexDatabase(entity, $0) }
+            guard readable(StoreLayout.recordsDatabase(entity)) else {
                 problem("\(entity.name): its records' pages are damaged; its objects and indexes were not checked")
                 continue
             }
@@ -145,7 +145,7 @@ extension PersistentStore {
                 }
                 entityReport.indexEntries[index.description.name] = entries
             }
-            let counter = try meta.value(forKey: StoreLayout.counterKey(entity.name), in: txn)
+            let counter = try meta.value(forKey: StoreLayout.counterKey(entity), in: txn)
                 .flatMap { StoreLayout.littleEndian($0, as: UInt64.self) } ?? 1
             if largestKey >= counter {
                 problem("\(entity.name): the ID counter (\(counter)) is not past the largest primary key (\(largestKey))")

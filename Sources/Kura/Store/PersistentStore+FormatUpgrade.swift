@@ -16,7 +16,9 @@ extension PersistentStore {
                 // Another process may have upgraded it since this one looked.
                 guard stored < StoreLayout.formatVersion else { return }
                 if stored < 2 { try rebuildDecimalIndexes(in: txn) }
-                try meta.put(StoreLayout.littleEndianBytes(StoreLayout.formatVersion), forKey: StoreLayout.formatKey, in: txn)
+                // Format 3: the model document numbers every field (the
+                // numbering older stores had implicitly); records don't change.
+                try writeModel(model, change: "upgraded from format \(stored)", in: txn)
             }
         }
     }

@@ -4,7 +4,8 @@ extension PersistentStore {
     /// Runs `body` in a read transaction: one consistent snapshot of the
     /// whole store, which writers never block or change.
     func read<Result>(_ body: (borrowing Transaction) throws -> Result) throws -> Result {
-        try storageErrors(path) { try environment.read(body) }
+        if let ambient { return try storageErrors(path) { try ambient.withTransaction(body) } }
+        return try storageErrors(path) { try environment.read(body) }
     }
 
     /// A copy of the stored record of `objectID`, checked, or `nil` when the

@@ -80,7 +80,8 @@ extension PersistentStore {
             return try storageErrors(path) {
                 // The closure runs again after the map grows: it only builds
                 // its result, it changes nothing outside.
-                try environment.write { txn in try write(changes, in: txn) }
+                if let ambient { return try ambient.withNestedTransaction { txn in try write(changes, in: txn) } }
+                return try environment.write { txn in try write(changes, in: txn) }
             }
         } catch KuraError.storage(_, .engine(let code, _)) where code == LMDBError.mapFull.code {
             throw KuraError.storeFull(maximumBytes: options.maximumSize)
@@ -88,6 +89,7 @@ extension PersistentStore {
     }
 
     private func write(_ changes: ChangeSet, in txn: borrowing Transaction) throws -> SaveResult {
+        guard try Self.generation(meta, in: txn) == generation else { throw KuraError.storeMigrated(path: path) }
         var result = SaveResult()
         var conflicts: [ObjectID] = []
 
@@ -175,7 +177,8 @@ extension PersistentStore {
                                   values: update.values, in: txn)
             }
             let record = RecordFormat.encode(
-                update.values, references: update.references.map(resolve), rowVersion: updateVersions[position] + 1)
+                update.values, references: update.references.map(resolve), rowVersion: updateVersions[position] + 1,
+                layout: update.objectID.entity.layout)
             try tables.records.put(record, forKey: StoreLayout.key(update.objectID.number), in: txn)
             result.updatedRecords.append(record)
         }
@@ -194,7 +197,7 @@ extension PersistentStore {
                 guard let destination else { continue }
                 try table(of: link).references!.put([], forKey: StoreLayout.pairKey(destination, primaryKey), in: txn)
             }
-            let record = RecordFormat.encode(insert.values, references: references, rowVersion: 1)
+            let record = RecordFormat.encode(insert.values, references: references, rowVersion: 1, layout: entity.layout)
             do {
                 try tables.records.put(record, forKey: StoreLayout.key(primaryKey), in: txn, flags: .append)
             } catch LMDBError.keyExists {
@@ -203,7 +206,7 @@ extension PersistentStore {
             result.insertedRecords.append(record)
         }
         for (entity, next) in counters.values {
-            try meta.put(StoreLayout.littleEndianBytes(next), forKey: StoreLayout.counterKey(entity.name), in: txn)
+            try meta.put(StoreLayout.littleEndianBytes(next), forKey: StoreLayout.counterKey(entity), in: txn)
         }
 
         for change in changes.memberships {
@@ -252,7 +255,7 @@ extension PersistentStore {
     /// The next primary key of `entity`: its counter, which only grows, so a
     /// key is never reused even after deletions.
     private func nextPrimaryKey(of entity: EntityDescription, in txn: borrowing Transaction) throws -> UInt64 {
-        guard let bytes = try meta.value(forKey: StoreLayout.counterKey(entity.name), in: txn) else { return 1 }
+        guard let bytes = try meta.value(forKey: StoreLayout.counterKey(entity), in: txn) else { return 1 }
         guard let next = StoreLayout.littleEndian(bytes, as: UInt64.self) else {
             throw KuraError.corruptStore(path: path, reason: "the ID counter of \(entity.name) is damaged")
         }

@@ -25,9 +25,21 @@ public final class PersistentStore: Sendable {
     /// The options the store was opened with.
     public let options: StoreOptions
 
+    /// What the migration that ran when the store opened did, or `nil`
+    /// when none ran.
+    public let lastMigration: MigrationReport?
+
     let environment: Environment
     let meta: Database
     private let tables: [ObjectIdentifier: EntityTables]
+    /// For the stores a migration's custom stages use: the migration's write
+    /// transaction, which their reads and saves join (see
+    /// ``MigrationStage/custom(from:to:willMigrate:didMigrate:)``).
+    let ambient: UnsafeTransactionHandle?
+    /// The store's schema generation when it opened: one more each
+    /// migration, so a process with an older model can't save into a
+    /// migrated store.
+    let generation: UInt64
 
     /// Opens the store in the file at `path`, creating it when it doesn't
     /// exist (unless read-only).
@@ -43,9 +55,10 @@ public final class PersistentStore: Sendable {
     ///   ``KuraError/modelMismatch(path:differences:)``,
     ///   ``KuraError/corruptStore(path:reason:)``, or
     ///   ``KuraError/storage(path:failure:)`` when LMDB can't open the file.
-    public init(path: String, model: ManagedObjectModel?, options: StoreOptions = StoreOptions()) throws {
-        self.path = path
-        self.options = options
+    public convenience init(
+        path: String, model: ManagedObjectModel?, options: StoreOptions = StoreOptions(),
+        migration: MigrationOptions = .automatic
+    ) throws {
         var environmentOptions = Environment.Options(
             mapSize: options.initialSize, maxMapSize: options.maximumSize,
             maxDatabases: Self.databaseCount(for: model), maxReaders: options.maxReaders)
@@ -68,56 +81,70 @@ public final class PersistentStore: Sendable {
         // old pages from being reused: clear them now.
         _ = try? environment.clearStaleReaders()
         var stored = try Self.readStoredModel(environment, path: path)
-        if let (storedModel, _) = stored, model == nil,
-           Self.databaseCount(for: storedModel) > environmentOptions.maxDatabases {
-            // The store has more databases than a model-less open expected.
-            environment.close()
-            environmentOptions.maxDatabases = Self.databaseCount(for: storedModel)
-            environment = try Self.openEnvironment(path: path, options: environmentOptions)
-            stored = try Self.readStoredModel(environment, path: path)
+        if let (storedModel, _) = stored {
+            // Room for the store's databases and the model's, which a
+            // migration has open at once.
+            let needed = Self.databaseCount(for: storedModel) + (model.map { Self.databaseCount(for: $0) } ?? 0)
+            if needed > environmentOptions.maxDatabases {
+                environment.close()
+                environmentOptions.maxDatabases = needed
+                environment = try Self.openEnvironment(path: path, options: environmentOptions)
+                stored = try Self.readStoredModel(environment, path: path)
+            }
         }
 
-        let resolved: ManagedObjectModel
-        if let (storedModel, _) = stored {
-            if let model {
-                guard storedModel.hasSameSchema(as: model) else {
-                    throw KuraError.modelMismatch(path: path, differences: storedModel.differences(from: model))
-                }
-                // Same schema; keep the app's templates in the store for `kura`.
-                if !options.isReadOnly && storedModel.document != model.document {
-                    let bytes = try model.encoded()
-                    try storageErrors(path) {
-                        try environment.write { txn in
-                            guard let meta = try txn.openDatabase(named: StoreLayout.metaDatabase) else { return }
-                            try meta.put(bytes, forKey: StoreLayout.modelKey, in: txn)
-                        }
-                    }
-                }
-                resolved = model
-            } else {
-                resolved = storedModel
+        guard let (storedModel, format) = stored else {
+            guard let model, !options.isReadOnly else {
+                throw KuraError.notAKuraStore(path: path)
+            }
+            try model.bindLayouts(model.entities.map(\.layout))
+            try Self.initialize(environment, with: model, path: path)
+            try self.init(opening: environment, model: model, path: path, options: options, format: StoreLayout.formatVersion)
+            return
+        }
+
+        // The store as it is, on its own model; an older format is upgraded
+        // now when the store is writable, else read as it is.
+        let upgrading = format < StoreLayout.formatVersion && !options.isReadOnly
+        var current = try PersistentStore(
+            opening: environment, model: storedModel, path: path, options: options,
+            format: upgrading ? StoreLayout.formatVersion : format)
+        if upgrading { try current.upgradeFormat() }
+        if let model {
+            current = try current.opening(model, migration: migration)
+        }
+        try self.init(opening: environment, model: current.model, path: path, options: options,
+                      format: upgrading ? StoreLayout.formatVersion : format, lastMigration: current.lastMigration)
+    }
+
+    /// A store on an open environment, with `model` (whose layouts are set).
+    init(opening environment: Environment, model: ManagedObjectModel, path: String, options: StoreOptions,
+         format: UInt32, lastMigration: MigrationReport? = nil, ambient: UnsafeTransactionHandle? = nil) throws {
+        self.path = path
+        self.options = options
+        self.environment = environment
+        self.model = model
+        self.lastMigration = lastMigration
+        self.ambient = ambient
+        if let ambient {
+            (meta, tables) = try ambient.withTransaction { txn in
+                try Self.openTables(model: model, path: path, format: format) { name in try txn.createDatabase(named: name) }
             }
         } else {
-            guard let model else {
-                throw KuraError.notAKuraStore(path: path)
+            (meta, tables) = try Self.openTables(model: model, path: path, format: format) { name in
+                try storageErrors(path) { try environment.database(named: name) }
             }
-            guard !options.isReadOnly else {
-                throw KuraError.notAKuraStore(path: path)
-            }
-            try Self.initialize(environment, with: model, path: path)
-            resolved = model
         }
+        let meta = meta
+        generation = try storageErrors(path) {
+            try ambient?.withTransaction { try Self.generation(meta, in: $0) } ?? environment.read { try Self.generation(meta, in: $0) }
+        }
+        model.freeze()
+    }
 
-        // An older format: upgraded now when the store is writable, else
-        // read as it is.
-        let format = stored?.1 ?? StoreLayout.formatVersion
-        let upgrading = format < StoreLayout.formatVersion && !options.isReadOnly
-        self.environment = environment
-        self.model = resolved
-        (meta, tables) = try Self.openTables(
-            environment, model: resolved, path: path, format: upgrading ? StoreLayout.formatVersion : format)
-        resolved.freeze()
-        if upgrading { try upgradeFormat() }
+    /// The schema generation `meta` records: 0 until the first migration.
+    static func generation(_ meta: Database, in txn: borrowing Transaction) throws -> UInt64 {
+        try meta.value(forKey: StoreLayout.generationKey, in: txn).flatMap { StoreLayout.littleEndian($0, as: UInt64.self) } ?? 0
     }
 
     /// Closes the store. Contexts using it throw ``KuraError/storeClosed(path:)``
@@ -215,10 +242,13 @@ public final class PersistentStore: Sendable {
                 try meta.put(StoreLayout.littleEndianBytes(StoreLayout.formatVersion), forKey: StoreLayout.formatKey, in: txn)
                 try meta.put(modelBytes, forKey: StoreLayout.modelKey, in: txn)
                 try meta.put(Array(model.fingerprint.utf8), forKey: StoreLayout.fingerprintKey, in: txn)
+                try meta.put(try ModelHistoryEntry.encode([ModelHistoryEntry(
+                    version: model.versionIdentifier, fingerprint: model.fingerprint, date: Date(), change: "created")]),
+                    forKey: StoreLayout.historyKey, in: txn)
                 for entity in model.entities {
-                    _ = try txn.createDatabase(named: StoreLayout.recordsDatabase(entity.name))
-                    for index in entity.indexes {
-                        _ = try txn.createDatabase(named: StoreLayout.indexDatabase(entity.name, index.name))
+                    _ = try txn.createDatabase(named: StoreLayout.recordsDatabase(entity))
+                    for position in entity.indexes.indices {
+                        _ = try txn.createDatabase(named: StoreLayout.indexDatabase(entity, position))
                     }
                     for link in entity.links {
                         let names = RelationshipTable.databaseNames(of: link)
@@ -233,10 +263,10 @@ public final class PersistentStore: Sendable {
 
     /// The databases of `model`'s entities, read as a store of `format` keeps them.
     private static func openTables(
-        _ environment: Environment, model: ManagedObjectModel, path: String, format: UInt32
+        model: ManagedObjectModel, path: String, format: UInt32, database: (String) throws -> Database?
     ) throws -> (Database, [ObjectIdentifier: EntityTables]) {
         func open(_ name: String) throws -> Database {
-            guard let database = try storageErrors(path, { try environment.database(named: name) }) else {
+            guard let database = try database(name) else {
                 throw KuraError.corruptStore(path: path, reason: "the database \(name) is missing")
             }
             return database
@@ -244,10 +274,11 @@ public final class PersistentStore: Sendable {
         let meta = try open(StoreLayout.metaDatabase)
         var tables: [ObjectIdentifier: EntityTables] = [:]
         for entity in model.entities {
-            let records = try open(StoreLayout.recordsDatabase(entity.name))
-            let indexes = try zip(entity.indexes, entity.indexAttributeNumbers).map { index, numbers in
-                IndexTable(description: index, attributeNumbers: numbers,
-                           database: try open(StoreLayout.indexDatabase(entity.name, index.name)),
+            let records = try open(StoreLayout.recordsDatabase(entity))
+            let indexes = try entity.indexes.indices.map { position in
+                let numbers = entity.indexAttributeNumbers[position]
+                return IndexTable(description: entity.indexes[position], attributeNumbers: numbers,
+                           database: try open(StoreLayout.indexDatabase(entity, position)),
                            hasLegacyDecimalKeys: format < 2 && numbers.contains { entity.attributes[$0].type == .decimal })
             }
             let relationships = try entity.links.map { link in

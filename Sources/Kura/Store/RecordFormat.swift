@@ -5,17 +5,18 @@ import Foundation
 /// ```
 /// byte 0        format version (1)
 /// bytes 1…8     row version, UInt64 little-endian: 1 when inserted, +1 per update
-/// bytes 9…10    attribute count n, UInt16 little-endian
-/// n × UInt32    end offset of each value in the data area, little-endian
+/// bytes 9…10    field count n, UInt16 little-endian
+/// n × UInt32    end offset of each field's value in the data area, little-endian
 /// data area     each value: a tag byte, then its payload
 /// ```
 ///
-/// The offset table makes any attribute readable in O(1) without decoding the
-/// others, which is how fetches filter and sort on stored bytes and how
-/// objects decode lazily. A record with fewer values than its entity has
-/// attributes was written before those attributes existed; they read as their
-/// default. The tag repeats the type, so a damaged record is caught, not
-/// misread.
+/// Each attribute and to-one relationship has its own field number (see
+/// ``RecordLayout``). The offset table makes any field readable in O(1)
+/// without decoding the others, which is how fetches filter and sort on
+/// stored bytes and how objects decode lazily. A record with fewer fields
+/// than its entity's layout was written before the later fields existed;
+/// they read as their attribute's absent value. The tag repeats the type, so
+/// a damaged record is caught, not misread.
 enum RecordFormat {
     static let version: UInt8 = 1
     static let headerSize = 11
@@ -27,18 +28,33 @@ enum RecordFormat {
         case reference
     }
 
-    /// Encodes `values` (one per attribute of the entity, in order), then
-    /// `references` (the primary key of each to-one's destination, in order),
-    /// into one buffer of exactly the record's size.
+    /// Encodes `values` (one per attribute of the entity, by position) and
+    /// `references` (the primary key of each to-one's destination, in
+    /// relationship order) into one buffer of exactly the record's size,
+    /// each in its field of `layout`. Fields of removed properties are
+    /// written as nil, or copied from `retaining` (a migration keeps them,
+    /// so a custom stage can still read what they held).
     static func encode(
-        _ values: ContiguousArray<AttributeValue?>, references: [UInt64?] = [], rowVersion: UInt64
+        _ values: ContiguousArray<AttributeValue?>, references: [UInt64?] = [], rowVersion: UInt64, layout: RecordLayout,
+        retaining retained: RecordView? = nil
     ) -> [UInt8] {
-        // Sizes first; decimals and URLs become text once.
+        let fieldCount = layout.fieldCount
+        // Sizes first, in field order; decimals and URLs become text once.
         var texts: [String] = []
         var dataSize = 0
-        for value in values {
+        for field in 0..<fieldCount {
             dataSize += 1
-            switch value {
+            let position = layout.attributeAtField[field]
+            if position < 0 {
+                let reference = layout.referenceAtField[field]
+                if reference >= 0 {
+                    if references[reference] != nil { dataSize += 8 }
+                } else if let retained, field < retained.count {
+                    dataSize += retained.storedValue(field).count - 1
+                }
+                continue
+            }
+            switch values[position] {
             case nil, .bool?: break
             case .int?, .double?, .date?: dataSize += 8
             case .float?: dataSize += 4
@@ -53,8 +69,6 @@ enum RecordFormat {
                 dataSize += texts.last!.utf8.count
             }
         }
-        for reference in references { dataSize += reference == nil ? 1 : 9 }
-        let fieldCount = values.count + references.count
         let tableStart = headerSize
         let dataStart = tableStart + fieldCount * 4
         let total = dataStart + dataSize
@@ -65,7 +79,27 @@ enum RecordFormat {
             raw.storeBytes(of: UInt16(fieldCount).littleEndian, toByteOffset: 9, as: UInt16.self)
             var offset = dataStart
             var textIndex = 0
-            for (number, value) in values.enumerated() {
+            for field in 0..<fieldCount {
+                let position = layout.attributeAtField[field]
+                let value: AttributeValue?
+                if position >= 0 {
+                    value = values[position]
+                } else {
+                    value = nil
+                    let reference = layout.referenceAtField[field]
+                    if reference >= 0, let key = references[reference] {
+                        raw[offset] = Tag.reference.rawValue
+                        raw.storeBytes(of: key.littleEndian, toByteOffset: offset + 1, as: UInt64.self)
+                        offset += 9
+                        raw.storeBytes(of: UInt32(offset - dataStart).littleEndian, toByteOffset: tableStart + field * 4, as: UInt32.self)
+                        continue
+                    }
+                    if reference < 0, let retained, field < retained.count {
+                        Self.copy(retained.storedValue(field), into: raw, at: &offset)
+                        raw.storeBytes(of: UInt32(offset - dataStart).littleEndian, toByteOffset: tableStart + field * 4, as: UInt32.self)
+                        continue
+                    }
+                }
                 switch value {
                 case nil:
                     raw[offset] = Tag.null.rawValue
@@ -107,19 +141,7 @@ enum RecordFormat {
                     Self.copy(texts[textIndex], into: raw, at: &offset)
                     textIndex += 1
                 }
-                raw.storeBytes(of: UInt32(offset - dataStart).littleEndian, toByteOffset: tableStart + number * 4, as: UInt32.self)
-            }
-            for (position, reference) in references.enumerated() {
-                if let reference {
-                    raw[offset] = Tag.reference.rawValue
-                    raw.storeBytes(of: reference.littleEndian, toByteOffset: offset + 1, as: UInt64.self)
-                    offset += 9
-                } else {
-                    raw[offset] = Tag.null.rawValue
-                    offset += 1
-                }
-                let number = values.count + position
-                raw.storeBytes(of: UInt32(offset - dataStart).littleEndian, toByteOffset: tableStart + number * 4, as: UInt32.self)
+                raw.storeBytes(of: UInt32(offset - dataStart).littleEndian, toByteOffset: tableStart + field * 4, as: UInt32.self)
             }
             precondition(offset == total, "record size computed wrongly")
             initialized = total

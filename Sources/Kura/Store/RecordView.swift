@@ -32,7 +32,7 @@ struct RecordView {
         guard bytes.count >= RecordFormat.headerSize else { throw .tooShort(bytes.count) }
         guard bytes[0] == RecordFormat.version else { throw .unknownVersion(bytes[0]) }
         self.init(trusted: bytes)
-        guard count <= entity.fieldCount else { throw .tooManyValues(count, entity.fieldCount) }
+        guard count <= entity.layout.fieldCount else { throw .tooManyValues(count, entity.layout.fieldCount) }
         let dataStart = RecordFormat.headerSize + count * 4
         guard dataStart <= bytes.count else { throw .tooShort(bytes.count) }
         var previousEnd = 0
@@ -46,35 +46,46 @@ struct RecordView {
 
     /// Checks every value's tag, size and, for decimals and URLs, that it parses.
     func checkAllValues(of entity: EntityDescription) throws(RecordError) {
-        for number in 0..<count { try checkValue(number, of: entity) }
+        let layout = entity.layout
+        for field in 0..<count { try checkField(field, of: layout) }
     }
 
-    /// Checks the values at `numbers` (a record written before an attribute
-    /// existed has nothing to check for it).
+    /// Checks the values of the attributes at positions `numbers` (a record
+    /// written before an attribute existed has nothing to check for it).
     @inline(__always)
     func checkValues(_ numbers: [Int], of entity: EntityDescription) throws(RecordError) {
-        for number in numbers where number < count { try checkValue(number, of: entity) }
+        let layout = entity.layout
+        for number in numbers {
+            let field = layout.isIdentity ? number : layout.attributeFields[number]
+            if field < count { try checkField(field, of: layout) }
+        }
     }
 
     @inline(__always)
-    private func checkValue(_ number: Int, of entity: EntityDescription) throws(RecordError) {
-        let stored = valueBytes(number)
+    func checkField(_ field: Int, of layout: RecordLayout) throws(RecordError) {
+        let stored = valueBytes(field)
         let tag = stored[0]
         let payload = stored.count - 1
         if tag == RecordFormat.Tag.null.rawValue {
-            guard payload == 0 else { throw .badSize(number) }
+            guard payload == 0 else { throw .badSize(field) }
             return
         }
-        let expected = entity.recordTags[number]
-        guard tag == expected || (expected == RecordFormat.Tag.true.rawValue && tag == RecordFormat.Tag.false.rawValue) else {
-            throw .badTag(number, tag)
+        var expected = layout.fieldTags[field]
+        if expected == RecordLayout.retiredTag {
+            // A removed property's value: never read, but it must still be
+            // a value of some kind, with its kind's size.
+            guard let known = RecordFormat.Tag(rawValue: tag) else { throw .badTag(field, tag) }
+            if let size = RecordFormat.payloadSize(of: known), size != payload { throw .badSize(field) }
+            return
         }
-        let size = entity.recordPayloadSizes[number]
-        if size >= 0 && size != payload { throw .badSize(number) }
-        if entity.recordHasParsedValues && (tag == RecordFormat.Tag.decimal.rawValue || tag == RecordFormat.Tag.url.rawValue) {
+        if expected == RecordFormat.Tag.true.rawValue && tag == RecordFormat.Tag.false.rawValue { expected = tag }
+        guard tag == expected else { throw .badTag(field, tag) }
+        let size = layout.fieldPayloadSizes[field]
+        if size >= 0 && size != payload { throw .badSize(field) }
+        if layout.hasParsedValues && (tag == RecordFormat.Tag.decimal.rawValue || tag == RecordFormat.Tag.url.rawValue) {
             let text = String(decoding: UnsafeRawBufferPointer(rebasing: stored.dropFirst()), as: UTF8.self)
             let valid = tag == RecordFormat.Tag.decimal.rawValue ? DecimalText.parse(text) != nil : URL(string: text) != nil
-            guard valid else { throw .badValue(number) }
+            guard valid else { throw .badValue(field) }
         }
     }
 
@@ -95,6 +106,11 @@ struct RecordView {
         return UnsafeRawBufferPointer(rebasing: bytes[(dataStart + start)..<(dataStart + endOffset(number))])
     }
 
+    /// The bytes of `field` as stored: its tag, then its payload.
+    func storedValue(_ field: Int) -> UnsafeRawBufferPointer {
+        valueBytes(field)
+    }
+
     /// The tag of value `number`, or `nil` when the record predates that attribute.
     func tag(_ number: Int) -> RecordFormat.Tag? {
         guard number < count else { return nil }
@@ -106,11 +122,19 @@ struct RecordView {
         UnsafeRawBufferPointer(rebasing: valueBytes(number).dropFirst())
     }
 
-    /// Decodes value `number` of `entity`. Values the record predates read as
-    /// the attribute's default.
+    /// Decodes the value of the attribute at position `number` of `entity`.
+    /// Values the record predates read as the attribute's absent value (its
+    /// default when it was added; see ``RecordLayout``).
+    @inline(__always)
     func value(_ number: Int, of entity: EntityDescription) -> AttributeValue? {
-        guard number < count else { return entity.attributes[number].defaultValue }
-        let stored = valueBytes(number)
+        let layout = entity.layout
+        return value(atField: layout.isIdentity ? number : layout.attributeFields[number], absent: layout.absentValues[number])
+    }
+
+    /// Decodes the value in `field`, or `absent` when the record predates it.
+    func value(atField field: Int, absent: AttributeValue?) -> AttributeValue? {
+        guard field < count else { return absent }
+        let stored = valueBytes(field)
         let payload = UnsafeRawBufferPointer(rebasing: stored.dropFirst())
         switch RecordFormat.Tag(rawValue: stored[0]) {
         case .null, nil: return nil

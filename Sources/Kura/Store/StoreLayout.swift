@@ -21,8 +21,11 @@ import KuraLMDB
 /// primary key, however the key is made.
 enum StoreLayout {
     static let metaDatabase = "kura.meta"
-    static func recordsDatabase(_ entity: String) -> String { "kura.records.\(entity)" }
-    static func indexDatabase(_ entity: String, _ index: String) -> String { "kura.index.\(entity).\(index)" }
+    static func recordsDatabase(_ entity: EntityDescription) -> String { "kura.records.\(entity.layout.storageName)" }
+    /// The database of the index at `position` in `entity`'s indexes.
+    static func indexDatabase(_ entity: EntityDescription, _ position: Int) -> String {
+        "kura.index.\(entity.layout.storageName).\(entity.layout.indexStorageNames[position])"
+    }
 
     static func referenceDatabase(_ entity: String, _ relationship: String) -> String { "kura.ref.\(entity).\(relationship)" }
     static func joinDatabase(_ entity: String, _ relationship: String) -> String { "kura.join.\(entity).\(relationship)" }
@@ -32,7 +35,11 @@ enum StoreLayout {
     static let formatKey = Array("format".utf8)
     static let modelKey = Array("model".utf8)
     static let fingerprintKey = Array("fingerprint".utf8)
-    static func counterKey(_ entity: String) -> [UInt8] { Array("counter.\(entity)".utf8) }
+    /// The schema generation: one more each migration (UInt64, little-endian).
+    static let generationKey = Array("generation".utf8)
+    /// The model versions the store has had: JSON, see ``ModelHistoryEntry``.
+    static let historyKey = Array("history".utf8)
+    static func counterKey(_ entity: EntityDescription) -> [UInt8] { Array("counter.\(entity.layout.storageName)".utf8) }
 
     /// The format this version of Kura writes.
     ///
@@ -42,7 +49,12 @@ enum StoreLayout {
     ///   transaction: the indexes over decimal attributes are rebuilt and the
     ///   format becomes 2. Opened read-only, it is read as it is, and those
     ///   indexes are not used to answer queries.
-    static let formatVersion: UInt32 = 2
+    /// - 3: the model document numbers each attribute's and to-one's
+    ///   record field (see ``RecordLayout``), so properties can be added,
+    ///   removed, renamed and reordered without touching records. Records
+    ///   are unchanged: a format-2 store's fields were numbered in
+    ///   declaration order, which the upgrade writes down.
+    static let formatVersion: UInt32 = 3
     /// The oldest format this version of Kura reads (and upgrades).
     static let oldestReadableFormat: UInt32 = 1
 
@@ -145,8 +157,8 @@ final class RelationshipTable: Sendable {
     /// The names of the databases `link` needs.
     static func databaseNames(of link: RelationshipLink)
         -> (references: String?, join: String?, reverseJoin: String?, order: String?) {
-        let entity = link.source.name
-        let name = link.name
+        let entity = link.source.layout.storageName
+        let name = link.source.layout.relationshipStorageNames[link.number]
         return (
             link.storage == .reference ? StoreLayout.referenceDatabase(entity, name) : nil,
             link.storage == .join ? StoreLayout.joinDatabase(entity, name) : nil,

@@ -18,7 +18,8 @@ public struct RecordFuzzTarget: FuzzTarget {
             let isOld = number % 6 == 5
             return FuzzingEntryPoints.encodeRecord(
                 Array(row.prefix(isOld ? number % row.count : row.count)),
-                references: isOld ? [] : FuzzModels.references(row: number), rowVersion: UInt64(number + 1))
+                references: isOld ? [] : FuzzModels.references(row: number), rowVersion: UInt64(number + 1),
+                of: FuzzModels.thing)
         }
     }
 
@@ -46,7 +47,7 @@ public struct RecordFuzzTarget: FuzzTarget {
             return false
         case (.success(let values), .success(let lazyValues)):
             guard values == lazyValues else { throw FuzzFailure("the two decoders read different values: \(values) and \(lazyValues)") }
-            let encoded = FuzzingEntryPoints.encodeRecord(values.values, references: values.references)
+            let encoded = FuzzingEntryPoints.encodeRecord(values.values, references: values.references, of: entity)
             guard let again = try? FuzzingEntryPoints.decodeRecord(encoded, of: entity) else {
                 throw FuzzFailure("the values \(values) encode to a record that does not decode")
             }

@@ -34,8 +34,9 @@ struct TestStore {
         path = directory.file("test.kura")
     }
 
-    func open(_ model: ManagedObjectModel, options: StoreOptions = StoreOptions()) throws -> PersistentContainer {
-        try PersistentContainer(path: path, model: model, options: options)
+    func open(_ model: ManagedObjectModel, options: StoreOptions = StoreOptions(),
+              migration: MigrationOptions = .automatic) throws -> PersistentContainer {
+        try PersistentContainer(path: path, model: model, options: options, migration: migration)
     }
 }
 

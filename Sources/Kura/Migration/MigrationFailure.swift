@@ -1,0 +1,56 @@
+/// Why a migration failed. The store is left exactly as it was.
+///
+/// ``KuraError/migrationFailed(path:failures:)`` lists them; each is a value a
+/// program can inspect, and its description is a sentence for people.
+public struct MigrationFailure: Sendable, Hashable, CustomStringConvertible {
+    public enum Reason: Sendable, Hashable {
+        /// A difference a lightweight migration can't make; a custom stage must.
+        case needsCustomStage(ModelDifference)
+        /// A required attribute would be nil in these objects, and it has no
+        /// default to fill them with.
+        case missingValues(entity: String, attribute: String, objectIDs: [ObjectID], count: Int)
+        /// A new unique constraint: these objects share these values.
+        case uniqueConstraintViolated(entity: String, index: String, values: [String], objectIDs: [ObjectID])
+        /// A relationship that becomes a to-one, or gains a to-one inverse,
+        /// would hold several objects for these owners.
+        case severalDestinationsForToOne(entity: String, relationship: String, objectIDs: [ObjectID])
+        /// A required relationship would be empty for these objects.
+        case missingDestinations(entity: String, relationship: String, objectIDs: [ObjectID], count: Int)
+        /// The code of a custom stage threw.
+        case stageFailed(stage: Int, error: String)
+        /// The store's model is not the source of any stage and the plan's
+        /// models can't be reached from it.
+        case storeVersionNotInPlan(version: String?)
+    }
+
+    public var reason: Reason
+
+    public init(_ reason: Reason) {
+        self.reason = reason
+    }
+
+    public var description: String {
+        func objects(_ ids: [ObjectID], _ count: Int) -> String {
+            let listed = ids.map(\.description).joined(separator: ", ")
+            return count > ids.count ? "\(listed) and \(count - ids.count) more" : listed
+        }
+        switch reason {
+        case .needsCustomStage(let difference):
+            return "\(difference)"
+        case .missingValues(let entity, let attribute, let ids, let count):
+            return "\(entity).\(attribute) becomes required without a default, but \(count) object(s) have none: "
+                + objects(ids, count)
+        case .uniqueConstraintViolated(let entity, let index, let values, let ids):
+            return "unique index \(entity).\(index): \(ids.count) objects share \(values.joined(separator: ", ")): "
+                + objects(ids, ids.count)
+        case .severalDestinationsForToOne(let entity, let relationship, let ids):
+            return "\(entity).\(relationship) becomes a to-one, but these objects hold several: " + objects(ids, ids.count)
+        case .missingDestinations(let entity, let relationship, let ids, let count):
+            return "\(entity).\(relationship) is required, but \(count) object(s) have none: " + objects(ids, count)
+        case .stageFailed(let stage, let error):
+            return "stage \(stage + 1) of the migration plan threw: \(error)"
+        case .storeVersionNotInPlan(let version):
+            return "the store's model (version \(version ?? "without identifier")) is not a model of the migration plan"
+        }
+    }
+}
