@@ -121,3 +121,109 @@ import Testing
         #expect(try context.fetch(news).first?.value(forKey: "sortOrder") == .int(93))
     }
 }
+
+/// Stores written by earlier releases, opened with a newer model.
+@Suite struct StoreFormatMigrationTests {
+    /// `entity` as stored, with `change` applied to its attributes and relationships.
+    static func changed(
+        _ entity: EntityDescription, name: String? = nil,
+        attributes change: (inout [AttributeDescription]) -> Void = { _ in },
+        relationships changeRelationships: (inout [RelationshipDescription]) -> Void = { _ in },
+        indexes: [IndexDescription]? = nil
+    ) throws -> EntityDescription {
+        var attributes = entity.attributes
+        change(&attributes)
+        var relationships = entity.relationships
+        changeRelationships(&relationships)
+        return try EntityDescription(
+            name: name ?? entity.name, attributes: attributes, relationships: relationships,
+            indexes: indexes ?? entity.indexes, renamingIdentifier: name == nil ? nil : entity.name)
+    }
+
+    @Test func theFirstReleasesStoreMigratesToANewerModel() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Fixtures.copy("format1.kura", into: directory)
+        let stored = try PersistentContainer(path: path)
+        let old = stored.model
+        stored.close()
+        let sample = try #require(old.entity(named: "FixtureSample"))
+        let newer = try ManagedObjectModel(entities: [
+            Self.changed(sample, attributes: { attributes in
+                attributes.removeAll { $0.name == "blob" }
+                let name = attributes.firstIndex { $0.name == "name" }!
+                attributes[name].name = "label"
+                attributes[name].renamingIdentifier = "name"
+                let small = attributes.firstIndex { $0.name == "small" }!
+                attributes[small].type = .int64
+                let weight = attributes.firstIndex { $0.name == "weight" }!
+                attributes[weight].type = .double
+                attributes[weight].defaultValue = attributes[weight].defaultValue?.converted(to: .double)
+                attributes.append(AttributeDescription(name: "added", type: .string, isOptional: true))
+            }, indexes: sample.indexes.map { index in
+                IndexDescription(index.attributes.map { $0 == "name" ? "label" : $0 }, isUnique: index.isUnique,
+                                 name: index.name == "name" ? "label" : index.name)
+            }),
+            Self.changed(try #require(old.entity(named: "News"))),
+        ])
+        let container = try PersistentContainer(path: path, model: newer)
+        #expect(try container.store.check().isConsistent)
+        let context = container.newContext()
+        let samples = try context.fetch(FetchRequest(entityName: "FixtureSample").sorted(by: "large"))
+        #expect(samples.count == 39)
+        #expect(try samples[1].value(forKey: "label") == .string("renamed"))
+        #expect(try samples.map { try $0.value(forKey: "small") } == (0..<40).filter { $0 != 3 }.map { .int(Int64($0 - 20)) })
+        #expect(try samples.map { try $0.value(forKey: "weight") } == (0..<40).filter { $0 != 3 }.map { .double(Double($0) * 0.5) })
+        #expect(try samples.allSatisfy { try $0.value(forKey: "added") == nil })
+        #expect(try context.count(for: FetchRequest(entityName: "FixtureSample", predicate: "label BEGINSWITH 'sample 2'")) == 11)
+        let plan = try context.explain(FetchRequest(entityName: "FixtureSample", predicate: "label == 'renamed'"))
+        #expect(plan.description.contains("USING UNIQUE INDEX label"), "\(plan)")
+        #expect(try context.count(for: FetchRequest(entityName: "News")) == 20)
+        #expect(try container.store.modelHistory().map(\.change) == ["upgraded from format 1", "migrated"])
+    }
+
+    @Test func theObjectGraphReleasesStoreOpensAndMigratesItsRelationships() throws {
+        let directory = try TemporaryDirectory()
+        do {
+            let path = try Fixtures.copy("format2-graph.kura", into: directory)
+            let container = try PersistentContainer(path: path, model: .blog())
+            #expect(try container.store.check().isConsistent)
+            let context = container.newContext()
+            let posts = try context.fetch(FetchRequest(entityName: "Post").sorted(by: "score"), as: Post.self)
+            #expect(posts.map(\.title) == (0..<12).map { "post \($0)" })
+            #expect(posts.map { $0.author?.name } == (0..<12).map { $0 % 4 == 3 ? nil : "author \($0 % 3)" })
+            #expect(posts.map { $0.comments.map(\.text) } == (0..<12).map { i in (0..<(i % 3)).reversed().map { "comment \($0) on \(i)" } })
+            #expect(posts[0].tags.map(\.name).sorted() == ["coredata", "swift"])
+            #expect(try container.store.modelHistory().map(\.change) == ["upgraded from format 2"])
+        }
+        // A newer model: Tag is now Label, Post.tags now labels, Post gains a subtitle.
+        let path = directory.file("renamed.kura")
+        try FileManager.default.copyItem(atPath: Fixtures.directory.appendingPathComponent("format2-graph.kura").path, toPath: path)
+        let old = try PersistentContainer(path: path)
+        let model = old.model
+        old.close()
+        let newer = try ManagedObjectModel(entities: [
+            Self.changed(try #require(model.entity(named: "Author"))),
+            Self.changed(try #require(model.entity(named: "Post")), attributes: {
+                $0.append(AttributeDescription(name: "subtitle", type: .string, isOptional: true))
+            }, relationships: { relationships in
+                let tags = relationships.firstIndex { $0.name == "tags" }!
+                relationships[tags].name = "labels"
+                relationships[tags].renamingIdentifier = "tags"
+                relationships[tags].destinationEntityName = "Label"
+            }),
+            Self.changed(try #require(model.entity(named: "Tag")), name: "Label", relationships: { relationships in
+                relationships[0].inverseName = "labels"
+            }),
+            Self.changed(try #require(model.entity(named: "Comment"))),
+        ])
+        let container = try PersistentContainer(path: path, model: newer)
+        #expect(container.store.lastMigration?.steps.isEmpty == true, "renames and an optional attribute touch no record")
+        #expect(try container.store.check().isConsistent)
+        let context = container.newContext()
+        let first = try #require(try context.fetch(FetchRequest(entityName: "Post", predicate: "title == 'post 0'")).first)
+        #expect(try first.objects(forKey: "labels").map { try $0.value(forKey: "name", as: String.self) }.sorted() == ["coredata", "swift"])
+        #expect(try context.count(for: FetchRequest(entityName: "Post", predicate: "ANY labels.name == 'lmdb'")) == 4)
+        let swift = try #require(try context.fetch(FetchRequest(entityName: "Label", predicate: "name == 'swift'")).first)
+        #expect(try swift.objects(forKey: "posts").count == 4)
+    }
+}

@@ -54,7 +54,7 @@ extension PersistentStore {
         } else {
             return []
         }
-        if let last = chain.last, last.destination !== model {
+        if let last = chain.last, last.destination !== model, !SchemaMapping(from: last.destination, to: model).needsNoMigration {
             chain.append(.lightweight(from: last.destination, to: model))
         }
         return chain
@@ -98,6 +98,10 @@ extension PersistentStore {
                         report.steps += run.steps
                         report.versions.append(stage.destination.versionIdentifier)
                         current = target
+                    }
+                    if current.model !== model {
+                        // The plan ended at another instance of the app's model.
+                        try model.bindLayouts(SchemaMapping(from: current.model, to: model).entities.map(\.layout))
                     }
                     try writeModel(model, change: "migrated", in: txn)
                     let next = try Self.generation(meta, in: txn) + 1
