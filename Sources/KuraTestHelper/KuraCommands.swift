@@ -43,6 +43,15 @@ enum KuraCommands {
         }
     }
 
+    /// `migrate PATH`: opens the store with ``MigrationWorkload/v2()``,
+    /// which migrates it, and says `migrated` with the time it took.
+    static func migrate(_ arguments: [String]) throws {
+        guard arguments.count == 1 else { throw HelperError.usage("migrate PATH") }
+        say("opening")
+        let container = try PersistentContainer(path: arguments[0], model: MigrationWorkload.v2())
+        say("migrated \(container.store.lastMigration?.seconds ?? 0)")
+    }
+
     /// `increment PATH COUNT`: adds 1 to both counters COUNT times.
     static func increment(_ arguments: [String]) throws {
         guard arguments.count == 2, let count = Int(arguments[1]) else { throw HelperError.usage("increment PATH COUNT") }

@@ -1,0 +1,73 @@
+import Foundation
+import Kura
+import KuraTestSupport
+import Testing
+
+/// A process migrating a 100k-object store (every record rewritten, an index
+/// built) is killed with SIGKILL at a random moment; after each kill the
+/// store is either the old one, opening with the old model unchanged, or the
+/// new one, opening with the new model fully migrated: never a mix.
+///
+/// 6 trials by default; set KURA_MIGRATION_TRIALS (e.g. 300) for more, and
+/// KURA_MIGRATION_OBJECTS for another size.
+@Suite(.serialized) struct MigrationCrashTests {
+    @Test func aMigrationKilledAtAnyMomentLeavesTheOldStoreOrTheNewOne() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let trials = Int(environment["KURA_MIGRATION_TRIALS"] ?? "") ?? 6
+        let count = Int(environment["KURA_MIGRATION_OBJECTS"] ?? "") ?? 100_000
+        let store = try TestStore()
+        let original = store.directory.file("original.kura")
+        do {
+            let container = try PersistentContainer(path: original, model: MigrationWorkload.v1())
+            try MigrationWorkload.fill(container, count: count)
+            container.close()
+        }
+        // How long an uninterrupted migration takes, to spread the kills over it.
+        let timing = store.directory.file("timing.kura")
+        try FileManager.default.copyItem(atPath: original, toPath: timing)
+        let started = Date()
+        let complete = try Helper.start(["migrate", timing])
+        _ = Helper.read(complete, untilLineStartingWith: "migrated")
+        #expect(try complete.wait() == .exited(0))
+        let duration = Date().timeIntervalSince(started)
+
+        var generator = SplitMix64(seed: 20_261_123)
+        var outcomes = (old: 0, new: 0)
+        for trial in 0..<trials {
+            try? FileManager.default.removeItem(atPath: store.path)
+            try? FileManager.default.removeItem(atPath: store.path + "-lock")
+            try FileManager.default.copyItem(atPath: original, toPath: store.path)
+            let child = try Helper.start(["migrate", store.path])
+            _ = Helper.read(child, untilLineStartingWith: "opening")
+            usleep(useconds_t(Double.random(in: 0...(duration * 1.6), using: &generator) * 1_000_000))
+            child.kill(SIGKILL)
+            let termination = try child.wait()
+            #expect(termination == .signaled(SIGKILL) || termination == .exited(0), "trial \(trial): \(termination)")
+
+            let version = try PersistentContainer(path: store.path).model.versionIdentifier
+            let model = version == "2" ? try MigrationWorkload.v2() : try MigrationWorkload.v1()
+            let container = try PersistentContainer(path: store.path, model: model, migration: .disabled)
+            let context = container.newContext()
+            #expect(try context.count(for: FetchRequest(entityName: "Article")) == count, "trial \(trial)")
+            for number in [0, 1, count / 2, count - 1] {
+                let request = FetchRequest(entityName: "Article", predicate: try FetchPredicate(format: "title == %@", MigrationWorkload.title(number)))
+                let found = try context.fetch(request)
+                #expect(found.count == 1, "trial \(trial): article \(number)")
+                let rating = Double(MigrationWorkload.rating(number))
+                #expect(try found.first?.value(forKey: "rating") == (version == "2" ? .double(rating) : .float(Float(rating))))
+                if version == "2" {
+                    #expect(try context.explain(request).description.contains("USING INDEX title"), "trial \(trial)")
+                }
+            }
+            if trial % 3 == 0 {
+                let report = try container.store.check()
+                #expect(report.isConsistent, "trial \(trial): \(report.problems.prefix(3))")
+            }
+            context.reset()
+            container.close()
+            if version == "2" { outcomes.new += 1 } else { outcomes.old += 1 }
+        }
+        if trials >= 20 { #expect(outcomes.old > 0 && outcomes.new > 0, "the kills missed one side: \(outcomes)") }
+        print("migration crash trials: \(trials) kills of a \(count)-object migration (\(String(format: "%.2f", duration)) s uninterrupted): \(outcomes.old) left the old store, \(outcomes.new) the new one, 0 mixed")
+    }
+}
