@@ -18,6 +18,8 @@ enum InspectCommand: Equatable {
     case plan(FetchSpec, isCount: Bool)
     case stats
     case check
+    case history
+    case diff(String)
     case dump(String)
     case timer(Bool)
     case mode(OutputMode)
@@ -26,7 +28,7 @@ enum InspectCommand: Equatable {
     /// The command names, for help and completion.
     static let names = [
         "help", "entities", "schema", "templates", "fetch", "count", "template", "show", "plan",
-        "stats", "check", "dump", "timer", "mode", "quit",
+        "stats", "check", "history", "diff", "dump", "timer", "mode", "quit",
     ]
 }
 
@@ -133,6 +135,11 @@ extension InspectCommand {
         case "check":
             try none()
             return .check
+        case "history":
+            try none()
+            return .history
+        case "diff":
+            return .diff(try single("store"))
         case "dump":
             return .dump(try single("entity"))
         case "timer", ".timer":

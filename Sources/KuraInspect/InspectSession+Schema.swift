@@ -1,3 +1,4 @@
+import Foundation
 import Kura
 
 extension InspectSession {
@@ -13,6 +14,8 @@ extension InspectSession {
           plan fetch|count …                the query plan: the index used, or a scan
           stats                             map size and use, file size, transactions, readers, databases
           check                             pages, indexes, references and relationships (reports, never repairs)
+          history                           the model versions the store has had, and when
+          diff STORE                        what opening this store with STORE's model would migrate
           dump ENTITY                       every object as JSON lines
           timer on|off                      print each command's run time
           mode table|json                   how results are printed
@@ -116,5 +119,74 @@ extension InspectSession {
         if mode == .table {
             print(templates.isEmpty ? "(no templates)" : table.format(headers: ["template", "entity", "predicate", "variables"], rows: rows))
         }
+    }
+}
+
+extension InspectSession {
+    /// The store's model version and the versions it had before.
+    func showHistory() throws {
+        let history = try container.store.modelHistory()
+        if mode == .json {
+            for entry in history {
+                print(JSONOutput.line([
+                    "version": entry.version ?? JSONOutput.value(nil), "fingerprint": entry.fingerprint,
+                    "date": JSONOutput.value(.date(entry.date)), "change": entry.change,
+                ] as [String: Any]))
+            }
+            return
+        }
+        print("model version \(model.versionIdentifier ?? "(none)"), fingerprint \(model.fingerprint)")
+        guard !history.isEmpty else {
+            print("no history: the store predates it")
+            return
+        }
+        print(table.format(
+            headers: ["date", "version", "fingerprint", "change"],
+            rows: history.map { entry in
+                [entry.date.formatted(.iso8601), entry.version ?? "", entry.fingerprint, entry.change]
+            }))
+    }
+
+    /// What a migration from this store's model to the model of the store
+    /// at `path` would do, without doing it.
+    func showDifferences(from path: String) throws {
+        func resolved(_ path: String) -> String { URL(fileURLWithPath: path).resolvingSymlinksInPath().path }
+        let target: ManagedObjectModel
+        if resolved(path) == resolved(container.store.path) {
+            target = model  // the store itself: it can't be opened twice in one process
+        } else {
+            var options = StoreOptions()
+            options.isReadOnly = true
+            let other = try PersistentContainer(path: path, options: options)
+            target = other.model
+            other.close()
+        }
+        let differences = container.store.differences(from: target)
+        if mode == .json {
+            for difference in differences {
+                print(JSONOutput.line([
+                    "entity": difference.entity, "property": difference.property ?? JSONOutput.value(nil),
+                    "change": difference.description, "cost": "\(difference.cost)",
+                ] as [String: Any]))
+            }
+            return
+        }
+        guard !differences.isEmpty else {
+            print("no migration needed")
+            return
+        }
+        print(table.format(
+            headers: ["entity", "property", "change", "cost"],
+            rows: differences.map { difference in
+                let cost = switch difference.cost {
+                case .none: "none"
+                case .modelOnly: "model only"
+                case .touchesData: "reads objects"
+                case .needsCustomStage: "custom stage"
+                }
+                let text = difference.description
+                return [difference.entity, difference.property ?? "", String(text[..<(text.lastIndex(of: "(") ?? text.endIndex)])
+                    .trimmingCharacters(in: .whitespaces), cost]
+            }))
     }
 }

@@ -94,6 +94,8 @@ public final class InspectSession {
             try showPlan(request)
         case .stats: try showStatistics()
         case .check: try check()
+        case .history: try showHistory()
+        case .diff(let other): try showDifferences(from: other)
         case .dump(let name): try dump(name)
         case .timer(let on): isTimerOn = on
         case .mode(let newMode): mode = newMode

@@ -2,7 +2,8 @@
 //
 //   kura demo [PATH]                      build a sample News store
 //   kura inspect STORE                    the interactive shell (or commands piped in)
-//   kura stats|check|fetch|count|template|plan|show|dump STORE …   one command, then exit
+//   kura stats|check|fetch|count|template|plan|show|dump|history STORE …   one command, then exit
+//   kura diff STORE --model OTHER.kura    what a migration to OTHER's model would do
 
 import ArgumentParser
 import Foundation
@@ -18,7 +19,7 @@ struct Kura: ParsableCommand {
         abstract: "Inspect Kura stores: entities, fetches, templates, plans, statistics, consistency.",
         discussion: "Stores are opened read-only: inspecting never changes a file or blocks its writer.",
         subcommands: [Demo.self, Inspect.self, Stats.self, Check.self, Fetch.self, Count.self,
-                      Template.self, Plan.self, Show.self, Dump.self])
+                      Template.self, Plan.self, Show.self, Dump.self, History.self, Diff.self])
 }
 
 /// Options every command that opens a store shares.
@@ -154,6 +155,21 @@ extension Kura {
         @Argument(help: "The object ID.")
         var objectID: String
         func run() throws { try runOnce(options, "show " + objectID) }
+    }
+
+    struct History: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The store's model version and the versions it had before.")
+        @OptionGroup var options: StoreOptions
+        func run() throws { try runOnce(options, "history") }
+    }
+
+    struct Diff: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "What opening STORE with the model of another store would migrate, without migrating.")
+        @OptionGroup var options: StoreOptions
+        @Option(name: .long, help: "A store file holding the newer model, such as one the new app version created.")
+        var model: String
+        func run() throws { try runOnce(options, "diff " + model) }
     }
 
     struct Dump: ParsableCommand {
