@@ -9,9 +9,12 @@ import KuraLMDB
 /// - ``moveData(in:)``: records whose values are converted, or whose to-one
 ///   references move, are rewritten; relationships whose storage changed are
 ///   rebuilt into new databases.
-/// - ``finish(rebuildingAllIndexes:in:)``: required values are filled or
+/// - ``finish(in:)``: required values are filled or
 ///   reported, new indexes built (unique ones checked), and the databases
 ///   the new model no longer uses dropped.
+///
+/// A custom stage's code changes objects through contexts, whose saves keep
+/// every index of its model up to date; new indexes are built after it.
 struct MigrationRun {
     let mapping: SchemaMapping
     let source: PersistentStore
@@ -197,7 +200,7 @@ struct MigrationRun {
 
     // MARK: Phase two
 
-    mutating func finish(rebuildingAllIndexes: Bool, in txn: borrowing Transaction) throws {
+    mutating func finish(in txn: borrowing Transaction) throws {
         var failures: [MigrationFailure] = []
         for map in mapping.entities where map.source != nil {
             failures += try fillRequiredValues(of: map, txn)
@@ -206,7 +209,7 @@ struct MigrationRun {
         guard failures.isEmpty else { throw KuraError.migrationFailed(path: target.path, failures: failures) }
         for map in mapping.entities where map.source != nil {
             let tables = target.tables(for: map.target)
-            let building = tables.indexes.indices.filter { rebuildingAllIndexes || map.indexSources[$0] == nil }
+            let building = tables.indexes.indices.filter { map.indexSources[$0] == nil }
             guard !building.isEmpty else { continue }
             failures += try buildIndexes(building.map { tables.indexes[$0] }, of: map.target, txn)
         }

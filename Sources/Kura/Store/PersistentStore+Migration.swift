@@ -94,7 +94,7 @@ extension PersistentStore {
                         if let didMigrate = stage.didMigrate {
                             try runStageCode(didMigrate, on: target, source: current, stage: number)
                         }
-                        try run.finish(rebuildingAllIndexes: stage.isCustom, in: txn)
+                        try run.finish(in: txn)
                         report.steps += run.steps
                         report.versions.append(stage.destination.versionIdentifier)
                         current = target
