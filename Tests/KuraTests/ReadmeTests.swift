@@ -104,3 +104,55 @@ import Testing
         #expect(try blog.newContext().count(for: FetchRequest(entityName: "Post")) == 0)
     }
 }
+
+/// The README's "Changing your model" example: version 1 and version 2 of
+/// the app's News class, as two classes of one entity.
+enum ReadmeV1 {
+    final class News: ManagedObject {
+        @Attribute var headline: String = ""
+        @Attribute var sortOrder: Int = 0
+        override class var entityName: String { "News" }
+    }
+}
+
+enum ReadmeV2 {
+    final class News: ManagedObject {
+        @Attribute var title: String = ""                // was `headline`
+        @Attribute var subtitle: String?                 // new: old objects read nil
+        @Attribute(.indexed) var sortOrder: Int = 0      // new index: built on open
+        override class var propertyRenamingIdentifiers: [String: String] { ["title": "headline"] }
+        override class var entityName: String { "News" }
+    }
+}
+
+extension ReadmeTests {
+    @Test func theModelChangeExampleRunsAsWritten() throws {
+        let store = try TestStore()
+        do {
+            let container = try PersistentContainer(path: store.path, model: ManagedObjectModel(ReadmeV1.News.self))
+            let context = container.newContext()
+            for index in 1...300 {
+                let news = ReadmeV1.News(context: context)
+                news.headline = "News \(index)"
+                news.sortOrder = index
+            }
+            try context.save()
+            container.close()
+        }
+        let container = try PersistentContainer(path: store.path, model: ManagedObjectModel(ReadmeV2.News.self))
+        let report = try #require(container.store.lastMigration)
+        let lines = "\(report)".split(separator: "\n").map(String.init)
+        #expect(lines[0].hasPrefix("migrated in ") && lines[0].hasSuffix(" s through 1 stage(s)"))
+        #expect(Array(lines[1...3]) == [
+            "  News.headline is renamed title (model only)",
+            "  News.subtitle is added (model only)",
+            "  index News.sortOrder is added (reads stored objects)",
+        ])
+        #expect(lines[4].hasPrefix("  index News (sortOrder): 300 objects in "))
+        let context = container.newContext()
+        let news = try context.fetch(FetchRequest(entityName: "News", predicate: \ReadmeV2.News.sortOrder == 42), as: ReadmeV2.News.self)
+        #expect(news.map(\.title) == ["News 42"])
+        #expect(news.first?.subtitle == nil)
+        #expect(try context.explain(FetchRequest(entityName: "News", predicate: \ReadmeV2.News.sortOrder == 42)).description.contains("USING INDEX sortOrder"))
+    }
+}

@@ -56,6 +56,10 @@ do {
             let title = "Object graph, N = \(size) news, \(graph.authorNames.count) authors, \(graph.tagNames.count) tags"
             tables.append(resultTable(title: title, rows: try runGraphSuite(size: size, options: options)))
         }
+        if options.suites.contains("migration") {
+            tables.append(resultTable(title: "Migrations, N = \(size) news (each on a fresh copy of the store)",
+                                      rows: try runMigrationSuite(size: size, options: options)))
+        }
         for table in tables {
             print(table)
             report += table + "\n"
