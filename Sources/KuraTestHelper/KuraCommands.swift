@@ -52,6 +52,20 @@ enum KuraCommands {
         say("migrated \(container.store.lastMigration?.seconds ?? 0)")
     }
 
+    /// `save-later PATH`: opens the store with ``MigrationWorkload/v1()``,
+    /// says `open`, waits for its standard input to close, then inserts an
+    /// article and saves, saying `saved` or the error.
+    static func saveLater(_ arguments: [String]) throws {
+        guard arguments.count == 1 else { throw HelperError.usage("save-later PATH") }
+        let container = try PersistentContainer(path: arguments[0], model: MigrationWorkload.v1())
+        let context = container.newContext()
+        say("open")
+        _ = FileHandle.standardInput.readDataToEndOfFile()
+        try context.insertNewObject(forEntityName: "Article").setValue(.string("late"), forKey: "title")
+        try context.save()
+        say("saved")
+    }
+
     /// `increment PATH COUNT`: adds 1 to both counters COUNT times.
     static func increment(_ arguments: [String]) throws {
         guard arguments.count == 2, let count = Int(arguments[1]) else { throw HelperError.usage("increment PATH COUNT") }

@@ -71,3 +71,24 @@ import Testing
         print("migration crash trials: \(trials) kills of a \(count)-object migration (\(String(format: "%.2f", duration)) s uninterrupted): \(outcomes.old) left the old store, \(outcomes.new) the new one, 0 mixed")
     }
 }
+
+@Suite struct MigratedUnderAnotherProcessTests {
+    @Test func aProcessWithTheOlderModelCannotSaveIntoAMigratedStore() throws {
+        let store = try TestStore()
+        do {
+            let container = try PersistentContainer(path: store.path, model: MigrationWorkload.v1())
+            try MigrationWorkload.fill(container, count: 10)
+            container.close()
+        }
+        let older = try ChildProcess(Helper.path, ["save-later", store.path], standardInput: .pipe)
+        _ = Helper.read(older, untilLineStartingWith: "open")
+        let container = try PersistentContainer(path: store.path, model: MigrationWorkload.v2())
+        #expect(container.store.lastMigration != nil)
+        try older.send("")
+        let output = String(decoding: older.standardOutput!.readDataToEndOfFile(), as: UTF8.self)
+        #expect(try older.wait() == .exited(1))
+        #expect(output.contains("another process migrated"), "\(output)")
+        #expect(try container.newContext().count(for: FetchRequest(entityName: "Article")) == 10)
+        #expect(try container.store.check().isConsistent)
+    }
+}
