@@ -104,7 +104,8 @@ public enum KuraError: Error, Sendable, Hashable {
     /// A migration failed; the store is as it was. Each reason is listed.
     case migrationFailed(path: String, failures: [MigrationFailure])
     /// Another process migrated the store to another model since this one
-    /// opened it: nothing was saved; reopen the store with the newer model.
+    /// opened it: a save writes nothing, and reading a record the migration
+    /// rewrote fails with this. Reopen the store with the newer model.
     case storeMigrated(path: String)
     /// The store's contents are damaged.
     case corruptStore(path: String, reason: String)

@@ -52,18 +52,23 @@ enum KuraCommands {
         say("migrated \(container.store.lastMigration?.seconds ?? 0)")
     }
 
-    /// `save-later PATH`: opens the store with ``MigrationWorkload/v1()``,
-    /// says `open`, waits for its standard input to close, then inserts an
-    /// article and saves, saying `saved` or the error.
-    static func saveLater(_ arguments: [String]) throws {
-        guard arguments.count == 1 else { throw HelperError.usage("save-later PATH") }
+    /// `later PATH save|read`: opens the store with
+    /// ``MigrationWorkload/v1()``, says `open`, waits for its standard input
+    /// to close, then inserts an article and saves, or reads every rating;
+    /// says `done` or the error.
+    static func later(_ arguments: [String]) throws {
+        guard arguments.count == 2 else { throw HelperError.usage("later PATH save|read") }
         let container = try PersistentContainer(path: arguments[0], model: MigrationWorkload.v1())
         let context = container.newContext()
         say("open")
         _ = FileHandle.standardInput.readDataToEndOfFile()
-        try context.insertNewObject(forEntityName: "Article").setValue(.string("late"), forKey: "title")
-        try context.save()
-        say("saved")
+        if arguments[1] == "save" {
+            try context.insertNewObject(forEntityName: "Article").setValue(.string("late"), forKey: "title")
+            try context.save()
+        } else {
+            for article in try context.fetch(FetchRequest(entityName: "Article")) { _ = try article.value(forKey: "rating") }
+        }
+        say("done")
     }
 
     /// `increment PATH COUNT`: adds 1 to both counters COUNT times.

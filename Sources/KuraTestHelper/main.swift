@@ -30,8 +30,8 @@ do {
         try KuraCommands.growthReader(Array(arguments.dropFirst()))
     case "open-read-only":
         try KuraCommands.openReadOnly(Array(arguments.dropFirst()))
-    case "save-later":
-        try KuraCommands.saveLater(Array(arguments.dropFirst()))
+    case "later":
+        try KuraCommands.later(Array(arguments.dropFirst()))
     case "migrate":
         try KuraCommands.migrate(Array(arguments.dropFirst()))
     case "check-store":

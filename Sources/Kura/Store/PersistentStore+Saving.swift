@@ -312,8 +312,16 @@ extension PersistentStore {
         }
     }
 
-    /// The error for a damaged record of `entity`.
+    /// The error for a record of `entity` that doesn't read: damage, or a
+    /// record rewritten by another process's migration to a newer model
+    /// (then ``KuraError/storeMigrated(path:)``).
     func corruptRecord(_ entity: EntityDescription, _ error: any Error) -> KuraError {
-        KuraError.corruptStore(path: path, reason: "a record of \(entity.name): \(error)")
+        // A migration's rewritten records and its generation commit
+        // together: a record that fails because of one comes with a newer
+        // generation.
+        if let current = try? read({ txn in try Self.generation(meta, in: txn) }), current != generation {
+            return KuraError.storeMigrated(path: path)
+        }
+        return KuraError.corruptStore(path: path, reason: "a record of \(entity.name): \(error)")
     }
 }

@@ -73,14 +73,15 @@ import Testing
 }
 
 @Suite struct MigratedUnderAnotherProcessTests {
-    @Test func aProcessWithTheOlderModelCannotSaveIntoAMigratedStore() throws {
+    @Test(arguments: ["save", "read"])
+    func aProcessWithTheOlderModelCanNeitherSaveNorMisreadAfterAMigration(_ action: String) throws {
         let store = try TestStore()
         do {
             let container = try PersistentContainer(path: store.path, model: MigrationWorkload.v1())
             try MigrationWorkload.fill(container, count: 10)
             container.close()
         }
-        let older = try ChildProcess(Helper.path, ["save-later", store.path], standardInput: .pipe)
+        let older = try ChildProcess(Helper.path, ["later", store.path, action], standardInput: .pipe)
         _ = Helper.read(older, untilLineStartingWith: "open")
         let container = try PersistentContainer(path: store.path, model: MigrationWorkload.v2())
         #expect(container.store.lastMigration != nil)
