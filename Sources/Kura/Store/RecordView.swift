@@ -128,12 +128,19 @@ struct RecordView {
     @inline(__always)
     func value(_ number: Int, of entity: EntityDescription) -> AttributeValue? {
         let layout = entity.layout
-        return value(atField: layout.isIdentity ? number : layout.attributeFields[number], absent: layout.absentValues[number])
+        let field = layout.isIdentity ? number : layout.attributeFields[number]
+        guard field < count else { return layout.absentValues[number] }
+        return decodedValue(atField: field)
     }
 
     /// Decodes the value in `field`, or `absent` when the record predates it.
     func value(atField field: Int, absent: AttributeValue?) -> AttributeValue? {
         guard field < count else { return absent }
+        return decodedValue(atField: field)
+    }
+
+    /// Decodes the value in `field` (which the record has) by its tag.
+    private func decodedValue(atField field: Int) -> AttributeValue? {
         let stored = valueBytes(field)
         let payload = UnsafeRawBufferPointer(rebasing: stored.dropFirst())
         switch RecordFormat.Tag(rawValue: stored[0]) {
