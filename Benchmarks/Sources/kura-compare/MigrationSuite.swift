@@ -28,6 +28,11 @@ func runMigrationSuite(size: Int, options: Options) throws -> [ResultRow] {
                 let copy = try directories.next()
                 for file in try FileManager.default.contentsOfDirectory(atPath: bases[position]) {
                     try FileManager.default.copyItem(atPath: bases[position] + "/" + file, toPath: copy + "/" + file)
+                    // Flushed now, untimed: else the migration's commit
+                    // (an fsync of the file) would write the whole copy.
+                    let handle = try FileHandle(forUpdating: URL(fileURLWithPath: copy + "/" + file))
+                    try handle.synchronize()
+                    try handle.close()
                 }
                 let migrate = try types[position].0.prepare(kind, directory: copy)
                 let (checksum, seconds) = try time(migrate)
