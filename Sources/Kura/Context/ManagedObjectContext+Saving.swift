@@ -124,6 +124,7 @@ extension ManagedObjectContext {
         for object in saving where object.state == .persisted || object.state == .removed {
             object.didSave()
         }
+        store.broadcast(saved, from: inbox)
         post(Self.didSaveNotification, changes: saved)
     }
 

@@ -36,6 +36,7 @@ extension ManagedObjectContext {
     ///
     /// - Complexity: see ``QueryPlan``; ``explain(_:)`` shows the plan.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+        mergeReceivedChanges()
         let fetch = try PreparedFetch(request, model: model)
         let registry = registry(for: fetch.entity)
         let entity = fetch.entity
@@ -73,6 +74,7 @@ extension ManagedObjectContext {
     /// The IDs of the objects `request` describes; no object is made for
     /// stored results.
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
+        mergeReceivedChanges()
         let fetch = try PreparedFetch(request, model: model)
         let entity = fetch.entity
         return try run(fetch,
@@ -93,6 +95,7 @@ extension ManagedObjectContext {
     /// let rows = try context.fetchDictionaries(request)   // [["title": .attribute(.string("…")), "author": .toOne(…), …]]
     /// ```
     public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: PropertyValue]] {
+        mergeReceivedChanges()
         let fetch = try PreparedFetch(request, model: model)
         let entity = fetch.entity
         let properties = fetch.dictionaryProperties
@@ -144,6 +147,7 @@ extension ManagedObjectContext {
     /// Without a predicate, this reads LMDB's entry count (O(1)) and adjusts
     /// it for unsaved changes.
     public func count(for request: FetchRequest) throws -> Int {
+        mergeReceivedChanges()
         let fetch = try PreparedFetch(request, model: model)
         let pending = try pendingState(for: fetch)
         let tables = store.tables(for: fetch.entity)

@@ -1,5 +1,6 @@
 import Foundation
 import KuraLMDB
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -40,6 +41,8 @@ public final class PersistentStore: Sendable {
     /// migration, so a process with an older model can't save into a
     /// migrated store.
     let generation: UInt64
+    /// The contexts that merge other contexts' saves by themselves.
+    let mergeSubscribers = Mutex<[WeakInbox]>([])
 
     /// Opens the store in the file at `path`, creating it when it doesn't
     /// exist (unless read-only).
