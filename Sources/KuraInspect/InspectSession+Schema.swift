@@ -14,7 +14,7 @@ extension InspectSession {
           plan fetch|count …                the query plan: the index used, or a scan
           stats                             map size and use, file size, transactions, readers, databases
           check                             pages, indexes, references and relationships (reports, never repairs)
-          history                           the model versions the store has had, and when
+          history                           the model versions the store has had, and its recorded saves
           diff STORE                        what opening this store with STORE's model would migrate
           dump ENTITY                       every object as JSON lines
           timer on|off                      print each command's run time
@@ -136,16 +136,33 @@ extension InspectSession {
             return
         }
         print("model version \(model.versionIdentifier ?? "(none)"), fingerprint \(model.fingerprint)")
-        guard !history.isEmpty else {
-            print("no history: the store predates it")
+        if history.isEmpty {
+            print("no model history: the store predates it")
+        } else {
+            print(table.format(
+                headers: ["date", "version", "fingerprint", "change"],
+                rows: history.map { entry in
+                    [entry.date.formatted(.iso8601), entry.version ?? "", entry.fingerprint, entry.change]
+                }))
+        }
+        let saves = try container.store.history()
+        guard !saves.isEmpty else {
+            print("no saves recorded (StoreOptions.tracksHistory is off, or the history was purged)")
             return
         }
+        let shown = saves.suffix(Self.recordedSavesShown)
+        print("saves recorded: \(saves.count)\(saves.count > shown.count ? ", the last \(shown.count) shown" : "")")
         print(table.format(
-            headers: ["date", "version", "fingerprint", "change"],
-            rows: history.map { entry in
-                [entry.date.formatted(.iso8601), entry.version ?? "", entry.fingerprint, entry.change]
-            }))
+            headers: ["token", "date", "author", "pid", "inserted", "updated", "deleted"],
+            rows: shown.map { save in
+                [save.token.description, save.date.formatted(.iso8601), save.author ?? "", String(save.processIdentifier),
+                 String(save.changes.insertedObjectIDs.count), String(save.changes.updatedObjectIDs.count),
+                 String(save.changes.deletedObjectIDs.count)]
+            }, rightAligned: [3, 4, 5, 6]))
     }
+
+    /// How many recorded saves `history` lists.
+    static let recordedSavesShown = 20
 
     /// What a migration from this store's model to the model of the store
     /// at `path` would do, without doing it.

@@ -52,6 +52,28 @@ enum KuraCommands {
         say("migrated \(container.store.lastMigration?.seconds ?? 0)")
     }
 
+    /// `history-writer PATH`: with history tracked and the author `helper`,
+    /// retitles "article 0" to "from the helper", deletes "article 1" and
+    /// inserts "article new", in one save; says `saved`.
+    static func historyWriter(_ arguments: [String]) throws {
+        guard arguments.count == 1 else { throw HelperError.usage("history-writer PATH") }
+        var options = StoreOptions()
+        options.tracksHistory = true
+        let container = try PersistentContainer(path: arguments[0], model: MigrationWorkload.v1(), options: options)
+        let context = container.newContext()
+        context.transactionAuthor = "helper"
+        for article in try context.fetch(FetchRequest(entityName: "Article", predicate: try FetchPredicate(format: "title IN {'article 0', 'article 1'}"))) {
+            if try article.value(forKey: "title") == .string("article 0") {
+                try article.setValue(.string("from the helper"), forKey: "title")
+            } else {
+                context.delete(article)
+            }
+        }
+        try context.insertNewObject(forEntityName: "Article").setValue(.string("article new"), forKey: "title")
+        try context.save()
+        say("saved")
+    }
+
     /// `later PATH save|read`: opens the store with
     /// ``MigrationWorkload/v1()``, says `open`, waits for its standard input
     /// to close, then inserts an article and saves, or reads every rating;

@@ -30,6 +30,8 @@ do {
         try KuraCommands.growthReader(Array(arguments.dropFirst()))
     case "open-read-only":
         try KuraCommands.openReadOnly(Array(arguments.dropFirst()))
+    case "history-writer":
+        try KuraCommands.historyWriter(Array(arguments.dropFirst()))
     case "later":
         try KuraCommands.later(Array(arguments.dropFirst()))
     case "migrate":

@@ -50,4 +50,26 @@ import Testing
         #expect(json.output.split(separator: "\n").count == 2)
         #expect(json.output.contains("\"change\":\"migrated\"") && json.output.contains("\"version\":\"2\""))
     }
+
+    @Test func historyListsTheRecordedSaves() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("tracked.kura")
+        var options = StoreOptions()
+        options.tracksHistory = true
+        let container = try PersistentContainer(path: path, model: Self.newerModel(), options: options)
+        let context = container.newContext()
+        context.transactionAuthor = "importer"
+        for number in 0..<3 {
+            let book = try context.insertNewObject(forEntityName: "Book")
+            try book.setValue(.string("isbn-\(number)"), forKey: "isbn")
+            try book.setValue(.string("Book \(number)"), forKey: "title")
+            try book.setValue(.int(1990), forKey: "year")
+        }
+        try context.save()
+        container.close()
+        let history = try KuraTool.run(["history", path])
+        #expect(history.output.contains("saves recorded: 1"), "\(history.output)")
+        let row = try #require(history.output.split(separator: "\n").first { $0.hasPrefix("#1") })
+        #expect(row.contains("importer") && row.hasSuffix("3        0        0"), "\(row)")
+    }
 }

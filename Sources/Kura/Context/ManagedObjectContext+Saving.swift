@@ -88,6 +88,12 @@ extension ManagedObjectContext {
         for object in inserted + updated {
             try membershipChanges(of: object, reference, into: &changes.memberships)
         }
+        if store.options.tracksHistory {
+            changes.history = ChangeSet.History(author: transactionAuthor, updatedKeys: updated.map { object in
+                object.changedAttributes.elements.map { object.entity.attributes[$0].name }
+                    + object.changedRelationships.elements.map { object.entity.relationships[$0].name }
+            })
+        }
 
         let result = try store.save(changes)
 

@@ -39,6 +39,11 @@ public final class ManagedObjectContext {
     /// ``KuraError/willSaveDidNotSettle(passes:objectIDs:)``. Default 100.
     public var maximumWillSavePasses = 100
 
+    /// The name a save of this context records as its author in the store's
+    /// history (``HistoryTransaction/author``), such as `"importer"`, so a
+    /// reader can tell its own saves from others'. Default `nil`.
+    public var transactionAuthor: String?
+
     /// Where the context posts its notifications. Default `NotificationCenter.default`.
     public var notificationCenter = NotificationCenter.default
 

@@ -47,6 +47,14 @@ struct ChangeSet {
     var updates: [Update] = []
     var deletes: [Delete] = []
     var memberships: [MembershipChange] = []
+    /// What the store's history records besides the objects, when it tracks history.
+    var history: History?
+
+    struct History {
+        var author: String?
+        /// For each update, in order: the names of the properties it changed.
+        var updatedKeys: [[String]] = []
+    }
 
     var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && memberships.isEmpty }
 }
@@ -225,6 +233,9 @@ extension PersistentStore {
             if let order = table.order, let members = change.order {
                 try order.put(StoreLayout.keyList(members.compactMap(resolve)), forKey: StoreLayout.key(owner), in: txn)
             }
+        }
+        if let history = changes.history {
+            try recordHistory(history, of: changes, insertedKeys: result.insertedKeys, in: txn)
         }
         return result
     }

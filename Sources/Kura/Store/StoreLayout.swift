@@ -11,6 +11,7 @@ import KuraLMDB
 /// kura.join.<Entity>.<to-many>   owner key + member key → (empty)
 /// kura.rjoin.<Entity>.<to-many>  member key + owner key → (empty), for a to-many without inverse
 /// kura.order.<Entity>.<to-many>  owner key → member keys in order, for an ordered to-many
+/// kura.history                   sequence number → one recorded save (StoreOptions.tracksHistory)
 /// ```
 ///
 /// An index key is the encoded indexed values followed by the primary key,
@@ -39,6 +40,10 @@ enum StoreLayout {
     static let generationKey = Array("generation".utf8)
     /// The model versions the store has had: JSON, see ``ModelHistoryEntry``.
     static let historyKey = Array("history".utf8)
+    /// The sequence number the next recorded save gets (UInt64, little-endian).
+    static let historySequenceKey = Array("history.next".utf8)
+    /// Recorded saves: sequence number (8 bytes, big-endian) → ``HistoryRecord``.
+    static let historyDatabase = "kura.history"
     static func counterKey(_ entity: EntityDescription) -> [UInt8] { Array("counter.\(entity.layout.storageName)".utf8) }
 
     /// The format this version of Kura writes.

@@ -32,6 +32,11 @@ public struct StoreOptions: Sendable, Hashable {
     public var allowsReadingWithoutLock = false
     /// What a commit waits for.
     public var durability = Durability.full
+    /// Whether each save is recorded in the store's history, for other
+    /// processes to read and merge (``PersistentStore/history(after:)``):
+    /// Core Data's persistent history tracking. Off by default, as there;
+    /// every process that saves should turn it on. Default `false`.
+    public var tracksHistory = false
 
     /// When a save's data reaches the disk.
     public enum Durability: Sendable, Hashable {

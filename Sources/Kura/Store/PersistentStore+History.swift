@@ -1,0 +1,98 @@
+import Foundation
+import KuraLMDB
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension PersistentStore {
+    /// Appends the transaction of a save to the store's history, in the
+    /// save's own write transaction (with ``StoreOptions/tracksHistory``).
+    func recordHistory(
+        _ draft: ChangeSet.History, of changes: ChangeSet, insertedKeys: [UInt64], in txn: borrowing Transaction
+    ) throws {
+        var record = HistoryRecord(date: Date(), processIdentifier: getpid(), author: draft.author)
+        func object(_ id: ObjectID, _ key: UInt64) -> HistoryRecord.Object {
+            HistoryRecord.Object(entity: id.entity.name, primaryKey: key)
+        }
+        record.inserted = zip(changes.inserts, insertedKeys).map { object($0.objectID, $1) }
+        record.updated = zip(changes.updates, draft.updatedKeys).map { (object($0.objectID, $0.objectID.number), $1) }
+        record.deleted = changes.deletes.map { object($0.objectID, $0.objectID.number) }
+        let history = try txn.createDatabase(named: StoreLayout.historyDatabase)
+        let sequence = try meta.value(forKey: StoreLayout.historySequenceKey, in: txn)
+            .flatMap { StoreLayout.littleEndian($0, as: UInt64.self) } ?? 1
+        try history.put(record.encoded(), forKey: StoreLayout.key(sequence), in: txn, flags: .append)
+        try meta.put(StoreLayout.littleEndianBytes(sequence + 1), forKey: StoreLayout.historySequenceKey, in: txn)
+    }
+
+    /// The saves recorded after `token` (all of them without one), oldest
+    /// first: Core Data's persistent history. Any process can read them;
+    /// merge them into a context with ``ManagedObjectContext/mergeChanges(_:)``
+    /// and keep the last token.
+    ///
+    /// Saves are recorded when the store is opened with
+    /// ``StoreOptions/tracksHistory`` (by every process that saves).
+    ///
+    /// - Throws: ``KuraError/corruptStore(path:reason:)`` for a damaged entry.
+    public func history(after token: HistoryToken? = nil) throws -> [HistoryTransaction] {
+        try read { txn in
+            guard let history = try txn.openDatabase(named: StoreLayout.historyDatabase) else { return [] }
+            var transactions: [HistoryTransaction] = []
+            let start = StoreLayout.key((token?.sequence ?? 0) &+ 1)
+            try history.forEach(in: txn, range: KeyRange(lower: .init(start, isInclusive: true), upper: nil)) { entry in
+                guard entry.key.count == 8, let record = HistoryRecord(decoding: entry.value) else {
+                    throw KuraError.corruptStore(path: path, reason: "a history entry is damaged")
+                }
+                transactions.append(transaction(record, sequence: StoreLayout.primaryKey(fromSuffixOf: entry.key)))
+                return true
+            }
+            return transactions
+        }
+    }
+
+    /// The newest recorded save's token, or `nil` when none is recorded.
+    public func lastHistoryToken() throws -> HistoryToken? {
+        try read { txn in
+            let next = try meta.value(forKey: StoreLayout.historySequenceKey, in: txn)
+                .flatMap { StoreLayout.littleEndian($0, as: UInt64.self) } ?? 1
+            return next > 1 ? HistoryToken(sequence: next - 1) : nil
+        }
+    }
+
+    /// Drops the recorded saves up to and including `token`; returns how
+    /// many. Sequence numbers go on from where they were.
+    @discardableResult
+    public func purgeHistory(through token: HistoryToken) throws -> Int {
+        if isReadOnly { throw KuraError.storeReadOnly(path: path) }
+        return try storageErrors(path) {
+            try environment.write { txn in
+                guard let history = try txn.openDatabase(named: StoreLayout.historyDatabase) else { return 0 }
+                var keys: [[UInt8]] = []
+                try history.forEach(in: txn, range: KeyRange(lower: nil, upper: .init(StoreLayout.key(token.sequence), isInclusive: true))) { entry in
+                    keys.append(Array(entry.key))
+                    return true
+                }
+                for key in keys { _ = try history.delete(key, in: txn) }
+                return keys.count
+            }
+        }
+    }
+
+    private func transaction(_ record: HistoryRecord, sequence: UInt64) -> HistoryTransaction {
+        var changes = ContextChanges()
+        var changedKeys: [ObjectID: Set<String>] = [:]
+        func id(_ object: HistoryRecord.Object) -> ObjectID? {
+            model.entity(named: object.entity).map { ObjectID(entity: $0, number: object.primaryKey, isTemporaryID: false) }
+        }
+        changes.inserted = record.inserted.compactMap(id)
+        for (object, keys) in record.updated {
+            guard let id = id(object) else { continue }
+            changes.updated.append(id)
+            changedKeys[id] = Set(keys)
+        }
+        changes.deleted = record.deleted.compactMap(id)
+        return HistoryTransaction(
+            token: HistoryToken(sequence: sequence), date: record.date, author: record.author,
+            processIdentifier: record.processIdentifier, changes: changes, changedKeys: changedKeys)
+    }
+}
