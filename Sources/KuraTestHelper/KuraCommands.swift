@@ -74,6 +74,34 @@ enum KuraCommands {
         say("saved")
     }
 
+    /// `commit-timer PATH COUNT`: COUNT saves of one article each, 100 ms
+    /// apart; after each, says `saved NANOSECONDS` (CLOCK_REALTIME).
+    static func commitTimer(_ arguments: [String]) throws {
+        guard arguments.count == 2, let count = Int(arguments[1]) else { throw HelperError.usage("commit-timer PATH COUNT") }
+        let container = try PersistentContainer(path: arguments[0], model: MigrationWorkload.v1())
+        let context = container.newContext()
+        say("open")
+        for number in 0..<count {
+            usleep(100_000)
+            try context.insertNewObject(forEntityName: "Article").setValue(.string("timed \(number)"), forKey: "title")
+            try context.save()
+            say("saved \(realtimeNanoseconds())")
+        }
+    }
+
+    /// `watch-idle PATH SECONDS`: watches the store's commits for SECONDS
+    /// with nothing written, then says `cpu MICROSECONDS` (this process's
+    /// user and system time while watching).
+    static func watchIdle(_ arguments: [String]) throws {
+        guard arguments.count == 2, let seconds = Double(arguments[1]) else { throw HelperError.usage("watch-idle PATH SECONDS") }
+        let container = try PersistentContainer(path: arguments[0], model: MigrationWorkload.v1())
+        let commits = try container.store.commits()
+        let before = cpuMicroseconds()
+        usleep(useconds_t(seconds * 1_000_000))
+        say("cpu \(cpuMicroseconds() - before)")
+        _ = commits
+    }
+
     /// `later PATH save|read`: opens the store with
     /// ``MigrationWorkload/v1()``, says `open`, waits for its standard input
     /// to close, then inserts an article and saves, or reads every rating;
@@ -208,4 +236,16 @@ enum KuraCommands {
         let container = try PersistentContainer(path: arguments[0], options: options)
         say("opened \(container.model.entities.count) entities")
     }
+}
+
+func realtimeNanoseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+}
+
+func cpuMicroseconds() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000 + Int(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
 }

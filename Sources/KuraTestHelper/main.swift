@@ -32,6 +32,10 @@ do {
         try KuraCommands.openReadOnly(Array(arguments.dropFirst()))
     case "history-writer":
         try KuraCommands.historyWriter(Array(arguments.dropFirst()))
+    case "commit-timer":
+        try KuraCommands.commitTimer(Array(arguments.dropFirst()))
+    case "watch-idle":
+        try KuraCommands.watchIdle(Array(arguments.dropFirst()))
     case "later":
         try KuraCommands.later(Array(arguments.dropFirst()))
     case "migrate":
