@@ -50,7 +50,8 @@ final class CommitMonitor: @unchecked Sendable {
             // After a write, LMDB publishes the new transaction in its lock
             // file (shared memory, which inotify doesn't see) only once the
             // meta page is synced: so after a write with no new transaction
-            // yet, look again every 2 ms for up to 100 ms, then sleep.
+            // yet, look again every 2 ms for up to a second (a busy disk can
+            // take that long to sync), then sleep.
             var rechecks = 0
             while true {
                 let timeout: Int32 = rechecks > 0 ? 2 : -1
@@ -58,7 +59,7 @@ final class CommitMonitor: @unchecked Sendable {
                 if descriptors[1].revents != 0 { break }
                 if descriptors[0].revents != 0 {
                     _ = buffer.withUnsafeMutableBytes { read(watch, $0.baseAddress, $0.count) }
-                    rechecks = 50
+                    rechecks = 500
                 }
                 guard rechecks > 0 else { continue }
                 if let current = transactionID(), current != last {
