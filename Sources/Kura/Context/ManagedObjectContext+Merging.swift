@@ -74,14 +74,22 @@ extension ManagedObjectContext {
         set {
             guard newValue != mergesAutomatically else { return }
             mergesAutomatically = newValue
+            let inbox = self.inbox ?? MergeInbox()
+            self.inbox = inbox
             if newValue { store.subscribe(inbox) } else { store.unsubscribe(inbox) }
         }
     }
 
     /// Merges what other contexts saved since the last call, when this
     /// context merges automatically.
+    @inline(__always)
     func mergeReceivedChanges() {
-        guard mergesAutomatically else { return }
+        if mergesAutomatically { mergeInbox() }
+    }
+
+    @inline(never)
+    private func mergeInbox() {
+        guard let inbox else { return }
         for changes in inbox.take() { mergeChanges(changes) }
     }
 
@@ -101,10 +109,12 @@ extension ManagedObjectContext {
 }
 
 extension PersistentStore {
-    /// Sends `changes` to every subscribed context of this store but the sender's.
-    func broadcast(_ changes: ContextChanges, from sender: MergeInbox) {
+    /// Sends `changes` to every subscribed context of this store but the
+    /// sender's (`nil` when the sender doesn't subscribe).
+    func broadcast(_ changes: ContextChanges, from sender: MergeInbox?) {
         guard !changes.isEmpty else { return }
         mergeSubscribers.withLock { subscribers in
+            guard !subscribers.isEmpty else { return }
             subscribers.removeAll { $0.inbox == nil }
             for subscriber in subscribers {
                 guard let inbox = subscriber.inbox, inbox !== sender else { continue }

@@ -130,7 +130,7 @@ extension ManagedObjectContext {
         for object in saving where object.state == .persisted || object.state == .removed {
             object.didSave()
         }
-        store.broadcast(saved, from: inbox)
+        store.broadcast(saved, from: mergesAutomatically ? inbox : nil)
         post(Self.didSaveNotification, changes: saved)
     }
 

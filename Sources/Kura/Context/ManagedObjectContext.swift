@@ -62,8 +62,9 @@ public final class ManagedObjectContext {
     /// given an object of another context, a deletion whose rules couldn't
     /// read the store): the next save throws the first of them.
     var deferredErrors: [any Error] = []
-    /// Saves of other contexts, for ``automaticallyMergesChangesFromParent``.
-    let inbox = MergeInbox()
+    /// Saves of other contexts, for ``automaticallyMergesChangesFromParent``
+    /// (made when that is first turned on).
+    var inbox: MergeInbox?
     var mergesAutomatically = false
 
     /// A context on `store`. Most code gets one from ``PersistentContainer/newContext()``.
