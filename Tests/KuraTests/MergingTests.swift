@@ -64,7 +64,7 @@ import Testing
         #expect(fresh.map(\.sortOrder) == [1, 20])
     }
 
-    @Test func contextsThatMergeAutomaticallySeeOtherContextsSavesAtTheirNextFetch() throws {
+    @Test func contextsThatMergeAutomaticallySeeOtherContextsSavesAtTheirNextFetch() async throws {
         let store = try TestStore()
         let (container, writer, reader, read) = try Self.setUp(store)
         reader.automaticallyMergesChangesFromParent = true
@@ -81,13 +81,12 @@ import Testing
         #expect(staleObjects[0].title == "News 1", "a context that doesn't merge keeps what it read")
 
         // Saved from another task, merged where the reader lives.
-        let containerID = container
-        try await_(Task.detached {
-            let context = containerID.newContext()
+        try await Task.detached {
+            let context = container.newContext()
             let news = try context.fetch(FetchRequest(entityName: "News").sorted(by: "sortOrder"), as: News.self)
             news[1].title = "From a task"
             try context.save()
-        })
+        }.value
         reader.processPendingChanges()
         #expect(read[1].title == "From a task")
 
@@ -121,17 +120,4 @@ import Testing
         #expect(authors[0].posts.isEmpty)
         #expect(authors[1].posts.map(\.title) == ["Hello"])
     }
-}
-
-/// Waits for a detached task from synchronous test code.
-private func await_<T: Sendable>(_ task: Task<T, any Error>) throws {
-    let done = DispatchSemaphore(value: 0)
-    let result = Mutex<Result<T, any Error>?>(nil)
-    Task {
-        let outcome = await task.result
-        result.withLock { $0 = outcome }
-        done.signal()
-    }
-    done.wait()
-    _ = try result.withLock { $0! }.get()
 }
