@@ -138,7 +138,7 @@ struct MigrationRun {
         let entity = map.target
         let moved = movedReferences[ObjectIdentifier(entity)] ?? [:]
         let total = try source.count(of: old, in: txn)
-        let count = try rewrite(entity, step: "rewrite \(entity.name)", total: total, reading: source, as: old, txn) { key, view in
+        try rewrite(entity, step: "rewrite \(entity.name)", total: total, reading: source, as: old, txn) { key, view in
             var values = ContiguousArray<AttributeValue?>()
             values.reserveCapacity(entity.attributes.count)
             for (position, attribute) in entity.attributes.enumerated() {
@@ -156,7 +156,6 @@ struct MigrationRun {
             }
             return (values, references)
         }
-        _ = count
     }
 
     /// Walks `entity`'s records in batches (read with `reader` as
