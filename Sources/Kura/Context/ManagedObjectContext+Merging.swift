@@ -46,7 +46,7 @@ extension ManagedObjectContext {
                 do {
                     try refresh(object, mergeChanges: true)
                 } catch {
-                    remove(object)  // deleted by a later save meanwhile
+                    forget(object)  // deleted by a later save meanwhile
                     merged.deleted.append(object.objectID)
                     continue
                 }
@@ -57,7 +57,7 @@ extension ManagedObjectContext {
         }
         for id in changes.deleted {
             guard let object = registered(id) else { continue }
-            remove(object)
+            forget(object)
             merged.deleted.append(id)
         }
         if !merged.isEmpty { post(Self.objectsDidChangeNotification, changes: merged) }
@@ -100,7 +100,7 @@ extension ManagedObjectContext {
     }
 
     /// Takes a saved object out of the context for good.
-    private func remove(_ object: ManagedObject) {
+    func forget(_ object: ManagedObject) {
         registries[ObjectIdentifier(object.entity)]?.objects[object.objectID.number] = nil
         object.state = .removed
         object.discardChanges()

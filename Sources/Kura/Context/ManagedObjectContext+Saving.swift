@@ -66,7 +66,7 @@ extension ManagedObjectContext {
         for object in inserted {
             try object.loadValues()
             changes.inserts.append(.init(
-                objectID: object.objectID, values: object.values, references: try toOneReferences(of: object, reference)))
+                objectID: object.objectID, values: object.values, references: toOneReferences(of: object, reference)))
         }
         for object in saving {
             switch object.state {
@@ -75,7 +75,7 @@ extension ManagedObjectContext {
                 if rewritesRecord { try object.loadValues() }
                 changes.updates.append(.init(
                     objectID: object.objectID, values: rewritesRecord ? object.values : [],
-                    references: rewritesRecord ? try toOneReferences(of: object, reference) : [],
+                    references: rewritesRecord ? toOneReferences(of: object, reference) : [],
                     expectedVersion: expectedVersion(of: object), rewritesRecord: rewritesRecord))
                 updated.append(object)
             case .deleted:
@@ -131,15 +131,16 @@ extension ManagedObjectContext {
             object.didSave()
         }
         store.broadcast(saved, from: mergesAutomatically ? inbox : nil)
+        store.observers.deliver(saved, from: ObjectIdentifier(self))
         post(Self.didSaveNotification, changes: saved)
     }
 
     /// The destination of each to-one of `object`, in the entity's order.
     private func toOneReferences(
         of object: ManagedObject, _ reference: (ManagedObject?) -> ChangeSet.Reference?
-    ) throws -> [ChangeSet.Reference?] {
+    ) -> [ChangeSet.Reference?] {
         guard !object.entity.links.isEmpty else { return [] }
-        return try object.entity.links.filter { !$0.isToMany }.map { link in
+        return object.entity.links.filter { !$0.isToMany }.map { link in
             if !object.relationshipStates.isEmpty, case .toOne(let destination) = object.relationshipStates[link.number] {
                 return reference(destination)
             }

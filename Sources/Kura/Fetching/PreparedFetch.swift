@@ -134,6 +134,23 @@ extension PreparedFetch {
         throw KuraError.invalidFetchRequest("unknown sort key '\(key)': \(entity.name) has no such attribute or key path to one")
     }
 
+    /// The entities whose saves can change the results: the request's, and
+    /// every entity a key path of the predicate, a sort or a property
+    /// fetched passes through.
+    var entitiesRead: Set<ObjectIdentifier> {
+        var entities: Set<ObjectIdentifier> = [ObjectIdentifier(entity)]
+        func add(_ path: CompiledPath) {
+            for hop in path.hops {
+                entities.insert(ObjectIdentifier(hop.source))
+                entities.insert(ObjectIdentifier(hop.destination))
+            }
+        }
+        predicate?.root.forEachPath(add)
+        for sort in sorts { sort.path.map(add) }
+        for property in properties { property.operand?.forEachPath(add) }
+        return entities
+    }
+
     /// True when the predicate, a sort or a property fetched follows relationships.
     var followsRelationships: Bool {
         predicate?.followsRelationships == true || sorts.contains { $0.path != nil } || properties.contains { $0.operand != nil }

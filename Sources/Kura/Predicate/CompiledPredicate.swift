@@ -88,6 +88,23 @@ indirect enum Operand: Sendable, Hashable {
     case subquery(CompiledSubquery)
 }
 
+extension Operand {
+    /// Calls `body` with every key path the operand reads (see ``CompiledNode/forEachPath(_:)``).
+    func forEachPath(_ body: (CompiledPath) -> Void) {
+        switch self {
+        case .path(let path): body(path)
+        case .list(let elements): elements.forEach { $0.forEachPath(body) }
+        case .aggregate(_, let collection, let path):
+            collection.forEachPath(body)
+            path.map(body)
+        case .subquery(let subquery):
+            body(subquery.collection)
+            subquery.predicate.forEachPath(body)
+        case .attribute, .constant, .variable, .object: break
+        }
+    }
+}
+
 /// `SUBQUERY(collection, $x, predicate)`, compiled.
 struct CompiledSubquery: Sendable, Hashable {
     let collection: CompiledPath
@@ -172,6 +189,20 @@ extension CompiledNode {
         case .comparison(let comparison):
             visit(comparison.left)
             visit(comparison.right)
+        }
+    }
+
+    /// Calls `body` with every key path through relationships the tree
+    /// reads: in comparisons, aggregates and subqueries (their collections
+    /// and the paths inside them).
+    func forEachPath(_ body: (CompiledPath) -> Void) {
+        switch self {
+        case .constant: break
+        case .not(let node): node.forEachPath(body)
+        case .and(let nodes), .or(let nodes): nodes.forEach { $0.forEachPath(body) }
+        case .comparison(let comparison):
+            comparison.left.forEachPath(body)
+            comparison.right.forEachPath(body)
         }
     }
 

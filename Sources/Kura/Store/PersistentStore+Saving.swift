@@ -84,15 +84,31 @@ extension PersistentStore {
     ///   ``KuraError/storage(path:failure:)``. Nothing is written then.
     func save(_ changes: ChangeSet) throws -> SaveResult {
         if isReadOnly { throw KuraError.storeReadOnly(path: path) }
+        // Observers in this process hear of the save from the saving
+        // context; the transaction is noted as this process's own before it
+        // commits, so the commit monitor doesn't take it for another
+        // process's (and forgotten if the commit fails).
+        var committing: Int?
         do {
             return try storageErrors(path) {
                 // The closure runs again after the map grows: it only builds
                 // its result, it changes nothing outside.
                 if let ambient { return try ambient.withNestedTransaction { txn in try write(changes, in: txn) } }
-                return try environment.write { txn in try write(changes, in: txn) }
+                return try environment.write { txn in
+                    let result = try write(changes, in: txn)
+                    if !observers.isEmpty {
+                        committing = txn.id
+                        observers.noteOwnCommit(txn.id)
+                    }
+                    return result
+                }
             }
         } catch KuraError.storage(_, .engine(let code, _)) where code == LMDBError.mapFull.code {
+            if let committing { observers.forgetOwnCommit(committing) }
             throw KuraError.storeFull(maximumBytes: options.maximumSize)
+        } catch {
+            if let committing { observers.forgetOwnCommit(committing) }
+            throw error
         }
     }
 

@@ -43,6 +43,8 @@ public final class PersistentStore: Sendable {
     let generation: UInt64
     /// The contexts that merge other contexts' saves by themselves.
     let mergeSubscribers = Mutex<[WeakInbox]>([])
+    /// The fetch requests observed in this process (``ManagedObjectContext/results(for:sectionNameKey:)``).
+    let observers = StoreObservers()
 
     /// Opens the store in the file at `path`, creating it when it doesn't
     /// exist (unless read-only).

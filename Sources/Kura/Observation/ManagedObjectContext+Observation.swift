@@ -1,0 +1,193 @@
+extension ManagedObjectContext {
+    /// The results of `request`, now and after every save that could
+    /// change them: what `NSFetchedResultsController` gives a table view,
+    /// as an async sequence.
+    ///
+    /// ```swift
+    /// let request = FetchRequest(entityName: "News").sorted(by: "category").sorted(by: "title")
+    /// for try await results in context.results(for: request, sectionNameKey: "category") {
+    ///     tableView.apply(results.difference)      // or redraw from results.sections
+    /// }
+    /// ```
+    ///
+    /// The first element holds the current results. A new element follows
+    /// each save (of this context, another context of the store in this
+    /// process, or another process) that inserted, changed or deleted
+    /// objects of an entity the request reads: its entity, and every entity
+    /// the key paths of its predicate and sorts pass through. Saves of other
+    /// entities cost the observer nothing.
+    /// Before fetching again, the context merges what the other contexts
+    /// and processes saved (as ``mergeChanges(_:)`` does), so the objects
+    /// hold the saved values. Several saves in quick succession may arrive
+    /// as one element; a save that leaves the results, their order and
+    /// their objects as they were yields nothing.
+    ///
+    /// Other processes' saves are seen through the store file (see
+    /// ``PersistentStore/commits()``) within milliseconds. When the store
+    /// tracks history (``StoreOptions/tracksHistory``) their changes are
+    /// read from it and merged like local ones; otherwise every object the
+    /// context holds is refreshed (``refreshAllObjects()``) and every result
+    /// that stays counts as updated.
+    ///
+    /// Unsaved changes of this context are in the results (the request's
+    /// ``FetchRequest/includesPendingChanges``), but changing an object
+    /// yields nothing until a save.
+    ///
+    /// Iterate the sequence in the task that owns the context: the objects
+    /// belong to it. The sequence ends (returns `nil`) when that task is
+    /// cancelled, and stops observing when the loop ends.
+    ///
+    /// - Parameter sectionNameKey: The attribute whose value groups the
+    ///   results into ``FetchedResults/sections``, or `nil` for one section.
+    /// - Throws: from the first iteration, the errors of ``fetch(_:)`` and
+    ///   ``KuraError/invalidFetchRequest(_:)`` for an unknown section key;
+    ///   ``KuraError/storage(path:failure:)`` when the system can't watch the
+    ///   store file; later, the errors of ``fetch(_:)``.
+    public func results(for request: FetchRequest, sectionNameKey: String? = nil) -> FetchedResultsSequence {
+        FetchedResultsSequence(context: self, request: request, sectionNameKey: sectionNameKey)
+    }
+
+    /// Brings every object the context holds up to date with the store:
+    /// ``refresh(_:mergeChanges:)`` for each, keeping unsaved changes
+    /// (Core Data's `refreshAllObjects()`). Objects without changes become
+    /// faults and read the stored values when next used; an object deleted
+    /// from the store meanwhile leaves the context.
+    public func refreshAllObjects() {
+        for registry in registries.values {
+            for object in Array(registry.objects.values) {
+                if object.hasChanges {
+                    do { try refresh(object, mergeChanges: true) } catch { forget(object) }
+                } else {
+                    try? refresh(object, mergeChanges: false)
+                }
+            }
+        }
+    }
+}
+
+/// The async sequence of ``ManagedObjectContext/results(for:sectionNameKey:)``.
+public struct FetchedResultsSequence: AsyncSequence {
+    public typealias Element = FetchedResults
+    public typealias Failure = any Error
+
+    let context: ManagedObjectContext
+    let request: FetchRequest
+    let sectionNameKey: String?
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(observation: ResultsObservation(context: context, request: request, sectionNameKey: sectionNameKey))
+    }
+
+    /// Fetches the results again after each save that could change them.
+    public struct Iterator: AsyncIteratorProtocol {
+        let observation: ResultsObservation
+
+        public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws -> FetchedResults? {
+            try await observation.next(isolation: actor)
+        }
+
+        public mutating func next() async throws -> FetchedResults? {
+            try await observation.next(isolation: nil)
+        }
+    }
+}
+
+/// The state of one observation: its registration with the store, and the
+/// previous results to compare with.
+final class ResultsObservation {
+    let context: ManagedObjectContext
+    let request: FetchRequest
+    let sectionNameKey: String?
+    private(set) var inbox: ObserverInbox?
+    /// The previous results (held, so no identity is reused while compared) and section names.
+    private var previous: (objects: [ManagedObject], sections: [String]) = ([], [])
+    private var isFinished = false
+    /// How many times the request was fetched (for tests: saves that can't
+    /// change the results must not fetch).
+    private(set) var fetchCount = 0
+
+    init(context: ManagedObjectContext, request: FetchRequest, sectionNameKey: String?) {
+        self.context = context
+        self.request = request
+        self.sectionNameKey = sectionNameKey
+    }
+
+    deinit {
+        if let inbox { context.store.observers.unregister(inbox) }
+    }
+
+    func next(isolation actor: isolated (any Actor)?) async throws -> FetchedResults? {
+        guard !isFinished else { return nil }
+        do {
+            guard let inbox else { return try start() }
+            while true {
+                guard let delivery = await inbox.next() else { return finish() }
+                var changed = Set<ObjectID>()
+                for (changes, merges) in delivery.saves {
+                    if merges { context.mergeChanges(changes) }
+                    changed.formUnion(changes.updated)
+                }
+                if delivery.refreshesEverything { context.refreshAllObjects() }
+                let results = try fetch { delivery.refreshesEverything || changed.contains($0.objectID) }
+                if !results.difference.isEmpty { return results }
+            }
+        } catch is CancellationError {
+            return finish()
+        } catch {
+            _ = finish()
+            throw error
+        }
+    }
+
+    /// Checks the request, registers with the store, and fetches the first results.
+    private func start() throws -> FetchedResults? {
+        if Task.isCancelled { return finish() }
+        let prepared = try PreparedFetch(request, model: context.model)
+        if let key = sectionNameKey, prepared.entity.attributeNumber(named: key) == nil {
+            throw KuraError.invalidFetchRequest("unknown section key '\(key)': \(prepared.entity.name) has no such attribute")
+        }
+        let inbox = ObserverInbox(entities: prepared.entitiesRead, observer: ObjectIdentifier(context))
+        try context.store.observers.register(inbox, store: context.store)
+        self.inbox = inbox
+        return try fetch { _ in false }
+    }
+
+    /// Fetches the results and compares them with the previous ones.
+    private func fetch(isChanged: (ManagedObject) -> Bool) throws -> FetchedResults {
+        let objects = try context.fetch(request)
+        fetchCount += 1
+        var sections: [FetchedResults.Section] = []
+        if let key = sectionNameKey {
+            var start = 0
+            var name: String?
+            for (position, object) in objects.enumerated() {
+                let value = try object.value(forKey: key).map(String.init(describing:)) ?? ""
+                if value != name {
+                    if let name { sections.append(.init(name: name, range: start..<position)) }
+                    name = value
+                    start = position
+                }
+            }
+            if let name { sections.append(.init(name: name, range: start..<objects.count)) }
+        } else if !objects.isEmpty {
+            sections = [.init(name: "", range: 0..<objects.count)]
+        }
+        let identities = objects.map(ObjectIdentifier.init)
+        let names = sections.map(\.name)
+        let difference = ResultsDifference(
+            from: previous.objects.map(ObjectIdentifier.init), to: identities, isChanged: { isChanged(objects[$0]) },
+            oldSections: previous.sections, newSections: names)
+        previous = (objects, names)
+        return FetchedResults(objects: objects, sections: sections, difference: difference)
+    }
+
+    private func finish() -> FetchedResults? {
+        isFinished = true
+        if let inbox {
+            inbox.cancel()
+            context.store.observers.unregister(inbox)
+            self.inbox = nil
+        }
+        return nil
+    }
+}
