@@ -47,6 +47,24 @@ enum LMDBCommands {
         }
     }
 
+    /// `lmdb-hold-writer PATH SECONDS`: holds the file's writer lock (an
+    /// open write transaction) from saying `holding` until its stdin closes
+    /// or SECONDS pass; writes nothing.
+    static func holdWriter(_ arguments: [String]) throws {
+        guard arguments.count == 2, let seconds = Int32(arguments[1]) else {
+            throw HelperError.usage("lmdb-hold-writer PATH SECONDS")
+        }
+        let environment = try Environment(path: arguments[0])
+        try environment.write { _ in
+            let line = "holding\n"
+            _ = line.withCString { write(1, $0, strlen($0)) }
+            var input = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+            var byte: UInt8 = 0
+            while poll(&input, 1, seconds * 1000) > 0, read(0, &byte, 1) > 0 {}
+        }
+        print("released")
+    }
+
     static func growKey(_ index: Int) -> [UInt8] {
         Array("g".utf8) + withUnsafeBytes(of: UInt32(index).bigEndian, Array.init)
     }

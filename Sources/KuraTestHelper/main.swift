@@ -18,6 +18,8 @@ do {
         try LMDBCommands.grow(Array(arguments.dropFirst()))
     case "lmdb-hold-reader":
         try LMDBCommands.holdReader(Array(arguments.dropFirst()))
+    case "lmdb-hold-writer":
+        try LMDBCommands.holdWriter(Array(arguments.dropFirst()))
     case "crash-writer":
         try KuraCommands.crashWriter(Array(arguments.dropFirst()))
     case "increment":

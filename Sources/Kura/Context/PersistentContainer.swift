@@ -47,8 +47,10 @@ public final class PersistentContainer: Sendable {
         ManagedObjectContext(store: store)
     }
 
-    /// Runs `body` with a new context, off the caller's executor, and returns
-    /// its result.
+    /// Runs `body` with a new context on a thread of its own (a new
+    /// ``BackgroundContext``), and returns its result: the caller's task
+    /// waits without holding a thread of the cooperative pool, however long
+    /// the body blocks on the writer lock or the disk.
     ///
     /// ```swift
     /// let count = try await container.performBackgroundTask { context in
@@ -58,10 +60,7 @@ public final class PersistentContainer: Sendable {
     public func performBackgroundTask<Result: Sendable>(
         _ body: @escaping @Sendable (ManagedObjectContext) throws -> Result
     ) async throws -> Result {
-        let store = store
-        return try await Task.detached {
-            try body(ManagedObjectContext(store: store))
-        }.value
+        try await newBackgroundContext().perform(body)
     }
 
     /// Closes the store; its contexts throw ``KuraError/storeClosed(path:)``
