@@ -168,7 +168,7 @@ extension ManagedObject {
         if let members = toMany.members { return members }
         var members: [ManagedObject] = []
         if let context = try requireContext(), state == .persisted || state == .deleted {
-            let keys = try context.memberKeys(of: link, owner: objectID.number)
+            let keys = try context.memberKeys(of: link, owner: objectID.registryKey)
             members.reserveCapacity(keys.count + toMany.added.count)
             for key in keys {
                 let member = context.object(of: link.destination, primaryKey: key)
@@ -194,7 +194,7 @@ extension ManagedObject {
             if toMany.hasChanges { return try members(link).count }
         }
         guard let context = try requireContext(), state == .persisted || state == .deleted else { return try members(link).count }
-        return try context.memberCount(of: link, owner: objectID.number)
+        return try context.memberCount(of: link, owner: objectID.registryKey)
     }
 
     /// Stored objects by primary key, then new ones in the order they were made.
@@ -336,7 +336,7 @@ extension ManagedObject {
         relationshipStates[link.number] = .toOne(object)
         // Changed unless it points where the record does.
         let committed = committedDestinationKey(link)
-        let current = object.flatMap { $0.objectID.isTemporaryID ? nil : $0.objectID.number }
+        let current = object.flatMap { $0.state == .inserted ? nil : $0.objectID.registryKey }
         if committed == current && (object == nil || current != nil) {
             changedRelationships.remove(link.number)
             context?.noteChange(self)

@@ -127,12 +127,10 @@ extension ManagedObject {
             } else if let link = entity.link(named: key) {
                 if link.isToMany {
                     guard let context else { throw KuraError.objectDetached(objectID) }
-                    let keys = try context.memberKeys(of: link, owner: objectID.number)
-                    committed[key] = .toMany(keys.map { ObjectID(entity: link.destination, number: $0, isTemporaryID: false) })
+                    let keys = try context.memberKeys(of: link, owner: objectID.registryKey)
+                    committed[key] = .toMany(keys.map { ObjectID(entity: link.destination, registryKey: $0) })
                 } else {
-                    committed[key] = .toOne(committedDestinationKey(link).map {
-                        ObjectID(entity: link.destination, number: $0, isTemporaryID: false)
-                    })
+                    committed[key] = .toOne(committedDestinationKey(link).map { ObjectID(entity: link.destination, registryKey: $0) })
                 }
             } else {
                 throw KuraError.unknownAttribute(entity: entity.name, key: key)

@@ -44,6 +44,10 @@ extension ManagedObjectContext {
         try runWillSave()
         compactPending()
         try validatePending()
+        if let parent {
+            try push(into: parent)
+            return
+        }
 
         let saving = pending
         var changes = ChangeSet()

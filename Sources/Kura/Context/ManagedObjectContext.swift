@@ -51,7 +51,12 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked) var registries: [ObjectIdentifier: EntityRegistry] = [:]
     /// Inserted objects by temporary number.
     @exclusivity(unchecked) var temporaries: [UInt64: ManagedObject] = [:]
-    private var nextTemporaryNumber: UInt64 = 1
+    /// Numbers for temporary IDs, shared by a context and its children so
+    /// that an object inserted in a child keeps its ID in the parent.
+    let temporaryNumbers: TemporaryNumbers
+    /// The context a child context saves into (``newChildContext()``), or
+    /// `nil` for a context that saves to the store.
+    public let parent: ManagedObjectContext?
     /// Objects with changes, in the order they first changed (some may have
     /// no changes any more; ``compactPending()`` drops them).
     @exclusivity(unchecked) var pending: [ManagedObject] = []
@@ -70,6 +75,17 @@ public final class ManagedObjectContext {
     /// A context on `store`. Most code gets one from ``PersistentContainer/newContext()``.
     public init(store: PersistentStore) {
         self.store = store
+        self.parent = nil
+        self.temporaryNumbers = TemporaryNumbers()
+    }
+
+    /// A child of `parent` (see ``newChildContext()``).
+    init(parent: ManagedObjectContext) {
+        self.store = parent.store
+        self.parent = parent
+        self.temporaryNumbers = parent.temporaryNumbers
+        self.mergePolicy = parent.mergePolicy
+        self.notificationCenter = parent.notificationCenter
     }
 
     deinit {
@@ -100,8 +116,7 @@ public final class ManagedObjectContext {
         guard Self.isKind(type(of: object), of: object.entity.managedObjectClass) else {
             fatalError("insert(_:): \(type(of: object)) is not a \(object.entity.managedObjectClass), the class of entity \(object.entity.name)")
         }
-        let number = nextTemporaryNumber
-        nextTemporaryNumber += 1
+        let number = temporaryNumbers.take()
         object.objectID = ObjectID(entity: object.entity, number: number, isTemporaryID: true)
         object.context = self
         object.state = .inserted
@@ -293,8 +308,8 @@ public final class ManagedObjectContext {
 
     /// The object with `objectID` if this context holds it, else `nil`.
     public func registeredObject(for objectID: ObjectID) -> ManagedObject? {
-        if objectID.isTemporaryID { return temporaries[objectID.number] }
-        return registries[ObjectIdentifier(objectID.entity)]?.objects[objectID.number]
+        if objectID.isTemporaryID, let inserted = temporaries[objectID.number] { return inserted }
+        return registries[ObjectIdentifier(objectID.entity)]?.objects[objectID.registryKey]
     }
 
     /// The object with `objectID`: the one this context holds, or a fault
@@ -308,15 +323,10 @@ public final class ManagedObjectContext {
     public func object(with objectID: ObjectID) throws -> ManagedObject {
         let objectID = try adopt(objectID)
         if let registered = registeredObject(for: objectID) { return registered }
-        if objectID.isTemporaryID {
+        if objectID.isTemporaryID && parent?.registeredObject(for: objectID) == nil {
             throw KuraError.invalidObjectID("\(objectID) is a temporary ID this context didn't make")
         }
-        let object = objectID.entity.managedObjectClass.init(entity: objectID.entity, insertInto: nil)
-        object.objectID = objectID
-        object.context = self
-        object.state = .persisted
-        registry(for: objectID.entity).objects[objectID.number] = object
-        return object
+        return object(of: objectID.entity, primaryKey: objectID.registryKey)
     }
 
     /// The object with `objectID`, its values loaded, or an error when the
@@ -331,7 +341,7 @@ public final class ManagedObjectContext {
         } catch {
             if case .objectNotFound = error, object.state == .persisted, object.values.isEmpty {
                 // Don't keep a fault for an object that doesn't exist.
-                registries[ObjectIdentifier(objectID.entity)]?.objects[objectID.number] = nil
+                registries[ObjectIdentifier(objectID.entity)]?.objects[objectID.registryKey] = nil
                 object.state = .detached
                 object.context = nil
             }
@@ -341,11 +351,13 @@ public final class ManagedObjectContext {
     }
 
     /// The registered object of `entity` with `primaryKey`, or a new fault.
+    /// In a child context, the key of an object its parent inserted is its
+    /// temporary number with ``ObjectID/temporaryKeyFlag`` set.
     func object(of entity: EntityDescription, primaryKey: UInt64) -> ManagedObject {
         let registry = registry(for: entity)
         if let registered = registry.objects[primaryKey] { return registered }
         let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
-        object.objectID = ObjectID(entity: entity, number: primaryKey, isTemporaryID: false)
+        object.objectID = ObjectID(entity: entity, registryKey: primaryKey)
         object.context = self
         object.state = .persisted
         registry.objects[primaryKey] = object
@@ -365,12 +377,14 @@ public final class ManagedObjectContext {
 
     /// The stored members' keys of the to-many `link` of the object `owner`.
     func memberKeys(of link: RelationshipLink, owner: UInt64) throws(KuraError) -> [UInt64] {
-        try readStore { txn in try store.memberKeys(of: link, owner: owner, in: txn) }
+        if let parent { return try parent.currentMemberKeys(of: link, owner: ObjectID(entity: link.source, registryKey: owner)) }
+        return try readStore { txn in try store.memberKeys(of: link, owner: owner, in: txn) }
     }
 
     /// How many stored members the to-many `link` of the object `owner` has.
     func memberCount(of link: RelationshipLink, owner: UInt64) throws(KuraError) -> Int {
-        try readStore { txn in
+        if let parent { return try parent.currentMemberKeys(of: link, owner: ObjectID(entity: link.source, registryKey: owner)).count }
+        return try readStore { txn in
             var count = 0
             try store.forEachMemberKey(of: link, owner: owner, in: txn) { _ in
                 count += 1
@@ -395,6 +409,7 @@ public final class ManagedObjectContext {
 
     /// Reads a fault's record. Runs ``ManagedObject/awakeFromFetch()`` after.
     func loadRecord(of object: ManagedObject) throws(KuraError) -> [UInt8] {
+        if let parent { return try parent.currentRecord(of: object.objectID) }
         let record = try readStore { txn in try store.record(of: object.objectID, in: txn) }
         guard let record else { throw KuraError.objectNotFound(object.objectID) }
         return record

@@ -26,6 +26,21 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         self.isTemporaryID = isTemporaryID
     }
 
+    /// Set in the key a child context files an object its parent inserted
+    /// under (beside stored objects' primary keys, which never reach it).
+    static let temporaryKeyFlag: UInt64 = 1 << 63
+
+    /// The ID of the object a context files under `key`: a primary key, or a
+    /// temporary number with ``temporaryKeyFlag``.
+    init(entity: EntityDescription, registryKey key: UInt64) {
+        self.init(entity: entity, number: key & ~Self.temporaryKeyFlag, isTemporaryID: key & Self.temporaryKeyFlag != 0)
+    }
+
+    /// The key a context files the object under among saved ones (see ``init(entity:registryKey:)``).
+    var registryKey: UInt64 {
+        isTemporaryID ? number | Self.temporaryKeyFlag : number
+    }
+
     /// The primary key the store knows the object by, or `nil` for a
     /// temporary ID. Keys start at 1 and are never reused.
     public var primaryKey: UInt64? {

@@ -38,6 +38,7 @@ extension ManagedObjectContext {
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
         mergeReceivedChanges()
         let fetch = try PreparedFetch(request, model: model)
+        if parent != nil { return try fetchThroughParent(fetch) }
         let registry = registry(for: fetch.entity)
         let entity = fetch.entity
         let objects = try run(fetch,
@@ -76,6 +77,7 @@ extension ManagedObjectContext {
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
         mergeReceivedChanges()
         let fetch = try PreparedFetch(request, model: model)
+        if parent != nil { return try fetchThroughParent(fetch).map(\.objectID) }
         let entity = fetch.entity
         return try run(fetch,
                        stored: { primaryKey, _, _ in ObjectID(entity: entity, number: primaryKey, isTemporaryID: false) },
@@ -111,6 +113,10 @@ extension ManagedObjectContext {
             }
             return values
         }
+        func objectDictionary(_ object: ManagedObject) throws -> [String: PropertyValue] {
+            try dictionary(.object(object), ObjectSource(object: object), PredicateGraph(store: store, transaction: nil, pending: [:]))
+        }
+        if parent != nil { return try fetchThroughParent(fetch).map(objectDictionary) }
         return try run(fetch,
                        stored: { primaryKey, view, graph in
                            do {
@@ -120,10 +126,7 @@ extension ManagedObjectContext {
                            }
                            return try dictionary(.record(entity, primaryKey, view), RecordSource(view: view, entity: entity), graph)
                        },
-                       pending: { object in
-                           let graph = PredicateGraph(store: self.store, transaction: nil, pending: [:])
-                           return try dictionary(.object(object), ObjectSource(object: object), graph)
-                       })
+                       pending: objectDictionary)
     }
 
     /// A value computed on the graph, as a dictionary result holds it.
@@ -149,6 +152,7 @@ extension ManagedObjectContext {
     public func count(for request: FetchRequest) throws -> Int {
         mergeReceivedChanges()
         let fetch = try PreparedFetch(request, model: model)
+        if parent != nil { return try fetchThroughParent(fetch).count }
         let pending = try pendingState(for: fetch)
         let tables = store.tables(for: fetch.entity)
         let stored = try store.read { txn in
