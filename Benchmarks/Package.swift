@@ -24,7 +24,9 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         // The comparison report: every engine, interleaved, one table per N.
-        .executableTarget(name: "kura-compare", dependencies: ["NewsEngines", "NewsDataset"]),
+        .executableTarget(
+            name: "kura-compare",
+            dependencies: ["NewsEngines", "NewsDataset", .product(name: "Kura", package: "Kura")]),
         // KuraLMDB alone: put and get throughput of small values.
         .executableTarget(name: "lmdb-throughput", dependencies: [.product(name: "KuraLMDB", package: "Kura")]),
         // package-benchmark targets: malloc counts of Kura's operations,
@@ -33,6 +35,7 @@ let package = Package(
             name: "KuraBenchmarks",
             dependencies: [
                 "NewsEngines", "NewsDataset",
+                .product(name: "Kura", package: "Kura"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/KuraBenchmarks",

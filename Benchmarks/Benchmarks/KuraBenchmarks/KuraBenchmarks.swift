@@ -11,6 +11,8 @@ import Benchmark
 import Foundation
 import NewsDataset
 import NewsEngines
+import Kura
+import Synchronization
 
 /// N for the threshold benchmarks: small, so the check is cheap.
 let size = 1_000
@@ -127,5 +129,62 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try target.cascadeDeleteAuthors(graph.deletedAuthors(iteration: 0)))
             benchmark.stopMeasurement()
         }
+    }
+
+    // Changes that travel: merging a save into a context, a save with
+    // observers that it doesn't concern, and an observed save reaching
+    // its observer's new results (all in this process).
+    let changesDirectory = directory + "/changes"
+    try! FileManager.default.createDirectory(atPath: changesDirectory, withIntermediateDirectories: true)
+    let changes = try! ChangeWorkload.open(changesDirectory)
+    try! ChangeWorkload.fill(changes, count: size)
+
+    Benchmark("KuraMerge100Into1000") { benchmark in
+        let holder = changes.newContext()
+        let held = try holder.fetch(FetchRequest(entityName: "Item"))
+        let writer = changes.newContext()
+        let written = try writer.fetch(FetchRequest(entityName: "Item").limited(to: 100))
+        let center = NotificationCenter()
+        writer.notificationCenter = center
+        let saved = Mutex<ContextChanges?>(nil)
+        let token = center.addObserver(forName: ManagedObjectContext.didSaveNotification, object: writer, queue: nil) { note in
+            saved.withLock { $0 = ContextChanges(note) }
+        }
+        defer { center.removeObserver(token) }
+        for _ in benchmark.scaledIterations {
+            for object in held { _ = try object.value(forKey: "name") }
+            for object in written {
+                try object.setValue(.int(try object.value(forKey: "revision", as: Int64.self) + 1), forKey: "revision")
+            }
+            try writer.save()
+            let changes = saved.withLock { $0 }!
+            benchmark.startMeasurement()
+            holder.mergeChanges(changes)
+            benchmark.stopMeasurement()
+        }
+    }
+    Benchmark("KuraSaveWith100UnrelatedObservers") { benchmark in
+        var observations: [FetchedResultsSequence.Iterator] = []
+        for _ in 0..<100 {
+            var iterator = changes.newContext().results(for: ChangeWorkload.others).makeAsyncIterator()
+            _ = try await iterator.next()
+            observations.append(iterator)
+        }
+        let writer = changes.newContext()
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { try ChangeWorkload.touch(group: 1, in: writer) }
+        benchmark.stopMeasurement()
+        blackHole(observations)
+    }
+    Benchmark("KuraObservedSaveToNewResults") { benchmark in
+        var results = changes.newContext().results(for: try ChangeWorkload.group(2)).makeAsyncIterator()
+        _ = try await results.next()
+        let writer = changes.newContext()
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            try ChangeWorkload.touch(group: 2, in: writer)
+            blackHole(try await results.next())
+        }
+        benchmark.stopMeasurement()
     }
 }

@@ -12,6 +12,7 @@
 
 import Foundation
 import NewsDataset
+import Synchronization
 
 func machineDescription() -> String {
     let cores = ProcessInfo.processInfo.activeProcessorCount
@@ -26,6 +27,31 @@ func machineDescription() -> String {
         pclose(pipe)
     }
     return "\(cores) cores, \(String(format: "%.0f", memory)) GiB memory, \(swift)"
+}
+
+/// Runs an async suite from this synchronous program, on a task of the
+/// pool, while the main thread waits.
+func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let result = Mutex<Result<T, any Error>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        let outcome: Result<T, any Error>
+        do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+        result.withLock { $0 = outcome }
+        done.signal()
+    }
+    done.wait()
+    return try result.withLock { $0! }.get()
+}
+
+if CommandLine.arguments.dropFirst().first == "changes-writer" {
+    do {
+        try changesWriter(Array(CommandLine.arguments.dropFirst(2)))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write("changes-writer: \(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
 }
 
 do {
@@ -64,6 +90,11 @@ do {
             print(table)
             report += table + "\n"
         }
+    }
+    if options.suites.contains("changes") {
+        let table = try waitFor { try await runChangesSuite(options: options) }
+        print(table)
+        report += table + "\n"
     }
     if let output = options.output {
         try report.write(toFile: output, atomically: true, encoding: .utf8)

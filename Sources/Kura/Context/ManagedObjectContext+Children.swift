@@ -1,6 +1,10 @@
 /// The numbers of temporary IDs, shared by a context and its children.
 final class TemporaryNumbers {
-    private var next: UInt64 = 1
+    private var next: UInt64
+
+    init(next: UInt64) {
+        self.next = next
+    }
 
     func take() -> UInt64 {
         defer { next += 1 }

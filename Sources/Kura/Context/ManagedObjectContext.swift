@@ -51,9 +51,12 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked) var registries: [ObjectIdentifier: EntityRegistry] = [:]
     /// Inserted objects by temporary number.
     @exclusivity(unchecked) var temporaries: [UInt64: ManagedObject] = [:]
+    /// The next temporary ID number, until the context has a child.
+    private var nextTemporaryNumber: UInt64 = 1
     /// Numbers for temporary IDs, shared by a context and its children so
-    /// that an object inserted in a child keeps its ID in the parent.
-    let temporaryNumbers: TemporaryNumbers
+    /// that an object inserted in a child keeps its ID in the parent; made
+    /// with the first child (a context alone costs no allocation for it).
+    private(set) var sharedTemporaryNumbers: TemporaryNumbers?
     /// The context a child context saves into (``newChildContext()``), or
     /// `nil` for a context that saves to the store.
     public let parent: ManagedObjectContext?
@@ -76,14 +79,13 @@ public final class ManagedObjectContext {
     public init(store: PersistentStore) {
         self.store = store
         self.parent = nil
-        self.temporaryNumbers = TemporaryNumbers()
     }
 
     /// A child of `parent` (see ``newChildContext()``).
     init(parent: ManagedObjectContext) {
         self.store = parent.store
         self.parent = parent
-        self.temporaryNumbers = parent.temporaryNumbers
+        self.sharedTemporaryNumbers = parent.shareTemporaryNumbers()
         self.mergePolicy = parent.mergePolicy
         self.notificationCenter = parent.notificationCenter
     }
@@ -116,7 +118,13 @@ public final class ManagedObjectContext {
         guard Self.isKind(type(of: object), of: object.entity.managedObjectClass) else {
             fatalError("insert(_:): \(type(of: object)) is not a \(object.entity.managedObjectClass), the class of entity \(object.entity.name)")
         }
-        let number = temporaryNumbers.take()
+        let number: UInt64
+        if let shared = sharedTemporaryNumbers {
+            number = shared.take()
+        } else {
+            number = nextTemporaryNumber
+            nextTemporaryNumber += 1
+        }
         object.objectID = ObjectID(entity: object.entity, number: number, isTemporaryID: true)
         object.context = self
         object.state = .inserted
@@ -125,6 +133,14 @@ public final class ManagedObjectContext {
         temporaries[number] = object
         noteChange(object)
         object.awakeFromInsert()
+    }
+
+    /// The temporary numbers this context and its children share.
+    func shareTemporaryNumbers() -> TemporaryNumbers {
+        if let shared = sharedTemporaryNumbers { return shared }
+        let shared = TemporaryNumbers(next: nextTemporaryNumber)
+        sharedTemporaryNumbers = shared
+        return shared
     }
 
     /// True when `type` is `base` or one of its subclasses.

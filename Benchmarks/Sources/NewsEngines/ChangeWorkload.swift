@@ -1,0 +1,55 @@
+import Foundation
+import Kura
+
+/// The store behind the "changes that travel" rows: `Item`s in groups,
+/// which saves change and observers watch, and `Other`s, which observers of
+/// unrelated requests watch.
+public enum ChangeWorkload {
+    public static func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
+            EntityDescription(name: "Item", attributes: [
+                AttributeDescription(name: "group", type: .int64, defaultValue: .int(0)),
+                AttributeDescription(name: "name", type: .string, defaultValue: .string("")),
+                AttributeDescription(name: "revision", type: .int64, defaultValue: .int(0)),
+            ], indexes: [IndexDescription(["group"])]),
+            EntityDescription(name: "Other", attributes: [
+                AttributeDescription(name: "name", type: .string, defaultValue: .string("")),
+            ]),
+        ])
+    }
+
+    /// Opens (creating) the store in `directory`.
+    public static func open(_ directory: String, tracksHistory: Bool = false) throws -> PersistentContainer {
+        var options = StoreOptions()
+        options.tracksHistory = tracksHistory
+        return try PersistentContainer(path: directory + "/changes.kura", model: model(), options: options)
+    }
+
+    /// Inserts `count` items, `perGroup` to a group, and one Other.
+    public static func fill(_ container: PersistentContainer, count: Int, perGroup: Int = 10) throws {
+        let context = container.newContext()
+        for number in 0..<count {
+            let item = try context.insertNewObject(forEntityName: "Item")
+            try item.setValue(.int(Int64(number / perGroup)), forKey: "group")
+            try item.setValue(.string("item \(number)"), forKey: "name")
+        }
+        try context.insertNewObject(forEntityName: "Other").setValue(.string("other"), forKey: "name")
+        try context.save()
+    }
+
+    /// The items of group `group`.
+    public static func group(_ group: Int) throws -> FetchRequest {
+        FetchRequest(entityName: "Item", predicate: try FetchPredicate(format: "group == %@", group))
+            .sorted(by: "name")
+    }
+
+    /// Every Other.
+    public static let others = FetchRequest(entityName: "Other")
+
+    /// Bumps the revision of the first item of `group` and saves.
+    public static func touch(group: Int, in context: ManagedObjectContext) throws {
+        let item = try context.fetch(try self.group(group).limited(to: 1))[0]
+        try item.setValue(.int(try item.value(forKey: "revision", as: Int64.self) + 1), forKey: "revision")
+        try context.save()
+    }
+}
