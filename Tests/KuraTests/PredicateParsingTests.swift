@@ -38,6 +38,24 @@ import Testing
         #expect(try FetchPredicate(format: "d == CAST(5.5, \"NSDate\")") == .comparison(.key("d"), .equal, .value(.date(Date(timeIntervalSinceReferenceDate: 5.5)))))
     }
 
+    @Test func datesInCastAreSecondsSince2001OrISO8601Text() throws {
+        func equals(_ date: Date, _ operation: FetchPredicate.Operator = .equal) -> FetchPredicate {
+            .comparison(.key("d"), operation, .value(.date(date)))
+        }
+        let morning = Date(timeIntervalSince1970: 1_795_422_600)   // 2026-11-23T08:30:00Z
+        #expect(try FetchPredicate(format: "d == CAST(\"2026-11-23T08:30:00Z\", \"NSDate\")") == equals(morning))
+        #expect(try FetchPredicate(format: "d == CAST('2026-11-23T09:30:00+01:00', 'NSDate')") == equals(morning))
+        #expect(try FetchPredicate(format: "d > CAST('2026-11-23T08:30:00.250Z', 'NSDate')") == equals(morning.addingTimeInterval(0.25), .greater))
+        #expect(try FetchPredicate(format: "d < CAST('2026-11-23', 'Date')") == equals(Date(timeIntervalSince1970: 1_795_392_000), .less))
+        #expect(try FetchPredicate(format: "d == CAST('5.5', 'NSDate')") == equals(Date(timeIntervalSinceReferenceDate: 5.5)))
+        let error = #expect(throws: PredicateSyntaxError.self) { _ = try FetchPredicate(format: "d == CAST('23/11/2026', 'NSDate')") }
+        #expect(error?.position == 10)
+        #expect(error?.message.contains("ISO 8601") == true)
+        // Formatted dates read back as the same instant (seconds, full precision).
+        let precise = equals(Date(timeIntervalSinceReferenceDate: 785_500_000.123456))
+        #expect(try FetchPredicate(format: precise.predicateFormat) == precise)
+    }
+
     @Test func andBindsTighterThanOrAndNotTighterThanBoth() throws {
         let a = FetchPredicate.comparison(.key("a"), .equal, .value(.int(1)))
         let b = FetchPredicate.comparison(.key("b"), .equal, .value(.int(2)))
