@@ -1,12 +1,14 @@
 // kura: inspect any Kura store, the way sqlite3 opens any database.
 //
 //   kura demo [PATH]                      build a sample News store
-//   kura inspect STORE                    the interactive shell (or commands piped in)
+//   kura STORE, kura inspect STORE        the interactive shell (or commands piped in)
+//   kura --version
 //   kura stats|check|fetch|count|template|plan|show|dump|history STORE …   one command, then exit
 //   kura diff STORE --model OTHER.kura    what a migration to OTHER's model would do
 
 import ArgumentParser
 import Foundation
+import Kura
 import KuraInspect
 
 #if canImport(Glibc)
@@ -17,9 +19,12 @@ struct Kura: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kura",
         abstract: "Inspect Kura stores: entities, fetches, templates, plans, statistics, consistency.",
-        discussion: "Stores are opened read-only: inspecting never changes a file or blocks its writer.",
+        discussion: "Stores are opened read-only: inspecting never changes a file or blocks its writer. "
+            + "`kura STORE` opens the interactive shell, as `kura inspect STORE` does.",
+        version: KuraVersion.current,
         subcommands: [Demo.self, Inspect.self, Stats.self, Check.self, Fetch.self, Count.self,
-                      Template.self, Plan.self, Show.self, Dump.self, History.self, Diff.self])
+                      Template.self, Plan.self, Show.self, Dump.self, History.self, Diff.self],
+        defaultSubcommand: Inspect.self)
 }
 
 /// Options every command that opens a store shares.

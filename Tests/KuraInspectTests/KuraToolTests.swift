@@ -17,6 +17,16 @@ import Testing
         #expect(result.error.isEmpty)
     }
 
+    @Test func theStoreAloneOpensTheShellAsSqlite3DoesAndVersionPrintsTheVersion() throws {
+        let store = try BookStore()
+        let result = try KuraTool.run([store.path], input: "count Book\n")
+        #expect(result.status == 0 && result.output == "4\n", "\(result.error)")
+        let version = try KuraTool.run(["--version"])
+        #expect(version.status == 0 && version.output == KuraVersion.current + "\n")
+        let readme = try String(contentsOfFile: #filePath.replacingOccurrences(of: "Tests/KuraInspectTests/KuraToolTests.swift", with: "README.md"), encoding: .utf8)
+        #expect(readme.contains("Version \(KuraVersion.current)"), "the README states the version")
+    }
+
     @Test func aPipedSessionStopsAtTheFirstErrorUnlessToldToKeepGoing() throws {
         let store = try BookStore()
         let input = "count Book\nfetch Book where year >\ncount Shelf\n"
