@@ -156,7 +156,8 @@ extension InspectCommand {
         case "quit", "exit", ".quit", ".exit":
             return .quit
         default:
-            throw CommandError(message: "unknown command '\(first.text)'; type help for the commands", position: first.start)
+            let suggestion = Suggestion.phrase(for: first.text, in: names)
+            throw CommandError(message: "unknown command '\(first.text)'\(suggestion); type help for the commands", position: first.start)
         }
     }
 

@@ -111,8 +111,9 @@ public final class InspectSession {
 
     func entity(named name: String) throws -> EntityDescription {
         guard let entity = model.entity(named: name) else {
-            let known = model.entities.map(\.name).joined(separator: ", ")
-            throw InspectError("unknown entity '\(name)'; the store has \(known.isEmpty ? "none" : known)")
+            let names = model.entities.map(\.name)
+            let known = names.joined(separator: ", ")
+            throw InspectError("unknown entity '\(name)'\(Suggestion.phrase(for: name, in: names)); the store has \(known.isEmpty ? "none" : known)")
         }
         return entity
     }

@@ -42,3 +42,20 @@ import Testing
         #expect(throws: CommandError(message: message, position: position)) { try InspectCommand.parse(line) }
     }
 }
+
+@Suite struct SuggestionTests {
+    @Test func typosOfCommandsAndEntitiesGetTheClosestNameAndFarOffWordsNone() throws {
+        #expect(Suggestion.closest(to: "fecth", in: InspectCommand.names) == "fetch")
+        #expect(Suggestion.closest(to: "cuont", in: InspectCommand.names) == "count")
+        #expect(Suggestion.closest(to: "SHCEMA", in: InspectCommand.names) == "schema")
+        #expect(Suggestion.closest(to: "xyzzy", in: InspectCommand.names) == nil)
+        #expect(Suggestion.closest(to: "hlp", in: InspectCommand.names) == "help")
+        #expect(Suggestion.closest(to: "nwes", in: ["News", "Author"]) == "News")
+        #expect(Suggestion.editDistance(Array("kitten"), Array("sitting")) == 3)
+
+        let store = try BookStore()
+        let result = try KuraTool.run(["inspect", store.path, "--keep-going"], input: "fecth Book\ncount Bok\n")
+        #expect(result.error.contains("unknown command 'fecth' (did you mean 'fetch'?)"), "\(result.error)")
+        #expect(result.error.contains("unknown entity 'Bok' (did you mean 'Book'?)"), "\(result.error)")
+    }
+}
