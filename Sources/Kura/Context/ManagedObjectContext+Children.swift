@@ -194,20 +194,7 @@ extension ManagedObjectContext {
             object.discardChanges()
             object.record = try? parent.currentRecord(of: object.objectID)
         }
-        for object in saving where object.isDeleted {
-            registries[ObjectIdentifier(object.entity)]?.objects[object.objectID.registryKey] = nil
-            object.state = .removed
-            object.discardChanges()
-            object.context = nil
-            saved.deleted.append(object.objectID)
-        }
-        for object in pending { object.isInPendingList = false }
-        pending.removeAll()
-        for object in unprocessed { object.isInUnprocessedList = false }
-        unprocessed.removeAll()
-        for object in saving where object.state == .persisted || object.state == .removed {
-            object.didSave()
-        }
+        finishSave(saving, deleted: saving.filter(\.isDeleted), into: &saved)
         post(Self.didSaveNotification, changes: saved)
     }
 

@@ -119,10 +119,19 @@ extension ManagedObjectContext {
             saved.updated.append(object.objectID)
         }
         for object in inserted + updated { object.adoptSavedRelationships() }
+        finishSave(saving, deleted: deleted, into: &saved)
+        store.broadcast(saved, from: mergesAutomatically ? inbox : nil)
+        store.observers.deliver(saved, from: ObjectIdentifier(self))
+        post(Self.didSaveNotification, changes: saved)
+    }
+
+    /// The end of every save, to the store or into a parent: deleted objects
+    /// leave the context, the lists of changes empty, `didSave` runs.
+    func finishSave(_ saving: [ManagedObject], deleted: [ManagedObject], into saved: inout ContextChanges) {
         for object in deleted {
-            registries[ObjectIdentifier(object.entity)]?.objects[object.objectID.number] = nil
+            registries[ObjectIdentifier(object.entity)]?.objects[object.objectID.registryKey] = nil
             object.state = .removed
-            object.changedAttributes.removeAll()
+            object.changedAttributes.removeAll()   // its last values stay readable
             object.context = nil
             saved.deleted.append(object.objectID)
         }
@@ -130,13 +139,9 @@ extension ManagedObjectContext {
         pending.removeAll()
         for object in unprocessed { object.isInUnprocessedList = false }
         unprocessed.removeAll()
-
         for object in saving where object.state == .persisted || object.state == .removed {
             object.didSave()
         }
-        store.broadcast(saved, from: mergesAutomatically ? inbox : nil)
-        store.observers.deliver(saved, from: ObjectIdentifier(self))
-        post(Self.didSaveNotification, changes: saved)
     }
 
     /// The destination of each to-one of `object`, in the entity's order.
