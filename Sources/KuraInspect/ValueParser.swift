@@ -33,46 +33,20 @@ enum ValueParser {
 
     static func parse(_ text: String, as type: AttributeType, variable: String) throws -> AttributeValue? {
         if text == "nil" || text == "NIL" { return nil }
-        func fail(_ what: String) -> Failure {
-            Failure(description: "$\(variable) must be \(type.displayName): '\(text)' is not \(what)")
+        // Unix time is what shells give (`date +%s`).
+        if type == .date, let seconds = Double(text) { return .date(Date(timeIntervalSince1970: seconds)) }
+        if let value = AttributeValue(text: text, as: type), !(type == .decimal && value == .decimal(.nan)) { return value }
+        let what = switch type {
+        case .string: "a string"
+        case .int16, .int32, .int64: "a whole number in range"
+        case .double, .float: "a number"
+        case .decimal: "a decimal number"
+        case .bool: "true or false"
+        case .date: "an ISO 8601 date"
+        case .uuid: "a UUID"
+        case .url: "a URL"
+        case .data: "base64 data"
         }
-        switch type {
-        case .string:
-            return .string(text)
-        case .int16, .int32, .int64:
-            guard let number = Int64(text), type == .int64 || AttributeValue.int(number).converted(to: type) != nil else {
-                throw fail("a whole number in range")
-            }
-            return .int(number)
-        case .double:
-            guard let number = Double(text) else { throw fail("a number") }
-            return .double(number)
-        case .float:
-            guard let number = Float(text) else { throw fail("a number") }
-            return .float(number)
-        case .decimal:
-            guard let number = Decimal(string: text), !number.isNaN else { throw fail("a decimal number") }
-            return .decimal(number)
-        case .bool:
-            switch text.lowercased() {
-            case "true", "yes", "1": return .bool(true)
-            case "false", "no", "0": return .bool(false)
-            default: throw fail("true or false")
-            }
-        case .date:
-            if let seconds = Double(text) { return .date(Date(timeIntervalSince1970: seconds)) }
-            if let date = try? Date(text, strategy: .iso8601) { return .date(date) }
-            if let date = try? Date(text + "T00:00:00Z", strategy: .iso8601) { return .date(date) }
-            throw fail("an ISO 8601 date")
-        case .uuid:
-            guard let uuid = UUID(uuidString: text) else { throw fail("a UUID") }
-            return .uuid(uuid)
-        case .url:
-            guard let url = URL(string: text) else { throw fail("a URL") }
-            return .url(url)
-        case .data:
-            guard let data = Data(base64Encoded: text) else { throw fail("base64 data") }
-            return .data(data)
-        }
+        throw Failure(description: "$\(variable) must be \(type.displayName): '\(text)' is not \(what)")
     }
 }

@@ -41,7 +41,7 @@ extension ManagedObjectContext {
         defer { isSaving = false }
 
         post(Self.willSaveNotification, changes: ContextChanges())
-        try runWillSave()
+        if runsObjectHooks { try runWillSave() }
         compactPending()
         try validatePending()
         if let parent {
@@ -139,7 +139,7 @@ extension ManagedObjectContext {
         pending.removeAll()
         for object in unprocessed { object.isInUnprocessedList = false }
         unprocessed.removeAll()
-        for object in saving where object.state == .persisted || object.state == .removed {
+        for object in saving where runsObjectHooks && (object.state == .persisted || object.state == .removed) {
             object.didSave()
         }
     }
@@ -207,10 +207,12 @@ extension ManagedObjectContext {
         var failures: [ValidationFailure] = []
         for object in pending {
             do {
-                switch object.state {
-                case .inserted: try object.validateForInsert()
-                case .persisted: try object.validateForUpdate()
-                case .deleted: try object.validateForDelete()
+                switch (object.state, runsObjectHooks) {
+                case (.inserted, true): try object.validateForInsert()
+                case (.persisted, true): try object.validateForUpdate()
+                case (.deleted, true): try object.validateForDelete()
+                case (.inserted, false), (.persisted, false): try object.validateProperties()
+                case (.deleted, false): try object.validateDenyRules()
                 default: break
                 }
             } catch KuraError.validationFailed(let list) {

@@ -44,6 +44,16 @@ public final class ManagedObjectContext {
     /// reader can tell its own saves from others'. Default `nil`.
     public var transactionAuthor: String?
 
+    /// Whether the objects' own hooks run: `awakeFromInsert`, `willSave`,
+    /// `didSave` and the `validateFor…` overrides. Default true.
+    ///
+    /// Set it to false for bulk loading, the way Core Data's batch inserts
+    /// bypass the objects' code (`kura import` does, unless told `--hooks`):
+    /// what the model itself requires still holds (required attributes,
+    /// relationship counts, deny rules, unique indexes), but no method of
+    /// the entity's class runs.
+    public var runsObjectHooks = true
+
     /// Where the context posts its notifications. Default `NotificationCenter.default`.
     public var notificationCenter = NotificationCenter.default
 
@@ -132,7 +142,7 @@ public final class ManagedObjectContext {
         object.isFullyDecoded = true
         temporaries[number] = object
         noteChange(object)
-        object.awakeFromInsert()
+        if runsObjectHooks { object.awakeFromInsert() }
     }
 
     /// The temporary numbers this context and its children share.

@@ -131,7 +131,7 @@ extension AttributeValue {
 
 extension AttributeValue: CustomStringConvertible {
     /// The value as the inspect tool shows it: strings unquoted, dates in
-    /// ISO 8601, data as its size and first bytes.
+    /// ISO 8601 (with the fractional digits they have), data as its size and first bytes.
     public var description: String {
         switch self {
         case .bool(let value): value ? "true" : "false"
@@ -140,7 +140,7 @@ extension AttributeValue: CustomStringConvertible {
         case .float(let value): String(value)
         case .decimal(let value): value.description
         case .string(let value): value
-        case .date(let value): value.formatted(.iso8601)
+        case .date(let value): ExactDate.text(value)
         case .uuid(let value): value.uuidString
         case .data(let value): "<\(value.count) bytes\(value.isEmpty ? "" : ": ")\(value.prefix(8).map { String(format: "%02x", $0) }.joined())\(value.count > 8 ? "…" : "")>"
         case .url(let value): value.absoluteString

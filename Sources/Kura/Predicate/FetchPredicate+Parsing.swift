@@ -542,7 +542,7 @@ struct PredicateParser {
 
     /// `CAST(value, "Type")`: how the formatter writes dates, floats,
     /// decimals, UUIDs, data, URLs and non-finite doubles. A date may also
-    /// be ISO 8601 text (``DateLiteral``).
+    /// be ISO 8601 text (`ExactDate`).
     private mutating func parseCast(at position: Int) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
         guard isSymbol(peek.token, "(") else { throw error("expected '(' after CAST", at: peek.position) }
         _ = advance()
@@ -570,7 +570,7 @@ struct PredicateParser {
         case "NSDate", "Date":
             // Seconds since 2001 (NSPredicate's form), or ISO 8601 text.
             if let text, Double(text) == nil {
-                guard let date = DateLiteral.parse(text) else {
+                guard let date = ExactDate.parse(text) else {
                     throw error("'\(text)' is not a date: write ISO 8601 such as \"2026-11-23T08:30:00Z\", "
                         + "\"2026-11-23T08:30:00.250+01:00\" or \"2026-11-23\", or seconds since 2001", at: valueToken.position)
                 }
