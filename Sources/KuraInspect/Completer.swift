@@ -52,16 +52,21 @@ struct Completer {
     }
 
     private func options(after previous: [String], word: String) -> [String] {
-        guard let command = previous.first?.lowercased() else { return InspectCommand.names }
+        guard let command = previous.first?.lowercased() else {
+            return word.hasPrefix(".") ? InspectCommand.dotNames : InspectCommand.names
+        }
         let entities = model.entities.map(\.name)
         switch command {
-        case "schema", "dump":
+        case "schema", ".schema", "dump":
             return previous.count == 1 ? entities : []
+        case "export":
+            if previous.last == "--format" { return ExportFormat.allCases.map(\.rawValue) }
+            return previous.count == 1 ? entities : fetchOptions(after: Array(previous.dropFirst()), word: word, choosesColumns: false) + ["--format"]
         case "fetch", "count":
-            return fetchOptions(after: Array(previous.dropFirst()), word: word)
+            return fetchOptions(after: Array(previous.dropFirst()), word: word, choosesColumns: command == "fetch")
         case "plan":
             if previous.count == 1 { return ["fetch", "count"] }
-            return fetchOptions(after: Array(previous.dropFirst(2)), word: word)
+            return fetchOptions(after: Array(previous.dropFirst(2)), word: word, choosesColumns: previous[1].lowercased() == "fetch")
         case "template":
             guard previous.count > 1 else { return model.fetchRequestTemplatesByName.keys.sorted() }
             let given = Set(previous.dropFirst(2).compactMap { $0.split(separator: "=").first.map(String.init) })
@@ -69,20 +74,24 @@ struct Completer {
             return variables.filter { !given.contains($0.name) }.map { "\($0.name)=" }
         case "show":
             return previous.count == 1 ? entities.map { "kura://\($0)/" } : []
-        case "timer":
+        case "timer", ".timer", "headers", ".headers", ".eqp":
             return previous.count == 1 ? ["on", "off"] : []
-        case "mode":
-            return previous.count == 1 ? ["table", "json"] : []
+        case "mode", ".mode":
+            return previous.count == 1 ? OutputMode.allCases.map(\.rawValue) : []
+        case "width", ".width":
+            return previous.count == 1 ? ["auto", "off"] : []
         default:
             return []
         }
     }
 
     /// After `fetch`/`count`: the entity, then clauses, key paths and keywords.
-    private func fetchOptions(after words: [String], word: String) -> [String] {
+    private func fetchOptions(after words: [String], word: String, choosesColumns: Bool) -> [String] {
         guard let entityName = words.first else { return model.entities.map(\.name) }
         guard let entity = model.entity(named: entityName) else { return [] }
         let clause = words.last { Self.clauseKeywords.contains($0.lowercased()) }?.lowercased()
+        // `fetch News title, author.name …`: columns before the first clause.
+        if clause == nil && choosesColumns { return keyPaths(from: entity, word: word, toManyToo: true) + ["objectID"] + Self.clauseKeywords }
         switch clause {
         case "where": return keyPaths(from: entity, word: word, toManyToo: true) + Self.predicateKeywords + Self.clauseKeywords.filter { $0 != "where" }
         case "sort": return keyPaths(from: entity, word: word, toManyToo: false) + ["asc", "desc", "limit", "offset"]

@@ -1,3 +1,4 @@
+import Foundation
 import Kura
 
 extension InspectSession {
@@ -48,111 +49,123 @@ extension InspectSession {
         return try model.fetchRequestFromTemplate(withName: name, substitutionVariables: values)
     }
 
-    /// Prints the objects `request` fetches; with `returnsNothing` (`limit 0`),
-    /// checks the request and prints none.
-    func fetch(_ request: FetchRequest, returnsNothing: Bool = false) throws {
+    /// Prints the objects `request` fetches, all their properties or the
+    /// chosen `columns` (attributes, relationships, key paths such as
+    /// `author.name` or `tags.@count`, and `objectID`); with
+    /// `returnsNothing` (`limit 0`), checks the request and prints none.
+    func fetch(_ request: FetchRequest, columns: [String] = [], returnsNothing: Bool = false) throws {
         let context = newContext()
         // Objects don't keep their context alive; relationships read through it.
         defer { withExtendedLifetime(context) {} }
-        let objects: [ManagedObject]
-        if returnsNothing {
-            _ = try context.explain(request)  // still checked against the model
-            objects = []
-        } else {
-            objects = try context.fetch(request)
+        if showsPlans || returnsNothing {
+            let plan = try context.explain(request)  // still checked against the model
+            if showsPlans { printPlan(plan, labelled: true) }
         }
         let entity = try entity(named: request.entityName)
-        if mode == .json {
-            for object in objects { print(JSONOutput.line(try Self.json(object, entity: entity))) }
-            return
-        }
-        // A to-one shows as its destination's ID, a to-many as its count.
-        let headers = ["objectID"] + entity.attributes.map(\.name) + entity.relationships.map(\.name)
-        let rows = try objects.map { object in
-            [object.objectID.uriRepresentation] + (try entity.attributes.map { attribute in
-                try object.value(forKey: attribute.name).map { "\($0)" } ?? "nil"
-            }) + (try entity.relationships.map { relationship in
-                relationship.isToMany
-                    ? "\(try object.objects(forKey: relationship.name).count) \(relationship.destinationEntityName)"
-                    : try object.object(forKey: relationship.name)?.objectID.uriRepresentation ?? "nil"
-            })
-        }
-        let numeric = Set(entity.attributes.enumerated().filter { $0.element.type.isNumeric }.map { $0.offset + 1 })
-        print(table.format(headers: headers, rows: rows, rightAligned: numeric))
-        print("(\(objects.count) \(objects.count == 1 ? "object" : "objects"))")
-    }
-
-    /// An object as JSON: its attributes, its to-ones as destination IDs,
-    /// its to-manys as lists of IDs (in order for ordered ones).
-    static func json(_ object: ManagedObject, entity: EntityDescription) throws -> [String: Any] {
-        var fields: [String: Any] = ["objectID": object.objectID.uriRepresentation]
-        for attribute in entity.attributes {
-            fields[attribute.name] = JSONOutput.value(try object.value(forKey: attribute.name))
-        }
-        for relationship in entity.relationships {
-            if relationship.isToMany {
-                // In order, or for a set by primary key (as objects(forKey:) gives them).
-                fields[relationship.name] = try object.objects(forKey: relationship.name).map(\.objectID.uriRepresentation)
-            } else {
-                fields[relationship.name] = try object.object(forKey: relationship.name)?.objectID.uriRepresentation ?? JSONOutput.value(nil)
+        let headers: [String]
+        let rows: [[Cell]]
+        if columns.isEmpty {
+            headers = try ObjectExport.columns(of: entity)
+            let objects = returnsNothing ? [] : try context.fetch(request)
+            rows = try objects.map { try ObjectExport.row(of: $0, entity: entity) }
+        } else {
+            headers = columns
+            var dictionaries = request
+            dictionaries.propertiesToFetch = columns.map { $0 == ObjectExport.idColumn ? "SELF" : $0 }
+            let results = returnsNothing ? [] : try context.fetchDictionaries(dictionaries)
+            rows = results.map { result in
+                zip(columns, dictionaries.propertiesToFetch).map { column, key in
+                    switch result[key] {
+                    case .attribute(let value): Cell(value ?? nil)
+                    case .toOne(let id): id.map { .text($0.uriRepresentation) } ?? .null
+                    case .toMany(let ids):
+                        .objectIDs(ids.map(\.uriRepresentation),
+                                   destination: entity.relationships.first { $0.name == column }?.destinationEntityName ?? "objects")
+                    case nil: .null
+                    }
+                }
             }
         }
-        return fields
+        emit(headers: headers, rows: rows)
+        if mode == .table {
+            print("(\(rows.count) \(rows.count == 1 ? "object" : "objects"))")
+        }
     }
 
     func count(_ request: FetchRequest, returnsNothing: Bool = false) throws {
         let context = newContext()
-        if returnsNothing { _ = try context.explain(request) }
+        if showsPlans || returnsNothing {
+            let plan = try context.explain(request)
+            if showsPlans { printPlan(plan, labelled: true) }
+        }
         let count = returnsNothing ? 0 : try context.count(for: request)
-        print(mode == .json ? JSONOutput.line(["count": count]) : String(count))
+        print(mode.isJSON ? JSONValue(["count": count]).text : String(count))
     }
 
+    /// One object, every value whole: a `name = value` line each, then the
+    /// objects it is related to.
     func show(_ text: String) throws {
         let objectID = try model.objectID(forURIRepresentation: text)
         let context = newContext()
         defer { withExtendedLifetime(context) {} }
         let object = try context.existingObject(with: objectID)
         let entity = objectID.entity
-        if mode == .json {
-            print(JSONOutput.line(try Self.json(object, entity: entity)))
+        let headers = try ObjectExport.columns(of: entity)
+        let row = try ObjectExport.row(of: object, entity: entity)
+        guard mode == .table else {
+            emit(headers: headers, rows: [row])
             return
         }
-        let rows = try entity.attributes.map { attribute in
-            [attribute.name, try object.value(forKey: attribute.name).map { "\($0)" } ?? "nil"]
-        }
+        let attributes = 1...entity.attributes.count
+        let nameWidth = headers.dropFirst().map(TerminalText.columns(of:)).max() ?? 0
         print(objectID.uriRepresentation)
-        print(table.format(headers: ["attribute", "value"], rows: rows))
-        // The related objects, each by ID.
-        var related: [[String]] = []
-        for relationship in entity.relationships {
-            let objects = relationship.isToMany
-                ? try object.objects(forKey: relationship.name)
-                : (try object.object(forKey: relationship.name)).map { [$0] } ?? []
-            if objects.isEmpty { related.append([relationship.name, "(none)"]) }
-            for destination in objects.prefix(20) { related.append([relationship.name, destination.objectID.uriRepresentation]) }
-            if objects.count > 20 { related.append([relationship.name, "… and \(objects.count - 20) more"]) }
+        for position in attributes {
+            let value = TerminalText.escaped(row[position].display)
+                .replacingOccurrences(of: "\n", with: "\n" + String(repeating: " ", count: nameWidth + 3))
+            print(TerminalText.padded(headers[position], toColumns: nameWidth, left: true) + " = " + value)
         }
-        if !related.isEmpty { print(table.format(headers: ["relationship", "object"], rows: related)) }
+        // The related objects, each by ID.
+        for (offset, relationship) in entity.relationships.enumerated() {
+            let ids: [String] = switch row[1 + entity.attributes.count + offset] {
+            case .objectIDs(let ids, _): ids
+            case .text(let id): [id]
+            default: []
+            }
+            let name = TerminalText.padded(relationship.name, toColumns: nameWidth, left: true)
+            if ids.isEmpty { print(name + " = (none)") }
+            for (position, id) in ids.prefix(20).enumerated() {
+                print((position == 0 ? name + " = " : String(repeating: " ", count: nameWidth + 3)) + id)
+            }
+            if ids.count > 20 { print(String(repeating: " ", count: nameWidth + 3) + "… and \(ids.count - 20) more") }
+        }
     }
 
     func showPlan(_ request: FetchRequest) throws {
-        let plan = try newContext().explain(request)
-        print(mode == .json ? JSONOutput.line(["plan": plan.description, "index": plan.indexName ?? JSONOutput.value(nil)]) : plan.description)
+        printPlan(try newContext().explain(request), labelled: false)
     }
 
-    /// Every object of `name` as JSON lines, read in batches so memory stays flat.
-    func dump(_ name: String) throws {
-        let entity = try entity(named: name)
-        let batch = 1000
-        var offset = 0
-        while true {
-            let context = newContext()
-            let objects = try context.fetch(FetchRequest(entityName: entity.name).limited(to: batch, offset: offset))
-            try withExtendedLifetime(context) {
-                for object in objects { print(JSONOutput.line(try Self.json(object, entity: entity))) }
-            }
-            if objects.count < batch { return }
-            offset += batch
+    /// The plan; `labelled` before results (`.eqp on`), so it stands out from them.
+    private func printPlan(_ plan: QueryPlan, labelled: Bool) {
+        print(mode.isJSON ? JSONValue(["plan": plan.description, "index": plan.indexName.map(JSONValue.string) ?? .null]).text
+                          : (labelled ? "plan: " : "") + plan.description)
+    }
+
+    /// Objects as JSON Lines or CSV, the form `kura import` reads.
+    func export(_ spec: ExportSpec, line: String) throws {
+        let request = try spec.fetch.map { try self.request(for: $0, line: line) }
+        try ObjectExport.export(request, from: container, format: spec.format) { print($0) }
+    }
+
+    /// A consistent copy of the store at `path`, while writers carry on.
+    func backup(to path: String, compacting: Bool) throws {
+        let start = ContinuousClock.now
+        try container.store.backup(to: path, compacting: compacting)
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        let elapsed = ContinuousClock.now - start
+        if mode.isJSON {
+            print(JSONValue(["backup": path, "bytes": size, "compacted": compacting]).text)
+        } else {
+            print("backed up to \(path) (\(Self.bytes(size))\(compacting ? ", compacted" : "")) in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], fractionalPart: .show(length: 1))))")
         }
     }
 }

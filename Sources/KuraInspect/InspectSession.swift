@@ -19,18 +19,31 @@ public final class InspectSession {
     public var model: ManagedObjectModel { container.model }
     /// How results are printed.
     public var mode: OutputMode
+    /// How wide tables may be.
+    public var width: OutputWidth
+    /// Whether tables and CSV start with the column names.
+    public var showsHeaders = true
     /// Whether each command's run time is printed after it.
     public var isTimerOn = false
+    /// Whether fetches and counts print their query plan first (`.eqp on`).
+    public var showsPlans = false
 
-    let print: (String) -> Void
-    let table = TableFormatter()
+    let standardOutput: (String) -> Void
+    var outputFile: OutputFile?
+    var onceFile: OutputFile?
+    /// How deep `.read` files are nested now.
+    var readDepth = 0
 
     /// Opens the store at `path` read-only.
     ///
     /// - Parameter output: Receives every line of output (results; errors are thrown).
     /// - Throws: ``InspectError`` with a one-line message: no such file, not a
     ///   Kura store, a store from a newer Kura, a damaged store.
-    public init(path: String, mode: OutputMode = .table, output: @escaping (String) -> Void) throws(InspectError) {
+    ///   - width: How wide tables may be: by default the terminal's width,
+    ///     and no limit when the output isn't a terminal.
+    public init(
+        path: String, mode: OutputMode = .table, width: OutputWidth = .terminal, output: @escaping (String) -> Void
+    ) throws(InspectError) {
         guard FileManager.default.fileExists(atPath: path) else {
             throw InspectError("no such file: \(path)")
         }
@@ -43,7 +56,8 @@ public final class InspectSession {
             throw InspectError(error)
         }
         self.mode = mode
-        self.print = output
+        self.width = width
+        self.standardOutput = output
     }
 
     /// Runs one command line. Returns false for `quit`.
@@ -62,6 +76,7 @@ public final class InspectSession {
         }
         let start = ContinuousClock.now
         defer {
+            finishCommandOutput(command: command)
             if isTimerOn {
                 let elapsed = ContinuousClock.now - start
                 let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
@@ -84,7 +99,8 @@ public final class InspectSession {
         case .schema(let name): try showSchema(name)
         case .templates: showTemplates()
         // `limit 0` means no rows here, as in SQL (the library's 0 is "no limit").
-        case .fetch(let spec): try fetch(try request(for: spec, line: line), returnsNothing: spec.limit == 0)
+        case .fetch(let spec):
+            try fetch(try request(for: spec, line: line), columns: spec.columns, returnsNothing: spec.limit == 0)
         case .count(let spec): try count(try request(for: spec, line: line), returnsNothing: spec.limit == 0)
         case .template(let name, let arguments): try fetch(try templateRequest(name, arguments))
         case .show(let id): try show(id)
@@ -96,10 +112,41 @@ public final class InspectSession {
         case .check: try check()
         case .history: try showHistory()
         case .diff(let other): try showDifferences(from: other)
-        case .dump(let name): try dump(name)
+        case .export(let spec): try export(spec, line: line)
+        case .backup(let path, let compacting): try backup(to: path, compacting: compacting)
         case .timer(let on): isTimerOn = on
         case .mode(let newMode): mode = newMode
+        case .headers(let on): showsHeaders = on
+        case .explain(let on): showsPlans = on
+        case .width(let newWidth): width = newWidth
+        case .output(let path): try redirectOutput(to: path)
+        case .once(let path): try redirectNextCommand(to: path)
+        case .read(let path): return try read(path)
+        case .importInSession:
+            throw InspectError("the session is read-only; import with: kura import STORE FILE [--entity ENTITY] [--format jsonl|csv]")
         case .quit: return false
+        }
+        return true
+    }
+
+    /// Runs the commands of the file at `path`, stopping at the first error
+    /// (which names the file and line). Returns false after a `quit`.
+    private func read(_ path: String) throws -> Bool {
+        guard readDepth < 16 else { throw InspectError(".read files nested more than 16 deep") }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw InspectError("can't read \(path)")
+        }
+        readDepth += 1
+        defer { readDepth -= 1 }
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed.hasPrefix("--") || trimmed.hasPrefix("#") { continue }
+            do {
+                guard try run(trimmed) else { return false }
+            } catch {
+                throw InspectError("\(path):\(number + 1): \(error.message)", line: error.caret == nil ? nil : trimmed,
+                                   position: error.caretPosition)
+            }
         }
         return true
     }
@@ -128,11 +175,14 @@ public struct InspectError: LocalizedError, CustomStringConvertible {
     var isCancellation = false
     /// The command line and a caret line, when a position is known.
     public let caret: String?
+    /// The position the caret is under.
+    let caretPosition: Int?
 
     /// Control characters in the message and the line are escaped, so a
     /// typed line can't send terminal sequences back through its error.
     init(_ message: String, line: String? = nil, position: Int? = nil) {
         self.message = TerminalText.escaped(message).replacingOccurrences(of: "\n", with: " ")
+        caretPosition = line == nil ? nil : position
         if let line, let position {
             let shown = TerminalText.escaped(line).replacingOccurrences(of: "\n", with: " ")
             caret = shown + "\n" + String(repeating: " ", count: TerminalText.escapedColumn(of: max(0, position), in: line)) + "^"

@@ -1,44 +1,109 @@
-/// Prints rows as aligned columns, the way `kura` shows results:
+/// Prints rows as aligned columns that fit the terminal:
 ///
 /// ```
-/// objectID        title                    sortOrder
-/// --------------  -----------------------  ---------
-/// kura://News/1   Kura ships               3
-/// kura://News/2   A title long enough to…  nil
+/// objectID       title                    sortOrder
+/// -------------  -----------------------  ---------
+/// kura://News/1  Kura ships                       3
+/// kura://News/2  A title long enough to…        nil
 /// ```
 ///
-/// Values longer than ``maximumWidth`` characters are cut with "…"; line
-/// breaks and tabs in values are shown as spaces, other control characters
-/// as escapes (`\x1b`); numbers are right-aligned.
+/// When the columns are wider than ``width``, the widest are shortened
+/// first (each to no less than ``minimumColumnWidth``), and every value
+/// cut is marked with "…"; columns that still don't fit are left out,
+/// from the last, and counted in ``Table/hiddenColumns``. Widths are counted in terminal columns (a CJK
+/// character takes two). Line breaks and tabs in values are shown as
+/// spaces, other control characters as escapes (`\x1b`); numbers are
+/// right-aligned.
 struct TableFormatter {
-    var maximumWidth = 40
+    /// The columns to fit in; `nil` for no limit (output to a pipe or file).
+    var width: Int?
+    var showsHeaders = true
+    static let minimumColumnWidth = 10
+    static let gap = 2
 
-    func format(headers: [String], rows: [[String]], rightAligned: Set<Int> = []) -> String {
-        let cleaned = rows.map { $0.map(cut) }
-        var widths = headers.map(\.count)
-        for row in cleaned {
-            for (column, value) in row.enumerated() where column < widths.count {
-                widths[column] = max(widths[column], value.count)
-            }
-        }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { column, cell in
-                let padding = String(repeating: " ", count: max(0, widths[column] - cell.count))
-                if column == cells.count - 1 && !rightAligned.contains(column) { return cell }
-                return rightAligned.contains(column) ? padding + cell : cell + padding
-            }.joined(separator: "  ")
-        }
-        var lines = [line(headers), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
-        lines += cleaned.map(line)
-        return lines.joined(separator: "\n")
+    /// A formatted table.
+    struct Table {
+        var text: String
+        /// True when values were shortened.
+        var isCut: Bool
+        /// How many columns, at the end, were left out to fit.
+        var hiddenColumns: Int
     }
 
-    /// A value on one line, at most `maximumWidth` characters.
-    func cut(_ value: String) -> String {
-        var text = TerminalText.escaped(String(value.map { $0.isNewline || $0 == "\t" ? " " : $0 }))
-        if text.count > maximumWidth {
-            text = String(text.prefix(maximumWidth - 1)) + "…"
+    func format(headers: [String], rows: [[String]], rightAligned: Set<Int> = []) -> Table {
+        var cleaned = rows.map { $0.map(Self.oneLine) }
+        var widths = showsHeaders ? headers.map(TerminalText.columns(of:)) : Array(repeating: 0, count: headers.count)
+        for row in cleaned {
+            for (column, value) in row.enumerated() where column < widths.count {
+                widths[column] = max(widths[column], TerminalText.columns(of: value))
+            }
         }
-        return text
+        var headers = headers
+        var hidden = 0
+        if let width {
+            // Leave out columns from the end while even their minimum widths don't fit.
+            func minimum(_ count: Int) -> Int {
+                widths.prefix(count).reduce(0) { $0 + min($1, Self.minimumColumnWidth) } + Self.gap * max(0, count - 1)
+            }
+            var kept = widths.count
+            while kept > 1 && minimum(kept) > width { kept -= 1 }
+            hidden = widths.count - kept
+            if hidden > 0 {
+                widths.removeLast(hidden)
+                headers.removeLast(hidden)
+                cleaned = cleaned.map { Array($0.prefix(kept)) }
+            }
+        }
+        let natural = widths
+        if let width { widths = Self.fit(widths, into: width - Self.gap * max(0, widths.count - 1)) }
+        let isCut = widths != natural
+        func line(_ cells: [String]) -> String {
+            var text = ""
+            for (column, cell) in cells.enumerated() where column < widths.count {
+                let shown = TerminalText.cut(cell, toColumns: widths[column])
+                let isLast = column == cells.count - 1
+                if column > 0 { text += String(repeating: " ", count: Self.gap) }
+                if rightAligned.contains(column) {
+                    text += TerminalText.padded(shown, toColumns: widths[column], left: true)
+                } else {
+                    text += isLast ? shown : TerminalText.padded(shown, toColumns: widths[column])
+                }
+            }
+            return text
+        }
+        var lines: [String] = []
+        if showsHeaders {
+            lines = [line(headers), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
+        }
+        lines += cleaned.map(line)
+        return Table(text: lines.joined(separator: "\n"), isCut: isCut, hiddenColumns: hidden)
+    }
+
+    /// Column widths summing to at most `available`: the widest are brought
+    /// down to a common level, and what is left over goes back to them one
+    /// column at a time. Never below ``minimumColumnWidth`` (or a column's
+    /// own width, if smaller), so a table of many columns may still overflow.
+    static func fit(_ widths: [Int], into available: Int) -> [Int] {
+        guard widths.reduce(0, +) > available else { return widths }
+        func total(at level: Int) -> Int { widths.reduce(0) { $0 + min($1, max(level, minimumColumnWidth)) } }
+        var low = 0
+        var high = widths.max() ?? 0
+        while low < high {  // the highest level that fits
+            let middle = (low + high + 1) / 2
+            if total(at: middle) <= available { low = middle } else { high = middle - 1 }
+        }
+        let level = max(low, minimumColumnWidth)
+        var fitted = widths.map { min($0, level) }
+        var spare = available - fitted.reduce(0, +)
+        for column in fitted.indices where spare > 0 && widths[column] > fitted[column] {
+            fitted[column] += 1
+            spare -= 1
+        }
+        return fitted
+    }
+
+    /// A value on one line: line breaks and tabs as spaces, control characters escaped.
+    static func oneLine(_ value: String) -> String {
+        TerminalText.escaped(String(value.map { $0.isNewline || $0 == "\t" ? " " : $0 }))
     }
 }

@@ -135,3 +135,33 @@ extension Database {
         return DatabaseStatistics(stat)
     }
 }
+
+extension Environment {
+    /// Every named database and its statistics, in one read transaction.
+    public func namedDatabaseStatistics() throws -> [(name: String, statistics: DatabaseStatistics)] {
+        try read { txn in
+            guard let main = try txn.openDatabase(named: nil) else { return [] }
+            var names: [String] = []
+            try main.forEach(in: txn) { entry in
+                names.append(String(decoding: entry.key, as: UTF8.self))
+                return true
+            }
+            var result: [(name: String, statistics: DatabaseStatistics)] = []
+            for name in names {
+                // A key of the main database that isn't a database can't be opened: skip it.
+                guard let database = try? txn.openDatabase(named: name) else { continue }
+                result.append((name, try database.statistics(in: txn)))
+            }
+            return result
+        }
+    }
+
+    /// The bytes a compacted copy (``copy(to:compacting:)``) would take:
+    /// the two meta pages, the main database and every named database's
+    /// pages, without the free ones.
+    public func compactedSize() throws -> Int {
+        let main = try statistics()
+        let named = try namedDatabaseStatistics()
+        return (2 + main.totalPages + named.reduce(0) { $0 + $1.statistics.totalPages }) * main.pageSize
+    }
+}

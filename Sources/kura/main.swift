@@ -4,6 +4,9 @@
 //   kura STORE, kura inspect STORE        the interactive shell (or commands piped in)
 //   kura --version
 //   kura stats|check|fetch|count|template|plan|show|dump|history STORE …   one command, then exit
+//   kura export STORE [ENTITY [where …]] [--format jsonl|csv] > FILE
+//   kura import STORE FILE [--entity ENTITY] [--format jsonl|csv] [--hooks]
+//   kura backup STORE COPY [--compact]
 //   kura diff STORE --model OTHER.kura    what a migration to OTHER's model would do
 
 import ArgumentParser
@@ -23,21 +26,40 @@ struct Kura: ParsableCommand {
             + "`kura STORE` opens the interactive shell, as `kura inspect STORE` does.",
         version: KuraVersion.current,
         subcommands: [Demo.self, Inspect.self, Stats.self, Check.self, Fetch.self, Count.self,
-                      Template.self, Plan.self, Show.self, Dump.self, History.self, Diff.self],
+                      Template.self, Plan.self, Show.self, Dump.self, Export.self, Import.self, Backup.self,
+                      History.self, Diff.self],
         defaultSubcommand: Inspect.self)
 }
 
+extension OutputMode: ExpressibleByArgument {}
+
 /// Options every command that opens a store shares.
 struct StoreOptions: ParsableArguments {
-    @Flag(name: .long, help: "Print results as JSON (one object per line).")
+    @Flag(name: .long, help: "Print results as JSON Lines (one object per line); the same as --mode jsonl.")
     var json = false
+
+    @Option(name: .long, help: "How results are printed: table, line, csv, json (one array) or jsonl.")
+    var mode: OutputMode?
+
+    @Option(name: .long, help: "Fit tables in this many columns (0: no limit). By default the terminal's width; no limit into a pipe.")
+    var width: Int?
+
+    @Flag(name: .long, help: "Leave the column names out of tables and CSV.")
+    var noHeaders = false
 
     @Argument(help: "The store file, such as news.kura.")
     var store: String
 
     func session() throws -> InspectSession {
         do {
-            return try InspectSession(path: store, mode: json ? .json : .table) { print($0) }
+            let width: OutputWidth = switch width {
+            case nil: .terminal
+            case 0?: .unlimited
+            case let columns?: .columns(columns)
+            }
+            let session = try InspectSession(path: store, mode: mode ?? (json ? .jsonl : .table), width: width) { print($0) }
+            session.showsHeaders = !noHeaders
+            return session
         } catch {
             fail(error)
         }
@@ -45,18 +67,22 @@ struct StoreOptions: ParsableArguments {
 }
 
 /// Prints `error` as kura reports errors and exits with status 1.
-func fail(_ error: Error) -> Never {
+func fail(_ error: Any) -> Never {
     FileHandle.standardError.write(Data("error: \(error)\n".utf8))
     exit(1)
 }
 
 /// Runs one command line in a new session and exits non-zero on error.
+/// A predicate error hints at the shell, which takes quotes away.
 func runOnce(_ options: StoreOptions, _ line: String) throws {
     let session = try options.session()
     do {
         try session.run(line)
     } catch {
-        fail(error)
+        let hint = error.message.hasPrefix("predicate:") && !line.contains("\"") && !line.contains("'")
+            ? "\nhint: the shell removes quotes; put the predicate in single quotes: where 'title == \"Kura ships\"'"
+            : ""
+        fail("\(error)\(hint)")
     }
 }
 
@@ -177,8 +203,75 @@ extension Kura {
         func run() throws { try runOnce(options, "diff " + model) }
     }
 
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write objects as JSON Lines or CSV, losslessly, the form kura import reads: [ENTITY [where …]] [--format jsonl|csv].",
+            discussion: "Without an entity, every object of every entity (JSON Lines). Redirect to a file: kura export news.kura News > news.jsonl")
+        @OptionGroup var options: StoreOptions
+        @Argument(parsing: .remaining, help: "The entity and clauses, and --format jsonl|csv.")
+        var words: [String] = []
+        func run() throws { try runOnce(options, "export " + commandLine(words)) }
+    }
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Load objects from JSON Lines or CSV into a store, in one save: all of them or, on any error, none.",
+            discussion: "References (\"author\": \"kura://Author/3\") point to an object of the same file with that objectID, "
+                + "else to the store's object with that ID. Imported objects get new IDs.")
+
+        @Argument(help: "The store file; it must exist (it keeps the model).")
+        var store: String
+
+        @Argument(help: "The file to read, or - for standard input.")
+        var file: String
+
+        @Option(help: "jsonl or csv; by default from the file's extension.")
+        var format: String?
+
+        @Option(help: "The entity of objects without an objectID.")
+        var entity: String?
+
+        @Flag(help: "Run the entity classes' hooks (a store opened by kura has none of the app's classes; for library use).")
+        var hooks = false
+
+        func run() throws {
+            let formatName = format ?? (file.hasSuffix(".csv") ? "csv" : "jsonl")
+            guard let format = ExportFormat(rawValue: formatName.lowercased()) else { fail("--format takes jsonl or csv") }
+            let text: String
+            if file == "-" {
+                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            } else {
+                guard let data = FileManager.default.contents(atPath: file) else { fail("can't read \(file)") }
+                text = String(decoding: data, as: UTF8.self)
+            }
+            guard FileManager.default.fileExists(atPath: store) else { fail("no such file: \(store)") }
+            let start = ContinuousClock.now
+            do {
+                let container = try PersistentContainer(path: store)
+                let summary = try ObjectImport.run(text, format: format, entityName: entity, into: container, runsHooks: hooks)
+                let counts = summary.insertedCounts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+                let elapsed = ContinuousClock.now - start
+                print("imported \(summary.total) objects (\(counts.isEmpty ? "none" : counts)) in "
+                    + elapsed.formatted(.units(allowed: [.seconds, .milliseconds], fractionalPart: .show(length: 1))))
+            } catch {
+                fail(error)
+            }
+        }
+    }
+
+    struct Backup: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a consistent copy of a store while its writers go on; --compact leaves free pages out.")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "The copy to write; it must not exist.")
+        var copy: String
+        @Flag(help: "Leave free pages out, so the copy is as small as the data (stats shows what it gives back).")
+        var compact = false
+        func run() throws { try runOnce(options, "backup '\(copy.replacingOccurrences(of: "'", with: "\\'"))'" + (compact ? " --compact" : "")) }
+    }
+
     struct Dump: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print every object of an entity as JSON lines.")
+        static let configuration = CommandConfiguration(abstract: "Print every object of an entity as JSON Lines (export ENTITY).")
         @OptionGroup var options: StoreOptions
         @Argument(help: "The entity.")
         var entity: String

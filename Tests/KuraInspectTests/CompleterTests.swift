@@ -10,7 +10,8 @@ import Testing
         #expect(completer.candidates(line: "fe", word: "fe") == ["fetch"])
         #expect(completer.candidates(line: "t", word: "t").contains("template"))
         #expect(completer.candidates(line: "fetch B", word: "B") == ["Book"])
-        #expect(completer.candidates(line: "fetch Book ", word: "") == ["limit", "offset", "sort", "where"])
+        #expect(completer.candidates(line: "fetch Book ", word: "") == ["isbn", "limit", "objectID", "offset", "price", "sort", "title", "where", "year"])
+        #expect(completer.candidates(line: "count Book ", word: "") == ["limit", "offset", "sort", "where"])
         #expect(completer.candidates(line: "fetch Book where ti", word: "ti") == ["title"])
         #expect(completer.candidates(line: "fetch Book where year > 3 AND pr", word: "pr") == ["price"])
         #expect(completer.candidates(line: "fetch Book sort y", word: "y") == ["year"])
@@ -20,7 +21,7 @@ import Testing
         #expect(completer.candidates(line: "plan ", word: "") == ["count", "fetch"])
         #expect(completer.candidates(line: "plan fetch Sh", word: "Sh") == ["Shelf"])
         #expect(completer.candidates(line: "show ", word: "") == ["kura://Book/", "kura://Shelf/"])
-        #expect(completer.candidates(line: "mode ", word: "") == ["json", "table"])
+        #expect(completer.candidates(line: "mode ", word: "") == ["csv", "json", "jsonl", "line", "table"])
     }
 
     @Test func keyPathsCompleteThroughRelationships() throws {

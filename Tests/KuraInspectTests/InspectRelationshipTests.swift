@@ -50,38 +50,32 @@ import Testing
             kura://Book/3  Orphan  nil              0 Genre
             (3 objects)
             """)
-        #expect(try output("fetch Writer", store: store, mode: .json) == """
-            {"books":["kura://Book/1","kura://Book/2"],"name":"Ann","objectID":"kura://Writer/1"}
-            {"books":[],"name":"Bob","objectID":"kura://Writer/2"}
+        #expect(try output("fetch Writer", store: store, mode: .jsonl) == """
+            {"objectID":"kura://Writer/1","name":"Ann","books":["kura://Book/1","kura://Book/2"]}
+            {"objectID":"kura://Writer/2","name":"Bob","books":[]}
             """)
         #expect(try output("dump Book", store: store).split(separator: "\n").last
-            == #"{"genres":[],"objectID":"kura://Book/3","title":"Orphan","writer":null}"#)
+            == #"{"objectID":"kura://Book/3","title":"Orphan","writer":null,"genres":[]}"#)
     }
 
     @Test func showListsEachRelatedObject() throws {
         let store = try LibraryStore()
         #expect(try output("show kura://Book/1", store: store) == """
             kura://Book/1
-            attribute  value
-            ---------  -----
-            title      Dune
-            relationship  object
-            ------------  ---------------
-            writer        kura://Writer/1
-            genres        kura://Genre/1
-            genres        kura://Genre/2
+             title = Dune
+            writer = kura://Writer/1
+            genres = kura://Genre/1
+                     kura://Genre/2
             """)
         #expect(try output("show kura://Writer/2", store: store).hasSuffix("""
-            relationship  object
-            ------------  ------
-            books         (none)
+            books = (none)
             """))
     }
 
     @Test func predicatesFollowKeyPathsAndPlansSearchThroughRelationships() throws {
         let store = try LibraryStore()
-        #expect(try output("fetch Book where ANY genres.name == 'sf' AND writer.name == 'Ann'", store: store, mode: .json)
-            == #"{"genres":["kura://Genre/1","kura://Genre/2"],"objectID":"kura://Book/1","title":"Dune","writer":"kura://Writer/1"}"#)
+        #expect(try output("fetch Book where ANY genres.name == 'sf' AND writer.name == 'Ann'", store: store, mode: .jsonl)
+            == #"{"objectID":"kura://Book/1","title":"Dune","writer":"kura://Writer/1","genres":["kura://Genre/1","kura://Genre/2"]}"#)
         #expect(try output("count Writer where books.@count == 0", store: store) == "1")
         #expect(try output("count Book where writer == nil", store: store) == "1")
         #expect(try output("count Genre where SUBQUERY(books, $b, $b.writer.name == 'Ann').@count == 2", store: store) == "1")

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 @Suite struct InspectSessionTests {
-    func output(_ line: String, mode: OutputMode = .table, store: BookStore) throws -> String {
-        let (output, error) = try store.run([line], mode: mode)
+    func output(_ line: String, mode: OutputMode = .table, width: OutputWidth = .unlimited, store: BookStore) throws -> String {
+        let (output, error) = try store.run([line], mode: mode, width: width)
         if let error { Issue.record("\(line): \(error)") }
         return output
     }
@@ -13,8 +13,8 @@ import Testing
         let store = try BookStore()
         #expect(try output("entities", store: store) == """
             entity  objects  attributes                indexes
-            ------  -------  ------------------------  ----------------------------------------
-            Book          4  title, year, price, isbn  unique index isbn (isbn), index year (y…
+            ------  -------  ------------------------  -------------------------------------------
+            Book          4  title, year, price, isbn  unique index isbn (isbn), index year (year)
             Shelf         0  name                      
             """)
         #expect(try output("schema Book", store: store) == """
@@ -36,7 +36,7 @@ import Testing
             byIsbn    Book    isbn == $isbn  $isbn: String
             since     Book    year >= $year  $year: Int16
             """)
-        #expect(try output("templates", mode: .json, store: store) == """
+        #expect(try output("templates", mode: .jsonl, store: store) == """
             {"entity":"Book","name":"byIsbn","predicate":"isbn == $isbn","variables":[{"attribute":"isbn","list":false,"name":"isbn","type":"String"}]}
             {"entity":"Book","name":"since","predicate":"year >= $year","variables":[{"attribute":"year","list":false,"name":"year","type":"Int16"}]}
             """)
@@ -45,17 +45,27 @@ import Testing
     @Test func fetchPrintsAlignedColumnsCutsLongValuesAndShowsNil() throws {
         let store = try BookStore()
         #expect(try output("fetch Book sort year", store: store) == """
-            objectID       title                                     year  price  isbn
-            -------------  ----------------------------------------  ----  -----  ------
-            kura://Book/1  Dune                                      1965   9.99  isbn-1
-            kura://Book/2  Neuromancer                               1984    nil  isbn-2
-            kura://Book/4  Snow Crash                                1992   7.25  isbn-4
-            kura://Book/3  A title long enough to be cut in a tabl…  2001   12.5  isbn-3
+            objectID       title                                            year  price  isbn
+            -------------  -----------------------------------------------  ----  -----  ------
+            kura://Book/1  Dune                                             1965   9.99  isbn-1
+            kura://Book/2  Neuromancer                                      1984    nil  isbn-2
+            kura://Book/4  Snow Crash                                       1992   7.25  isbn-4
+            kura://Book/3  A title long enough to be cut in a table column  2001   12.5  isbn-3
             (4 objects)
             """)
-        #expect(try output("fetch Book where year > 1970 AND price != nil sort price desc limit 2", mode: .json, store: store) == """
-            {"isbn":"isbn-3","objectID":"kura://Book/3","price":12.5,"title":"A title long enough to be cut in a table column","year":2001}
-            {"isbn":"isbn-4","objectID":"kura://Book/4","price":7.25,"title":"Snow Crash","year":1992}
+        // 60 columns: the widest column (the title) gives way, and its cut values end with "…".
+        #expect(try output("fetch Book sort year", width: .columns(60), store: store) == """
+            objectID       title                     year  price  isbn
+            -------------  ------------------------  ----  -----  ------
+            kura://Book/1  Dune                      1965   9.99  isbn-1
+            kura://Book/2  Neuromancer               1984    nil  isbn-2
+            kura://Book/4  Snow Crash                1992   7.25  isbn-4
+            kura://Book/3  A title long enough to…   2001   12.5  isbn-3
+            (4 objects)
+            """)
+        #expect(try output("fetch Book where year > 1970 AND price != nil sort price desc limit 2", mode: .jsonl, store: store) == """
+            {"objectID":"kura://Book/3","title":"A title long enough to be cut in a table column","year":2001,"price":12.5,"isbn":"isbn-3"}
+            {"objectID":"kura://Book/4","title":"Snow Crash","year":1992,"price":7.25,"isbn":"isbn-4"}
             """)
         #expect(try output("count Book where title BEGINSWITH[c] 'd'", store: store) == "1")
         #expect(try output("fetch Book sort year offset 3", store: store).hasSuffix("(1 object)"))
@@ -63,14 +73,14 @@ import Testing
 
     @Test func templatesRunWithValuesReadByTheirAttributesType() throws {
         let store = try BookStore()
-        #expect(try output("template byIsbn isbn=isbn-3", mode: .json, store: store) == """
-            {"isbn":"isbn-3","objectID":"kura://Book/3","price":12.5,"title":"A title long enough to be cut in a table column","year":2001}
+        #expect(try output("template byIsbn isbn=isbn-3", mode: .jsonl, store: store) == """
+            {"objectID":"kura://Book/3","title":"A title long enough to be cut in a table column","year":2001,"price":12.5,"isbn":"isbn-3"}
             """)
         #expect(try output("template since year=1990", store: store) == """
-            objectID       title                                     year  price  isbn
-            -------------  ----------------------------------------  ----  -----  ------
-            kura://Book/4  Snow Crash                                1992   7.25  isbn-4
-            kura://Book/3  A title long enough to be cut in a tabl…  2001   12.5  isbn-3
+            objectID       title                                            year  price  isbn
+            -------------  -----------------------------------------------  ----  -----  ------
+            kura://Book/4  Snow Crash                                       1992   7.25  isbn-4
+            kura://Book/3  A title long enough to be cut in a table column  2001   12.5  isbn-3
             (2 objects)
             """)
     }
@@ -79,22 +89,20 @@ import Testing
         let store = try BookStore()
         #expect(try output("show kura://Book/2", store: store) == """
             kura://Book/2
-            attribute  value
-            ---------  -----------
-            title      Neuromancer
-            year       1984
-            price      nil
-            isbn       isbn-2
+            title = Neuromancer
+             year = 1984
+            price = nil
+             isbn = isbn-2
             """)
         #expect(try output("plan fetch Book where isbn == 'isbn-2'", store: store) == "SEARCH Book USING UNIQUE INDEX isbn (isbn == \"isbn-2\") (~1 objects)")
         #expect(try output("plan fetch Book sort year limit 2", mode: .json, store: store)
             == #"{"index":null,"plan":"SCAN Book (4 objects), TOP 2 BY year ASC, LIMIT 2"}"#)
         #expect(try output("plan count Book", store: store) == "COUNT Book FROM ENTRY COUNT")
         #expect(try output("dump Book", store: store) == """
-            {"isbn":"isbn-1","objectID":"kura://Book/1","price":9.99,"title":"Dune","year":1965}
-            {"isbn":"isbn-2","objectID":"kura://Book/2","price":null,"title":"Neuromancer","year":1984}
-            {"isbn":"isbn-3","objectID":"kura://Book/3","price":12.5,"title":"A title long enough to be cut in a table column","year":2001}
-            {"isbn":"isbn-4","objectID":"kura://Book/4","price":7.25,"title":"Snow Crash","year":1992}
+            {"objectID":"kura://Book/1","title":"Dune","year":1965,"price":9.99,"isbn":"isbn-1"}
+            {"objectID":"kura://Book/2","title":"Neuromancer","year":1984,"price":null,"isbn":"isbn-2"}
+            {"objectID":"kura://Book/3","title":"A title long enough to be cut in a table column","year":2001,"price":12.5,"isbn":"isbn-3"}
+            {"objectID":"kura://Book/4","title":"Snow Crash","year":1992,"price":7.25,"isbn":"isbn-4"}
             """)
         #expect(try output("check", store: store) == """
             Book: 4 records; index entries: isbn 4, year 4
@@ -106,10 +114,13 @@ import Testing
     @Test func statsListsTheFileTheMapAndEveryDatabase() throws {
         let store = try BookStore()
         let stats = try output("stats", store: store)
-        #expect(stats.hasPrefix("file         \(store.path) ("))
+        #expect(stats.hasPrefix("file         \(store.path), "))
+        #expect(stats.contains("compaction   would give back "))
+        #expect(stats.contains("readers      1 of 126 slots in use\n  pid  thread"))
+        #expect(stats.contains("\nBook          4  "))
         #expect(stats.contains("map          64.0 MiB, "))
         #expect(stats.contains("transaction  "))
-        for database in ["meta", "Book records", "Book index isbn", "Book index year", "Shelf records"] {
+        for database in ["meta", "Book records", "Book isbn", "Book year", "Shelf records"] {
             #expect(stats.contains("\n\(database) "), "\(database)")
         }
         let json = try output("stats", mode: .json, store: store)

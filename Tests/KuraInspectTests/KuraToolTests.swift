@@ -7,11 +7,11 @@ import Testing
 @Suite struct KuraToolTests {
     @Test func aPipedSessionRunsEveryCommandWithoutAPrompt() throws {
         let store = try BookStore()
-        let result = try KuraTool.run(["inspect", store.path], input: "count Book\nmode json\nfetch Book where isbn == 'isbn-4'\nquit\ncount Book\n")
+        let result = try KuraTool.run(["inspect", store.path], input: "count Book\nmode jsonl\nfetch Book where isbn == 'isbn-4'\nquit\ncount Book\n")
         #expect(result.status == 0)
         #expect(result.output == """
             4
-            {"isbn":"isbn-4","objectID":"kura://Book/4","price":7.25,"title":"Snow Crash","year":1992}
+            {"objectID":"kura://Book/4","title":"Snow Crash","year":1992,"price":7.25,"isbn":"isbn-4"}
 
             """)
         #expect(result.error.isEmpty)
@@ -48,7 +48,7 @@ import Testing
         let store = try BookStore()
         let fetch = try KuraTool.run(["fetch", "--json", store.path, "Book", "where", "year < 1970"])
         #expect(fetch.status == 0)
-        #expect(fetch.output == #"{"isbn":"isbn-1","objectID":"kura://Book/1","price":9.99,"title":"Dune","year":1965}"# + "\n")
+        #expect(fetch.output == #"{"objectID":"kura://Book/1","title":"Dune","year":1965,"price":9.99,"isbn":"isbn-1"}"# + "\n")
         let template = try KuraTool.run(["template", store.path, "since", "year=2000"])
         #expect(template.output.contains("kura://Book/3") && !template.output.contains("kura://Book/1"))
         #expect(try KuraTool.run(["count", store.path, "Book"]).output == "4\n")

@@ -46,16 +46,18 @@ struct BookStore {
 
     /// Runs `lines` in one session and returns everything it printed, and
     /// the error of the first failing line.
-    func run(_ lines: [String], mode: OutputMode = .table) throws -> (output: String, error: InspectError?) {
-        try runSession(path: path, lines, mode: mode)
+    func run(_ lines: [String], mode: OutputMode = .table, width: OutputWidth = .unlimited) throws -> (output: String, error: InspectError?) {
+        try runSession(path: path, lines, mode: mode, width: width)
     }
 }
 
 /// Runs `lines` in one session on the store at `path` and returns
 /// everything it printed, and the error of the first failing line.
-func runSession(path: String, _ lines: [String], mode: OutputMode = .table) throws -> (output: String, error: InspectError?) {
+func runSession(
+    path: String, _ lines: [String], mode: OutputMode = .table, width: OutputWidth = .unlimited
+) throws -> (output: String, error: InspectError?) {
     var output: [String] = []
-    let session = try InspectSession(path: path, mode: mode) { output.append($0) }
+    let session = try InspectSession(path: path, mode: mode, width: width) { output.append($0) }
     for line in lines {
         do {
             try session.run(line)

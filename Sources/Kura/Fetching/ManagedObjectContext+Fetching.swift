@@ -88,7 +88,8 @@ extension ManagedObjectContext {
     /// `request` describes (every attribute and relationship when it is
     /// empty): attributes as ``PropertyValue/attribute(_:)`` (`nil` included),
     /// relationships as destinations' IDs, key paths through to-ones
-    /// (`author.name`) and aggregates (`tags.@count`) as their values. No
+    /// (`author.name`) and aggregates (`tags.@count`) as their values, and
+    /// `SELF` as the object's own ID (``PropertyValue/toOne(_:)``). No
     /// object is made for stored results.
     ///
     /// ```swift
@@ -107,8 +108,12 @@ extension ManagedObjectContext {
             for property in properties {
                 if let number = property.attribute {
                     values[property.name] = .attribute(source.attributeValue(number))
-                } else if let operand = property.operand, let graph {
-                    values[property.name] = Self.propertyValue(try CompiledComparison.value(of: operand, at: node, graph, []))
+                } else if let operand = property.operand {
+                    if let graph {
+                        values[property.name] = Self.propertyValue(try CompiledComparison.value(of: operand, at: node, graph, []))
+                    }
+                } else {
+                    values[property.name] = .toOne(node.objectID)
                 }
             }
             return values

@@ -60,6 +60,7 @@ final class PreparedFetch: Sendable {
         readAttributes = read.sorted()
         properties = try request.propertiesToFetch.map { name in
             if let number = entity.attributeNumber(named: name) { return PreparedProperty(name: name, attribute: number, operand: nil) }
+            if name == PreparedProperty.objectIDName { return PreparedProperty(name: name, attribute: nil, operand: nil) }
             do {
                 return PreparedProperty(name: name, attribute: nil, operand: try FetchPredicate.propertyOperand(name, of: entity))
             } catch {
@@ -97,8 +98,12 @@ final class PreparedFetch: Sendable {
 /// path through relationships (to an attribute, a relationship, or an
 /// aggregate such as `tags.@count`).
 struct PreparedProperty {
+    /// The property that stands for the object itself: its ID.
+    static let objectIDName = "SELF"
+
     let name: String
     let attribute: Int?
+    /// The key path; `nil` with no attribute either for `SELF`, the object's ID.
     let operand: Operand?
 }
 

@@ -7,6 +7,13 @@ enum GraphNode {
     case record(EntityDescription, UInt64, RecordView)
     case object(ManagedObject)
 
+    var objectID: ObjectID {
+        switch self {
+        case .record(let entity, let key, _): ObjectID(entity: entity, number: key, isTemporaryID: false)
+        case .object(let object): object.objectID
+        }
+    }
+
     var reference: ObjectReference {
         switch self {
         case .record(let entity, let key, _): ObjectReference(entity: entity, number: key, isTemporary: false)

@@ -1,0 +1,70 @@
+import Kura
+
+/// One value of a result row, printed the way each output mode wants it.
+enum Cell: Equatable {
+    /// No value: `nil` in tables, an empty unquoted field in CSV, `null` in JSON.
+    case null
+    /// An attribute's value.
+    case attribute(AttributeValue)
+    /// Text as it is (names, IDs, counts).
+    case text(String)
+    /// A whole number, right-aligned in tables.
+    case number(Int)
+    /// Object IDs of a to-many: a count in tables, the IDs in CSV and JSON.
+    case objectIDs([String], destination: String)
+
+    init(_ value: AttributeValue?) {
+        self = value.map(Cell.attribute) ?? .null
+    }
+
+    /// For tables and the line mode: readable, data shortened.
+    var display: String {
+        switch self {
+        case .null: "nil"
+        case .attribute(let value): value.description
+        case .text(let text): text
+        case .number(let number): String(number)
+        case .objectIDs(let ids, let destination): "\(ids.count) \(destination)"
+        }
+    }
+
+    /// For CSV: lossless (``AttributeValue/text``), IDs separated by spaces;
+    /// `nil` for no value, which CSV writes as an empty unquoted field.
+    var field: String? {
+        switch self {
+        case .null: nil
+        case .attribute(let value): value.text
+        case .text(let text): text
+        case .number(let number): String(number)
+        case .objectIDs(let ids, _): ids.joined(separator: " ")
+        }
+    }
+
+    /// For JSON: numbers and Booleans as such (non-finite numbers and
+    /// decimals as strings, to stay exact), everything else as lossless text.
+    var json: JSONValue {
+        switch self {
+        case .null: .null
+        case .attribute(let value):
+            switch value {
+            case .bool(let flag): .bool(flag)
+            case .int(let number): .number(String(number))
+            case .double(let number) where number.isFinite: .number(value.text)
+            case .float(let number) where number.isFinite: .number(value.text)
+            default: .string(value.text)
+            }
+        case .text(let text): .string(text)
+        case .number(let number): .number(String(number))
+        case .objectIDs(let ids, _): .array(ids.map(JSONValue.string))
+        }
+    }
+
+    /// True for numbers, which tables right-align.
+    var isNumeric: Bool {
+        switch self {
+        case .number: true
+        case .attribute(let value): value.naturalType.isNumeric
+        default: false
+        }
+    }
+}
