@@ -135,8 +135,11 @@ extension InspectSession {
             if showsHeaders { print(CSVText.record(headers)) }
             for row in rows { print(CSVText.record(row.map(\.field))) }
         case .json, .jsonl:
+            let keys = ObjectExport.jsonKeys(headers)
             let objects = rows.map { row in
-                JSONValue.object(zip(headers, row).map { JSONValue.Member(key: $0, value: $1.json) }).text
+                var bytes: [UInt8] = []
+                ObjectExport.writeJSON(keys: keys, row: row, to: &bytes)
+                return String(decoding: bytes, as: UTF8.self)
             }
             if mode == .jsonl {
                 for object in objects { print(object) }

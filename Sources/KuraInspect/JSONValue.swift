@@ -18,57 +18,71 @@ enum JSONValue: Equatable {
 
     /// The value as one line of JSON.
     var text: String {
-        var text = ""
-        write(to: &text)
-        return text
+        var bytes: [UInt8] = []
+        write(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    func write(to text: inout String) {
+    /// Appends the value's JSON, as UTF-8, to `bytes` (bytes, not a `String`:
+    /// appending to a string costs several times more, and exports write millions).
+    func write(to bytes: inout [UInt8]) {
         switch self {
-        case .null: text += "null"
-        case .bool(let flag): text += flag ? "true" : "false"
-        case .number(let number): text += number
-        case .string(let string): Self.write(string: string, to: &text)
+        case .null: bytes += "null".utf8
+        case .bool(let flag): bytes += (flag ? "true" : "false").utf8
+        case .number(let number): bytes += number.utf8
+        case .string(let string): Self.write(string: string, to: &bytes)
         case .array(let elements):
-            text += "["
+            bytes.append(UInt8(ascii: "["))
             for (position, element) in elements.enumerated() {
-                if position > 0 { text += "," }
-                element.write(to: &text)
+                if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                element.write(to: &bytes)
             }
-            text += "]"
+            bytes.append(UInt8(ascii: "]"))
         case .object(let members):
-            text += "{"
+            bytes.append(UInt8(ascii: "{"))
             for (position, member) in members.enumerated() {
-                if position > 0 { text += "," }
-                Self.write(string: member.key, to: &text)
-                text += ":"
-                member.value.write(to: &text)
+                if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                Self.write(string: member.key, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                member.value.write(to: &bytes)
             }
-            text += "}"
+            bytes.append(UInt8(ascii: "}"))
         }
     }
 
     /// `string` quoted, with `"`, `\` and control characters escaped.
-    static func write(string: String, to text: inout String) {
-        text += "\""
-        if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0x7F }) {
-            text += string
+    static func write(string: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        if !needsEscaping(string) {
+            bytes += string.utf8
         } else {
             for scalar in string.unicodeScalars {
                 switch scalar {
-                case "\"": text += "\\\""
-                case "\\": text += "\\\\"
-                case "\n": text += "\\n"
-                case "\r": text += "\\r"
-                case "\t": text += "\\t"
+                case "\"": bytes += #"\""#.utf8
+                case "\\": bytes += #"\\"#.utf8
+                case "\n": bytes += #"\n"#.utf8
+                case "\r": bytes += #"\r"#.utf8
+                case "\t": bytes += #"\t"#.utf8
                 case _ where scalar.value < 0x20 || scalar.value == 0x7F:
                     let hex = String(scalar.value, radix: 16)
-                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: text.unicodeScalars.append(scalar)
+                    bytes += ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8
+                default: bytes += String(scalar).utf8
                 }
             }
         }
-        text += "\""
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// True when `string` holds a quote, a backslash or a control character.
+    private static func needsEscaping(_ string: String) -> Bool {
+        func check(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F {
+                return true
+            }
+            return false
+        }
+        var string = string
+        return string.withUTF8(check)
     }
 
     /// The member called `key` of an object.
@@ -111,7 +125,12 @@ struct JSONSyntaxError: Error, Equatable, CustomStringConvertible {
 extension JSONValue {
     /// Reads one JSON value that is all of `text` (white space around it aside).
     static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
-        var reader = JSONReader(bytes: Array(text.utf8))
+        try parse(bytes: Array(text.utf8))
+    }
+
+    /// Reads one JSON value that is all of `bytes` (UTF-8).
+    static func parse(bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        var reader = JSONReader(bytes: bytes)
         let value = try reader.value(depth: 0)
         reader.skipSpace()
         guard reader.position == reader.bytes.count else { throw reader.error("unexpected text after the value") }

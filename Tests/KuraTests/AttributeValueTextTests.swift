@@ -51,6 +51,11 @@ import Testing
         #expect(AttributeValue(text: "maybe", as: .bool) == nil)
         #expect(AttributeValue(text: "2026-11-23T08:30:00.x", as: .date) == nil)
         #expect(AttributeValue(text: "not base64!", as: .data) == nil)
+        #expect(AttributeValue(text: "2026-02-30T00:00:00Z", as: .date) == nil)
+        #expect(AttributeValue(text: "2026-11-23T25:00:00Z", as: .date) == nil)
+        #expect(AttributeValue(text: "2026-11-23T08:30:00", as: .date) == nil, "no time zone")
+        #expect(AttributeValue(text: "2026-11-23", as: .date) == AttributeValue(text: "2026-11-23T00:00:00Z", as: .date))
+        #expect(AttributeValue(text: "2024-02-29T12:00:00-0130", as: .date) == AttributeValue(text: "2024-02-29T13:30:00Z", as: .date))
         #expect(AttributeValue(text: "2026-11-23T08:30:00.5+01:00", as: .date)
             == AttributeValue(text: "2026-11-23T07:30:00.5Z", as: .date))
     }

@@ -1,6 +1,46 @@
 import KuraLMDB
 
 extension ManagedObjectContext {
+    /// The objects with these IDs, loaded rather than faults, read in one
+    /// read transaction, with the relationships named in `relationships`
+    /// loaded too (as ``FetchRequest/relationshipKeyPathsForPrefetching``
+    /// does for a fetch): Core Data's batch faulting, for walking many
+    /// objects by ID without a store read each. IDs whose objects are gone
+    /// are left out; the order is the IDs' order.
+    ///
+    /// - Throws: ``KuraError/invalidFetchRequest(_:)`` for a relationship
+    ///   an entity doesn't have; ``KuraError/storage(path:failure:)``.
+    public func existingObjects(with objectIDs: [ObjectID], prefetching relationships: [String] = []) throws -> [ManagedObject] {
+        mergeReceivedChanges()
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(objectIDs.count)
+        if parent != nil || objectIDs.contains(where: \.isTemporaryID) {
+            for id in objectIDs { if let object = try? existingObject(with: id) { objects.append(object) } }
+        } else {
+            try store.read { txn in
+                for id in objectIDs {
+                    if let object = try loadedObject(of: id.entity, primaryKey: id.number, in: txn), object.state != .removed {
+                        objects.append(object)
+                    }
+                }
+            }
+        }
+        guard !relationships.isEmpty else { return objects }
+        var byEntity: [ObjectIdentifier: [ManagedObject]] = [:]
+        for object in objects { byEntity[ObjectIdentifier(object.entity), default: []].append(object) }
+        for group in byEntity.values {
+            let entity = group[0].entity
+            let paths = try relationships.map { name in
+                guard let link = entity.link(named: name) else {
+                    throw KuraError.invalidFetchRequest("relationship to prefetch '\(name)': \(entity.name) has no relationship '\(name)'")
+                }
+                return [link]
+            }
+            try prefetch(paths, of: group)
+        }
+        return objects
+    }
+
     /// Loads the destinations of `paths` from `objects` in one read
     /// transaction: each hop's destinations (their records, not faults), and
     /// the relationship itself (a to-one's destination, a to-many's members),
