@@ -32,6 +32,7 @@ struct Kura: ParsableCommand {
 }
 
 extension OutputMode: ExpressibleByArgument {}
+extension ExportFormat: ExpressibleByArgument {}
 
 /// Options every command that opens a store shares.
 struct StoreOptions: ParsableArguments {
@@ -208,9 +209,13 @@ extension Kura {
             abstract: "Write objects as JSON Lines or CSV, losslessly, the form kura import reads: [ENTITY [where …]] [--format jsonl|csv].",
             discussion: "Without an entity, every object of every entity (JSON Lines). Redirect to a file: kura export news.kura News > news.jsonl")
         @OptionGroup var options: StoreOptions
-        @Argument(parsing: .remaining, help: "The entity and clauses, and --format jsonl|csv.")
+        @Option(help: "jsonl (default) or csv.")
+        var format: ExportFormat?
+        @Argument(parsing: .remaining, help: "The entity and clauses.")
         var words: [String] = []
-        func run() throws { try runOnce(options, "export " + commandLine(words)) }
+        func run() throws {
+            try runOnce(options, "export " + commandLine(words) + (format.map { " --format \($0.rawValue)" } ?? ""))
+        }
     }
 
     struct Import: ParsableCommand {

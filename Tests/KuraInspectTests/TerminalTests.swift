@@ -128,3 +128,47 @@ extension TerminalTests {
         #expect((try? String(contentsOfFile: statusFile, encoding: .utf8)) == "0\n", "the session ended normally")
     }
 }
+
+extension TerminalTests {
+    @Test func aWideEntityFitsEightyColumnsAndEveryModeShowsInTheTerminal() throws {
+        let home = try TemporaryDirectory()
+        let store = home.file("news.kura")
+        #expect(try KuraTool.run(["demo", store, "--count", "20"]).status == 0)
+        let tmux = Tmux()
+        try tmux.run(["new-session", "-d", "-s", tmux.session, "-x", "80", "-y", "50",
+                      "env HOME=\(home.path) TERM=xterm \(KuraTool.path) \(store)"])
+        defer { _ = try? tmux.run(["kill-session", "-t", tmux.session]) }
+        _ = try tmux.waitFor("kura>")
+
+        // Ten columns, some of 150 characters: cut to fit, marked, the rest named.
+        try tmux.keys("fetch News sort sortOrder limit 3", "Enter")
+        var screen = try tmux.waitFor("(3 objects)")
+        #expect(screen.split(separator: "\n").allSatisfy { TerminalTextWidth.columns(of: String($0)) <= 80 })
+        #expect(screen.contains("…") && screen.contains("left out to fit: "))
+        #expect(!screen.contains("Story 1: the storehouse a fetch template the query planner swift"), "a whole body on one row")
+
+        try tmux.keys("C-l")
+        try tmux.keys("fetch News title, author.name, tags.@count where dateCreated > CAST(\"2001-01-01T00:00:00Z\", \"NSDate\") sort sortOrder limit 2", "Enter")
+        screen = try tmux.waitFor("(2 objects)")
+        #expect(screen.contains("title") && screen.contains("author.name") && screen.contains("tags.@count"))
+
+        try tmux.keys("C-l")
+        try tmux.keys(".mode line", "Enter", "fetch News sort sortOrder limit 1", "Enter")
+        screen = try tmux.waitFor("       tags = ")
+        #expect(screen.contains("   objectID = kura://News/") && screen.contains("       body = Story "))
+
+        try tmux.keys("C-l")
+        try tmux.keys(".mode csv", "Enter", "fetch Tag name limit 2", "Enter", ".mode json", "Enter", "count Tag", "Enter")
+        screen = try tmux.waitFor(#"{"count":8}"#)
+        #expect(screen.contains("name\nswift\nlinux"))
+        try tmux.keys("quit", "Enter")
+    }
+}
+
+/// Display width as the terminal counts it (the tool's own count is internal).
+enum TerminalTextWidth {
+    static func columns(of line: String) -> Int {
+        line.unicodeScalars.reduce(0) { $0 + ($1.properties.isEmojiPresentation || (0x1100...0x115F).contains($1.value)
+            || (0x2E80...0xA4CF).contains($1.value) || (0xAC00...0xD7A3).contains($1.value) || (0xFF00...0xFF60).contains($1.value) ? 2 : 1) }
+    }
+}
