@@ -118,8 +118,8 @@ extension InspectSession {
             print(formatted.text)
             if formatted.hiddenColumns > 0 {
                 let names = headers.suffix(formatted.hiddenColumns).joined(separator: ", ")
-                print("(\(formatted.hiddenColumns) more \(formatted.hiddenColumns == 1 ? "column" : "columns") left out to fit: "
-                    + "\(names); choose columns, or mode line)")
+                let note = "(left out to fit: \(names); choose columns, or mode line)"
+                print(tableWidth.map { TerminalText.cut(note, toColumns: $0) } ?? note)
             }
         case .line:
             let nameWidth = headers.map(TerminalText.columns(of:)).max() ?? 0

@@ -94,8 +94,8 @@ public enum Repl {
 
     static func banner(for session: InspectSession) -> String {
         let entities = session.model.entities.map(\.name).joined(separator: ", ")
-        return "kura inspect \(session.container.store.path) (read-only): \(session.model.entities.count) "
-            + "\(session.model.entities.count == 1 ? "entity" : "entities")\(entities.isEmpty ? "" : " (\(entities))"). "
+        return "kura \(KuraVersion.current), \(session.container.store.path) (read-only): \(session.model.entities.count) "
+            + "\(session.model.entities.count == 1 ? "entity" : "entities")\(entities.isEmpty ? "" : " (\(entities))").\n"
             + "Type help for the commands, Tab to complete, Ctrl-D to leave."
     }
 

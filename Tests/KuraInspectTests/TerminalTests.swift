@@ -144,7 +144,7 @@ extension TerminalTests {
         try tmux.keys("fetch News sort sortOrder limit 3", "Enter")
         var screen = try tmux.waitFor("(3 objects)")
         #expect(screen.split(separator: "\n").allSatisfy { TerminalTextWidth.columns(of: String($0)) <= 80 })
-        #expect(screen.contains("…") && screen.contains("left out to fit: "))
+        #expect(screen.contains("…") && screen.contains("(left out to fit: "))
         #expect(!screen.contains("Story 1: the storehouse a fetch template the query planner swift"), "a whole body on one row")
 
         try tmux.keys("C-l")
