@@ -23,6 +23,13 @@ import Testing
             return try String(contentsOfFile: outputPath, encoding: .utf8)
         }
 
+        /// Starts `kura` with `arguments` in an 80-column terminal of `rows`
+        /// rows, with its own home directory (for the history file).
+        func start(_ arguments: String, home: TemporaryDirectory, rows: Int) throws {
+            try run(["new-session", "-d", "-s", session, "-x", "80", "-y", String(rows),
+                     "env HOME=\(home.path) TERM=xterm \(KuraTool.path) \(arguments)"])
+        }
+
         func keys(_ keys: String...) throws { try run(["send-keys", "-t", session] + keys) }
         func screen() throws -> String { try run(["capture-pane", "-t", session, "-p"]) }
 
@@ -45,8 +52,7 @@ import Testing
         let store = try BookStore()
         let home = try TemporaryDirectory()
         let tmux = Tmux()
-        try tmux.run(["new-session", "-d", "-s", tmux.session, "-x", "80", "-y", "40",
-                      "env HOME=\(home.path) TERM=xterm \(KuraTool.path) inspect \(store.path)"])
+        try tmux.start("inspect \(store.path)", home: home, rows: 40)
         defer { _ = try? tmux.run(["kill-session", "-t", tmux.session]) }
 
         _ = try tmux.waitFor("kura>")
@@ -76,8 +82,7 @@ extension TerminalTests {
         let store = try LibraryStore()
         let home = try TemporaryDirectory()
         let tmux = Tmux()
-        try tmux.run(["new-session", "-d", "-s", tmux.session, "-x", "80", "-y", "24",
-                      "env HOME=\(home.path) TERM=xterm \(KuraTool.path) inspect \(store.path)"])
+        try tmux.start("inspect \(store.path)", home: home, rows: 24)
         defer { _ = try? tmux.run(["kill-session", "-t", tmux.session]) }
 
         _ = try tmux.waitFor("kura>")
@@ -98,8 +103,7 @@ extension TerminalTests {
         let home = try TemporaryDirectory()
         let tmux = Tmux()
         let statusFile = home.file("status")
-        try tmux.run(["new-session", "-d", "-s", tmux.session, "-x", "80", "-y", "24",
-                      "env HOME=\(home.path) TERM=xterm \(KuraTool.path) inspect \(store.path); echo $? > \(statusFile); sleep 30"])
+        try tmux.start("inspect \(store.path); echo $? > \(statusFile); sleep 30", home: home, rows: 24)
         defer { _ = try? tmux.run(["kill-session", "-t", tmux.session]) }
         _ = try tmux.waitFor("kura>")
 
@@ -135,8 +139,7 @@ extension TerminalTests {
         let store = home.file("news.kura")
         #expect(try KuraTool.run(["demo", store, "--count", "20"]).status == 0)
         let tmux = Tmux()
-        try tmux.run(["new-session", "-d", "-s", tmux.session, "-x", "80", "-y", "50",
-                      "env HOME=\(home.path) TERM=xterm \(KuraTool.path) \(store)"])
+        try tmux.start("\(store)", home: home, rows: 50)
         defer { _ = try? tmux.run(["kill-session", "-t", tmux.session]) }
         _ = try tmux.waitFor("kura>")
 
