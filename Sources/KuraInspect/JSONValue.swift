@@ -129,7 +129,14 @@ extension JSONValue {
     }
 
     /// Reads one JSON value that is all of `bytes` (UTF-8).
-    static func parse(bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+    static func parse(bytes: some Collection<UInt8>) throws(JSONSyntaxError) -> JSONValue {
+        func read(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONSyntaxError> {
+            Result { () throws(JSONSyntaxError) in try parse(buffer) }
+        }
+        return try (bytes.withContiguousStorageIfAvailable(read) ?? Array(bytes).withUnsafeBufferPointer(read)).get()
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
         var reader = JSONReader(bytes: bytes)
         let value = try reader.value(depth: 0)
         reader.skipSpace()
@@ -140,14 +147,19 @@ extension JSONValue {
 
 /// A recursive-descent reader over UTF-8 bytes.
 private struct JSONReader {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     var position = 0
     static let maximumDepth = 64
 
     func error(_ message: String) -> JSONSyntaxError { JSONSyntaxError(message: message, offset: position) }
 
     mutating func skipSpace() {
-        while position < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[position]) { position += 1 }
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x09, 0x0A, 0x0D: position += 1
+            default: return
+            }
+        }
     }
 
     mutating func value(depth: Int) throws(JSONSyntaxError) -> JSONValue {
@@ -228,7 +240,7 @@ private struct JSONReader {
             if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
             guard digits() > 0 else { throw error("expected digits in the exponent") }
         }
-        return String(decoding: bytes[start..<position], as: UTF8.self)
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
     }
 
     mutating func string() throws(JSONSyntaxError) -> String {
@@ -240,7 +252,7 @@ private struct JSONReader {
         }
         if position < bytes.count, bytes[position] == UInt8(ascii: "\"") {
             position += 1
-            return String(decoding: bytes[start..<position - 1], as: UTF8.self)
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position - 1]), as: UTF8.self)
         }
         var scalars = String.UnicodeScalarView()
         scalars.append(contentsOf: String(decoding: bytes[start..<position], as: UTF8.self).unicodeScalars)

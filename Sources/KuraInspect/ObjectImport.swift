@@ -21,8 +21,12 @@ public enum ObjectImport {
     public struct Summary: Sendable {
         /// Objects inserted, by entity.
         public var insertedCounts: [String: Int] = [:]
+        /// Each object that had an `objectID` in the text: that ID, and the object's new one.
+        public var objectIDs: [(old: ObjectID, new: ObjectID)] = []
         /// The new ID of each object, by the `objectID` it had in the text.
-        public var newObjectIDs: [String: ObjectID] = [:]
+        public var newObjectIDs: [String: ObjectID] {
+            Dictionary(objectIDs.map { ($0.old.uriRepresentation, $0.new) }) { first, _ in first }
+        }
         /// All objects inserted.
         public var total: Int { insertedCounts.values.reduce(0, +) }
     }
@@ -36,7 +40,16 @@ public enum ObjectImport {
         public var description: String { line.map { "line \($0): \(message)" } ?? message }
     }
 
-    /// Imports `text` into the store of `container`.
+    /// Imports `text` into the store of `container`: ``run(utf8:format:entityName:into:runsHooks:author:)``
+    /// with the text's bytes.
+    public static func run(
+        _ text: String, format: ExportFormat, entityName: String? = nil, into container: PersistentContainer,
+        runsHooks: Bool = false, author: String? = "kura import"
+    ) throws(Failure) -> Summary {
+        try run(utf8: Array(text.utf8), format: format, entityName: entityName, into: container, runsHooks: runsHooks, author: author)
+    }
+
+    /// Imports UTF-8 text (a file's bytes, as they are) into the store of `container`.
     ///
     /// - Parameters:
     ///   - format: JSON Lines or CSV.
@@ -48,7 +61,7 @@ public enum ObjectImport {
     ///   - author: The author the save records in the store's history.
     /// - Throws: ``Failure``; nothing is written.
     public static func run(
-        _ text: String, format: ExportFormat, entityName: String? = nil, into container: PersistentContainer,
+        utf8 bytes: [UInt8], format: ExportFormat, entityName: String? = nil, into container: PersistentContainer,
         runsHooks: Bool = false, author: String? = "kura import"
     ) throws(Failure) -> Summary {
         let context = container.newContext()
@@ -57,8 +70,8 @@ public enum ObjectImport {
         var loader = Loader(context: context, entityName: entityName)
         do {
             switch format {
-            case .jsonl: try loader.readJSONLines(text)
-            case .csv: try loader.readCSV(text)
+            case .jsonl: try loader.readJSONLines(bytes)
+            case .csv: try loader.readCSV(String(decoding: bytes, as: UTF8.self))
             }
             try loader.connect()
         } catch let failure as Failure {
@@ -72,7 +85,7 @@ public enum ObjectImport {
             throw Failure(line: loader.line(of: error), message: "nothing was imported: \(InspectError(error).message)")
         }
         var summary = Summary()
-        for (id, object) in loader.byOldID { summary.newObjectIDs[id] = object.objectID }
+        summary.objectIDs = loader.byOldID.map { ($0.key, $0.value.objectID) }
         for object in loader.inserted { summary.insertedCounts[object.entity.name, default: 0] += 1 }
         return summary
     }
@@ -84,10 +97,20 @@ private struct Loader {
     let context: ManagedObjectContext
     let entityName: String?
     var inserted: [ManagedObject] = []
-    var byOldID: [String: ManagedObject] = [:]
-    var lines: [ObjectIdentifier: Int] = [:]
+    /// The line each object of ``inserted`` comes from.
+    var lineNumbers: [Int] = []
+    var byOldID: [ObjectID: ManagedObject] = [:]
+    /// Objects of the store that references named, found once each.
+    var storedDestinations: [ObjectID: ManagedObject] = [:]
+    /// Each entity's properties by name, looked up once per entity.
+    var propertyTables: [ObjectIdentifier: [String: Property]] = [:]
     /// To-ones first, then to-manys, so an ordered to-many's order is the text's.
     var references: [(object: ManagedObject, relationship: RelationshipDescription, ids: [String], line: Int)] = []
+
+    enum Property {
+        case attribute(AttributeDescription)
+        case relationship(RelationshipDescription)
+    }
 
     init(context: ManagedObjectContext, entityName: String?) {
         self.context = context
@@ -98,22 +121,22 @@ private struct Loader {
         ObjectImport.Failure(line: line, message: message)
     }
 
-    mutating func readJSONLines(_ text: String) throws {
+    mutating func readJSONLines(_ bytes: [UInt8]) throws {
         var number = 0
         // Lines split as bytes: splitting a String by Characters costs more than parsing it.
-        for line in Array(text.utf8).split(separator: 0x0A, omittingEmptySubsequences: false) {
+        for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
             number += 1
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
             let value: JSONValue
             do {
-                value = try JSONValue.parse(bytes: Array(line))
+                value = try JSONValue.parse(bytes: line)
             } catch {
                 throw fail(number, "not JSON: \(error)")
             }
             guard case .object(let members) = value else { throw fail(number, "expected a JSON object") }
             let id = members.first { $0.key == ObjectExport.idColumn }.flatMap { if case .string(let id) = $0.value { id } else { nil } }
-            let entity = try entity(for: id, line: number)
-            let object = try insert(entity, id: id, line: number)
+            let (entity, oldID) = try entity(for: id, line: number)
+            let object = try insert(entity, oldID: oldID, line: number)
             for member in members where member.key != ObjectExport.idColumn {
                 try set(member.key, of: object, entity: entity, line: number) { type in
                     switch member.value {
@@ -152,8 +175,8 @@ private struct Loader {
             }
             let idPosition = header.firstIndex(of: ObjectExport.idColumn)
             let id = idPosition.flatMap { record.fields[$0] }
-            let entity = try entity(for: id, line: record.line)
-            let object = try insert(entity, id: id, line: record.line)
+            let (entity, oldID) = try entity(for: id, line: record.line)
+            let object = try insert(entity, oldID: oldID, line: record.line)
             for (position, key) in header.enumerated() where position != idPosition {
                 let field = record.fields[position]
                 try set(key, of: object, entity: entity, line: record.line) { _ in
@@ -164,34 +187,34 @@ private struct Loader {
         }
     }
 
-    /// The entity of an object: its ID's, or the one named for the import.
-    func entity(for id: String?, line: Int) throws -> EntityDescription {
-        var name = entityName
-        if let id {
-            let objectID: ObjectID
-            do {
-                objectID = try context.model.objectID(forURIRepresentation: id)
-            } catch {
-                throw fail(line, "objectID '\(id)': \(InspectError(error).message)")
+    /// The entity of an object, its ID's or the one named for the import,
+    /// and the ID read (of this model's entity).
+    func entity(for id: String?, line: Int) throws -> (EntityDescription, ObjectID?) {
+        guard let id else {
+            guard let entityName else { throw fail(line, "no objectID to tell the entity: name it (--entity ENTITY)") }
+            guard let entity = context.model.entity(named: entityName) else {
+                throw fail(line, "unknown entity '\(entityName)'")
             }
-            if let entityName, entityName != objectID.entity.name {
-                throw fail(line, "objectID '\(id)' is not a \(entityName)")
-            }
-            name = objectID.entity.name
+            return (entity, nil)
         }
-        guard let name else { throw fail(line, "no objectID to tell the entity: name it (--entity ENTITY)") }
-        guard let entity = context.model.entity(named: name) else {
-            throw fail(line, "unknown entity '\(name)'")
+        let objectID: ObjectID
+        do {
+            objectID = try context.model.objectID(forURIRepresentation: id)
+        } catch {
+            throw fail(line, "objectID '\(id)': \(InspectError(error).message)")
         }
-        return entity
+        if let entityName, entityName != objectID.entity.name {
+            throw fail(line, "objectID '\(id)' is not a \(entityName)")
+        }
+        return (objectID.entity, objectID)
     }
 
-    mutating func insert(_ entity: EntityDescription, id: String?, line: Int) throws -> ManagedObject {
-        if let id, byOldID[id] != nil { throw fail(line, "objectID '\(id)' appears twice") }
+    mutating func insert(_ entity: EntityDescription, oldID: ObjectID?, line: Int) throws -> ManagedObject {
+        if let oldID, byOldID[oldID] != nil { throw fail(line, "objectID '\(oldID)' appears twice") }
         let object = try context.insertNewObject(forEntityName: entity.name)
         inserted.append(object)
-        lines[ObjectIdentifier(object)] = line
-        if let id { byOldID[id] = object }
+        lineNumbers.append(line)
+        if let oldID { byOldID[oldID] = object }
         return object
     }
 
@@ -202,11 +225,28 @@ private struct Loader {
         case wrong(String)
     }
 
+    /// The property called `key` of `entity`.
+    mutating func property(_ key: String, of entity: EntityDescription, line: Int) throws -> Property {
+        if let property = propertyTables[ObjectIdentifier(entity)]?[key] { return property }
+        let property: Property
+        if let attribute = entity.attribute(named: key) {
+            property = .attribute(attribute)
+        } else if let relationship = entity.relationships.first(where: { $0.name == key }) {
+            property = .relationship(relationship)
+        } else {
+            let names = entity.attributes.map(\.name) + entity.relationships.map(\.name)
+            throw fail(line, "\(entity.name) has no property '\(key)'\(Suggestion.phrase(for: key, in: names))")
+        }
+        propertyTables[ObjectIdentifier(entity), default: [:]][key] = property
+        return property
+    }
+
     /// Sets property `key` from what `input` gives for its type.
     mutating func set(
         _ key: String, of object: ManagedObject, entity: EntityDescription, line: Int, _ input: (AttributeType?) -> Input
     ) throws {
-        if let attribute = entity.attribute(named: key) {
+        switch try property(key, of: entity, line: line) {
+        case .attribute(let attribute):
             let value: AttributeValue?
             switch input(attribute.type) {
             case .value(let given): value = given
@@ -223,7 +263,7 @@ private struct Loader {
             } catch {
                 throw fail(line, "\(key): \(InspectError(error).message)")
             }
-        } else if let relationship = entity.relationships.first(where: { $0.name == key }) {
+        case .relationship(let relationship):
             let ids: [String]
             switch input(nil) {
             case .value(nil): ids = []
@@ -235,17 +275,16 @@ private struct Loader {
                 throw fail(line, "\(key) is a to-one: one object ID, not \(ids.count)")
             }
             references.append((object, relationship, ids, line))
-        } else {
-            let names = entity.attributes.map(\.name) + entity.relationships.map(\.name)
-            throw fail(line, "\(entity.name) has no property '\(key)'\(Suggestion.phrase(for: key, in: names))")
         }
     }
 
     /// Connects every reference, to-ones before to-manys.
-    func connect() throws {
+    mutating func connect() throws {
         for pass in [false, true] {
             for (object, relationship, ids, line) in references where relationship.isToMany == pass {
-                let destinations = try ids.map { id in try destination(id, of: relationship, line: line) }
+                var destinations: [ManagedObject] = []
+                destinations.reserveCapacity(ids.count)
+                for id in ids { destinations.append(try destination(id, of: relationship, line: line)) }
                 do {
                     if relationship.isToMany {
                         try object.mutableSetValue(forKey: relationship.name).set(destinations)
@@ -260,21 +299,21 @@ private struct Loader {
     }
 
     /// The object `id` names: one of this import, or one already stored.
-    func destination(_ id: String, of relationship: RelationshipDescription, line: Int) throws -> ManagedObject {
-        if let object = byOldID[id] {
-            guard object.entity.name == relationship.destinationEntityName else {
-                throw fail(line, "\(relationship.name): \(id) is not a \(relationship.destinationEntityName)")
-            }
-            return object
-        }
+    mutating func destination(_ id: String, of relationship: RelationshipDescription, line: Int) throws -> ManagedObject {
+        let objectID: ObjectID
         do {
-            let objectID = try context.model.objectID(forURIRepresentation: id)
-            guard objectID.entity.name == relationship.destinationEntityName else {
-                throw fail(line, "\(relationship.name): \(id) is not a \(relationship.destinationEntityName)")
-            }
-            return try context.existingObject(with: objectID)
-        } catch let failure as ObjectImport.Failure {
-            throw failure
+            objectID = try context.model.objectID(forURIRepresentation: id)
+        } catch {
+            throw fail(line, "\(relationship.name): \(InspectError(error).message)")
+        }
+        guard objectID.entity.name == relationship.destinationEntityName else {
+            throw fail(line, "\(relationship.name): \(id) is not a \(relationship.destinationEntityName)")
+        }
+        if let object = byOldID[objectID] ?? storedDestinations[objectID] { return object }
+        do {
+            let object = try context.existingObject(with: objectID)
+            storedDestinations[objectID] = object
+            return object
         } catch {
             throw fail(line, "\(relationship.name): \(id) is neither in the text nor in the store")
         }
@@ -287,7 +326,7 @@ private struct Loader {
         case KuraError.uniqueConstraintViolated(_, _, _, let objectID): objectID
         default: nil
         }
-        guard let named else { return nil }
-        return inserted.first { $0.objectID == named }.flatMap { lines[ObjectIdentifier($0)] }
+        guard let named, let position = inserted.firstIndex(where: { $0.objectID == named }) else { return nil }
+        return lineNumbers[position]
     }
 }

@@ -242,18 +242,18 @@ extension Kura {
         func run() throws {
             let formatName = format ?? (file.hasSuffix(".csv") ? "csv" : "jsonl")
             guard let format = ExportFormat(rawValue: formatName.lowercased()) else { fail("--format takes jsonl or csv") }
-            let text: String
+            let bytes: [UInt8]
             if file == "-" {
-                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+                bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
             } else {
                 guard let data = FileManager.default.contents(atPath: file) else { fail("can't read \(file)") }
-                text = String(decoding: data, as: UTF8.self)
+                bytes = [UInt8](data)
             }
             guard FileManager.default.fileExists(atPath: store) else { fail("no such file: \(store)") }
             let start = ContinuousClock.now
             do {
                 let container = try PersistentContainer(path: store)
-                let summary = try ObjectImport.run(text, format: format, entityName: entity, into: container, runsHooks: hooks)
+                let summary = try ObjectImport.run(utf8: bytes, format: format, entityName: entity, into: container, runsHooks: hooks)
                 let counts = summary.insertedCounts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
                 let elapsed = ContinuousClock.now - start
                 print("imported \(summary.total) objects (\(counts.isEmpty ? "none" : counts)) in "

@@ -41,6 +41,26 @@ import Testing
         #expect(AttributeValue(text: "1e+15", as: .date) == .date(Date(timeIntervalSinceReferenceDate: 1e15)))
     }
 
+    @Test func fractionsWrittenByHandRoundOnceAsDoubleReadsTheirText() throws {
+        // 2026-11-24T00:00:00Z is 817_171_200 seconds after 2001; any digits
+        // after it must give what Double(_:) gives for "817171200.digits",
+        // through the exact fast path (up to 2^53) and past it (long fractions).
+        var generator = SystemRandomNumberGenerator()
+        let leap = try #require(AttributeValue(text: "2024-02-29T00:00:00Z", as: .date))
+        #expect(leap == .date(Date(timeIntervalSinceReferenceDate: 730_857_600)))
+        for count in 1...30 {
+            for _ in 0..<50 {
+                let digits = String((0..<count).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+                let parsed = AttributeValue(text: "2026-11-24T00:00:00.\(digits)Z", as: .date)
+                let expected = try #require(Double("817171200.\(digits)"))
+                #expect(parsed == .date(Date(timeIntervalSinceReferenceDate: expected)), "\(digits)")
+            }
+        }
+        #expect(AttributeValue(text: "2023-02-29T00:00:00Z", as: .date) == nil, "not a leap year")
+        #expect(AttributeValue(text: "2100-02-29T00:00:00Z", as: .date) == nil, "a century that is not a leap year")
+        #expect(AttributeValue(text: "2026-04-31T00:00:00Z", as: .date) == nil)
+    }
+
     @Test func textThatIsOnlyPartlyAValueIsRefused() {
         #expect(AttributeValue(text: "1.5abc", as: .decimal) == nil)
         #expect(AttributeValue(text: "", as: .decimal) == nil)

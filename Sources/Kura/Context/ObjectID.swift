@@ -66,17 +66,21 @@ extension ManagedObjectModel {
         guard uri.hasPrefix(prefix) else {
             throw KuraError.invalidObjectID("'\(uri)' does not start with \(prefix)")
         }
-        let parts = uri.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2 else {
+        // Read as bytes: imports resolve hundreds of thousands of these.
+        let rest = uri.utf8.dropFirst(prefix.utf8.count)
+        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")),
+              !rest[rest.index(after: slash)...].contains(UInt8(ascii: "/")) else {
             throw KuraError.invalidObjectID("'\(uri)' is not of the form kura://Entity/key")
         }
-        guard let entity = entity(named: String(parts[0])) else {
-            throw KuraError.invalidObjectID("'\(uri)' names entity \(parts[0]), which is not in the model")
+        let name = Substring(rest[..<slash])
+        let key = Substring(rest[rest.index(after: slash)...])
+        guard let entity = entity(named: String(name)) else {
+            throw KuraError.invalidObjectID("'\(uri)' names entity \(name), which is not in the model")
         }
-        if parts[1].hasPrefix("t") {
+        if key.hasPrefix("t") {
             throw KuraError.invalidObjectID("'\(uri)' is a temporary ID, which only its own context knows")
         }
-        guard let number = UInt64(parts[1]), number > 0 else {
+        guard let number = UInt64(key), number > 0 else {
             throw KuraError.invalidObjectID("'\(uri)' has no valid primary key")
         }
         return ObjectID(entity: entity, number: number, isTemporaryID: false)

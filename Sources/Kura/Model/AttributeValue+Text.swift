@@ -172,62 +172,120 @@ enum ExactDate {
     /// ISO 8601 with a time zone and any number of fractional digits, a
     /// calendar date alone (midnight UTC), or seconds since 2001.
     static func parse(_ text: String) -> Date? {
-        if let date = parseDateTime(Array(text.utf8)) { return date }  // the usual form, first
+        var text = text
+        // The usual form first, straight from the string's bytes.
+        if let date = text.withUTF8({ parseDateTime($0) }) { return date }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let seconds = Double(trimmed) { return Date(timeIntervalSinceReferenceDate: seconds) }
-        if let date = parseDateTime(Array(trimmed.utf8)) { return date }
-        if trimmed.utf8.count == 10, let date = parseDateTime(Array((trimmed + "T00:00:00Z").utf8)) { return date }
+        let bytes = Array(trimmed.utf8)
+        if let date = bytes.withUnsafeBufferPointer({ parseDateTime($0) }) { return date }
+        if bytes.count == 10, let date = Array(bytes + "T00:00:00Z".utf8).withUnsafeBufferPointer({ parseDateTime($0) }) {
+            return date
+        }
         return nil
     }
 
-    /// `YYYY-MM-DDTHH:MM:SS[.digits](Z|±HH:MM|±HHMM)`, checked field by field.
-    private static func parseDateTime(_ bytes: [UInt8]) -> Date? {
+    /// Reads `YYYY-MM-DDTHH:MM:SS[.digits](Z|±HH:MM|±HHMM)` byte by byte.
+    private struct Cursor {
+        let bytes: UnsafeBufferPointer<UInt8>
         var position = 0
-        func number(_ count: Int) -> Int64? {
+
+        var atEnd: Bool { position == bytes.count }
+
+        mutating func number(_ count: Int) -> Int64? {
             guard position + count <= bytes.count else { return nil }
             var value: Int64 = 0
             for byte in bytes[position..<(position + count)] {
-                guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
-                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+                guard byte &- UInt8(ascii: "0") < 10 else { return nil }
+                value = value * 10 + Int64(byte &- UInt8(ascii: "0"))
             }
             position += count
             return value
         }
-        func expect(_ characters: String) -> Bool {
-            guard position < bytes.count, characters.utf8.contains(bytes[position]) else { return false }
+
+        mutating func expect(_ first: UInt8, or second: UInt8 = 0, or third: UInt8 = 0) -> Bool {
+            guard position < bytes.count else { return false }
+            let byte = bytes[position]
+            guard byte == first || (second != 0 && byte == second) || (third != 0 && byte == third) else { return false }
             position += 1
             return true
         }
-        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2), expect("Tt "),
-              let hour = number(2), expect(":"), let minute = number(2), expect(":"), let second = number(2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
-        let days = daysSince1970(year: year, month: month, day: day)
-        // The day must exist: 2026-02-30 comes back as another date.
-        guard civilText(secondsSince1970: days * 86_400).hasPrefix(String(decoding: bytes[0..<10], as: UTF8.self)) else { return nil }
-        var digits = ""
-        if position < bytes.count && bytes[position] == UInt8(ascii: ".") {
-            position += 1
-            let start = position
-            while position < bytes.count, bytes[position] >= UInt8(ascii: "0"), bytes[position] <= UInt8(ascii: "9") { position += 1 }
-            guard position > start else { return nil }
-            digits = String(decoding: bytes[start..<position], as: UTF8.self)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS[.digits](Z|±HH:MM|±HHMM)`, checked field by field.
+    private static func parseDateTime(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        var cursor = Cursor(bytes: bytes)
+        guard let year = cursor.number(4), cursor.expect(UInt8(ascii: "-")), let month = cursor.number(2),
+              cursor.expect(UInt8(ascii: "-")), let day = cursor.number(2),
+              cursor.expect(UInt8(ascii: "T"), or: UInt8(ascii: "t"), or: UInt8(ascii: " ")),
+              let hour = cursor.number(2), cursor.expect(UInt8(ascii: ":")), let minute = cursor.number(2),
+              cursor.expect(UInt8(ascii: ":")), let second = cursor.number(2),
+              (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+              hour < 24, minute < 60, second < 61 else { return nil }
+        var fraction: Range<Int> = 0..<0
+        if cursor.expect(UInt8(ascii: ".")) {
+            let start = cursor.position
+            while !cursor.atEnd, bytes[cursor.position] &- UInt8(ascii: "0") < 10 { cursor.position += 1 }
+            guard cursor.position > start else { return nil }
+            fraction = start..<cursor.position
         }
         var offset: Int64 = 0
-        guard position < bytes.count else { return nil }
-        if bytes[position] == UInt8(ascii: "Z") || bytes[position] == UInt8(ascii: "z") {
-            position += 1
-        } else {
-            let sign: Int64 = bytes[position] == UInt8(ascii: "-") ? -1 : 1
-            guard expect("+-"), let hours = number(2) else { return nil }
-            _ = expect(":")
-            guard let minutes = number(2), hours < 24, minutes < 60 else { return nil }
+        if !cursor.expect(UInt8(ascii: "Z"), or: UInt8(ascii: "z")) {
+            guard !cursor.atEnd else { return nil }
+            let sign: Int64 = bytes[cursor.position] == UInt8(ascii: "-") ? -1 : 1
+            guard cursor.expect(UInt8(ascii: "+"), or: UInt8(ascii: "-")), let hours = cursor.number(2) else { return nil }
+            _ = cursor.expect(UInt8(ascii: ":"))
+            guard let minutes = cursor.number(2), hours < 24, minutes < 60 else { return nil }
             offset = sign * (hours * 3600 + minutes * 60)
         }
-        guard position == bytes.count else { return nil }
+        guard cursor.atEnd else { return nil }
+        let days = daysSince1970(year: year, month: month, day: day)
         let whole = days * 86_400 + hour * 3600 + minute * 60 + second - offset - unixOffset
-        if digits.allSatisfy({ $0 == "0" }) { return Date(timeIntervalSinceReferenceDate: Double(whole)) }
-        // whole + 0.digits, as text: for a negative whole, -(|whole| - 1).(1 - 0.digits).
-        let text = whole >= 0 ? "\(whole).\(digits)" : "-\(-whole - 1).\(complement(digits))"
-        return Double(text).map { Date(timeIntervalSinceReferenceDate: $0) }
+        // Trailing zeros say nothing.
+        while let last = fraction.last, bytes[last] == UInt8(ascii: "0") { fraction = fraction.lowerBound..<last }
+        if fraction.isEmpty { return Date(timeIntervalSinceReferenceDate: Double(whole)) }
+        return seconds(whole: whole, fraction: UnsafeBufferPointer(rebasing: bytes[fraction])).map {
+            Date(timeIntervalSinceReferenceDate: $0)
+        }
+    }
+
+    /// Days in `month` of `year` (proleptic Gregorian).
+    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// `whole + 0.fraction` rounded once, exactly as `Double("whole.fraction")`
+    /// rounds it. When the digits make an integer below 2^53 and there are
+    /// at most 22 of them, that integer and the power of ten are both exact
+    /// `Double`s, and IEEE division rounds their quotient correctly (the
+    /// fast path of Clinger's algorithm); otherwise the digits go to
+    /// `Double(_:)` as text. A negative `whole` is `-(|whole| - 1).(1 - 0.fraction)`.
+    private static func seconds(whole: Int64, fraction digits: UnsafeBufferPointer<UInt8>) -> Double? {
+        let negative = whole < 0
+        let integerPart = negative ? -whole - 1 : whole
+        var fraction = Array(digits)
+        if negative { fraction = Array(complement(String(decoding: fraction, as: UTF8.self)).utf8) }
+        var scaled: Int64? = integerPart
+        for digit in fraction {
+            guard let current = scaled else { break }
+            let (times10, overflow) = current.multipliedReportingOverflow(by: 10)
+            let (next, carry) = times10.addingReportingOverflow(Int64(digit &- UInt8(ascii: "0")))
+            scaled = overflow || carry ? nil : next
+        }
+        if let scaled, scaled < 1 << 53, fraction.count < powersOfTen.count {
+            let value = Double(scaled) / powersOfTen[fraction.count]
+            return negative ? -value : value
+        }
+        let text = (negative ? "-" : "") + String(integerPart) + "." + String(decoding: fraction, as: UTF8.self)
+        return Double(text)
+    }
+
+    /// 10^0 … 10^22, each an exact `Double`.
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        (0..<exponent).reduce(1.0) { value, _ in value * 10 }
     }
 }
