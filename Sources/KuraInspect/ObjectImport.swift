@@ -67,6 +67,25 @@ public enum ObjectImport {
         let context = container.newContext()
         context.runsObjectHooks = runsHooks
         context.transactionAuthor = author
+        return try run(utf8: bytes, format: format, entityName: entityName, in: context)
+    }
+
+    /// Imports UTF-8 text into the store of `context`, and saves it.
+    ///
+    /// The context's settings hold: whether hooks run
+    /// (``Kura/ManagedObjectContext/runsObjectHooks``), the author the
+    /// history records, the merge policy. The imported objects stay
+    /// registered in it after the save.
+    ///
+    /// - Throws: ``Failure``, also when the context already has unsaved
+    ///   changes (the import's save would write them too); nothing is
+    ///   written, and the context is rolled back to where it was.
+    public static func run(
+        utf8 bytes: [UInt8], format: ExportFormat, entityName: String? = nil, in context: ManagedObjectContext
+    ) throws(Failure) -> Summary {
+        guard !context.hasChanges else {
+            throw Failure(line: nil, message: "the context has unsaved changes: import into a context of its own")
+        }
         var loader = Loader(context: context, entityName: entityName)
         do {
             switch format {
@@ -75,14 +94,18 @@ public enum ObjectImport {
             }
             try loader.connect()
         } catch let failure as Failure {
+            context.rollback()
             throw failure
         } catch {
+            context.rollback()
             throw Failure(line: nil, message: "\(error)")
         }
         do {
             try context.save()
         } catch {
-            throw Failure(line: loader.line(of: error), message: "nothing was imported: \(InspectError(error).message)")
+            let line = loader.line(of: error)
+            context.rollback()
+            throw Failure(line: line, message: "nothing was imported: \(InspectError(error).message)")
         }
         var summary = Summary()
         summary.objectIDs = loader.byOldID.map { ($0.key, $0.value.objectID) }
@@ -104,12 +127,16 @@ private struct Loader {
     var storedDestinations: [ObjectID: ManagedObject] = [:]
     /// Each entity's properties by name, looked up once per entity.
     var propertyTables: [ObjectIdentifier: [String: Property]] = [:]
+    /// The keys of the last line and their properties, by position: lines
+    /// written by ``ObjectExport`` repeat them, which saves hashing each key.
+    var lastLine: (entity: ObjectIdentifier, keys: [String], properties: [Property])?
     /// To-ones first, then to-manys, so an ordered to-many's order is the text's.
     var references: [(object: ManagedObject, relationship: RelationshipDescription, ids: [String], line: Int)] = []
 
+    /// A property as an import needs it: an attribute's type, or a relationship's position in its entity.
     enum Property {
-        case attribute(AttributeDescription)
-        case relationship(RelationshipDescription)
+        case attribute(AttributeType)
+        case relationship(Int)
     }
 
     init(context: ManagedObjectContext, entityName: String?) {
@@ -137,8 +164,8 @@ private struct Loader {
             let id = members.first { $0.key == ObjectExport.idColumn }.flatMap { if case .string(let id) = $0.value { id } else { nil } }
             let (entity, oldID) = try entity(for: id, line: number)
             let object = try insert(entity, oldID: oldID, line: number)
-            for member in members where member.key != ObjectExport.idColumn {
-                try set(member.key, of: object, entity: entity, line: number) { type in
+            for (position, member) in members.enumerated() where member.key != ObjectExport.idColumn {
+                try set(member.key, at: position, of: object, entity: entity, line: number) { type in
                     switch member.value {
                     case .null: return .value(nil)
                     case .bool(let flag): return type == .bool ? .value(.bool(flag)) : .wrong("true or false")
@@ -179,7 +206,7 @@ private struct Loader {
             let object = try insert(entity, oldID: oldID, line: record.line)
             for (position, key) in header.enumerated() where position != idPosition {
                 let field = record.fields[position]
-                try set(key, of: object, entity: entity, line: record.line) { _ in
+                try set(key, at: position, of: object, entity: entity, line: record.line) { _ in
                     guard let field else { return .value(nil) }
                     return .text(field)
                 }
@@ -225,14 +252,31 @@ private struct Loader {
         case wrong(String)
     }
 
+    /// The property called `key` of `entity`, the `position`th key of its line.
+    mutating func property(_ key: String, at position: Int?, of entity: EntityDescription, line: Int) throws -> Property {
+        guard let position else { return try property(key, of: entity, line: line) }
+        if let lastLine, lastLine.entity == ObjectIdentifier(entity), position < lastLine.keys.count, lastLine.keys[position] == key {
+            return lastLine.properties[position]
+        }
+        let property = try property(key, of: entity, line: line)
+        if lastLine?.entity != ObjectIdentifier(entity) { lastLine = (ObjectIdentifier(entity), [], []) }
+        while lastLine!.keys.count <= position {
+            lastLine!.keys.append("")
+            lastLine!.properties.append(property)
+        }
+        lastLine!.keys[position] = key
+        lastLine!.properties[position] = property
+        return property
+    }
+
     /// The property called `key` of `entity`.
     mutating func property(_ key: String, of entity: EntityDescription, line: Int) throws -> Property {
         if let property = propertyTables[ObjectIdentifier(entity)]?[key] { return property }
         let property: Property
         if let attribute = entity.attribute(named: key) {
-            property = .attribute(attribute)
-        } else if let relationship = entity.relationships.first(where: { $0.name == key }) {
-            property = .relationship(relationship)
+            property = .attribute(attribute.type)
+        } else if let position = entity.relationships.firstIndex(where: { $0.name == key }) {
+            property = .relationship(position)
         } else {
             let names = entity.attributes.map(\.name) + entity.relationships.map(\.name)
             throw fail(line, "\(entity.name) has no property '\(key)'\(Suggestion.phrase(for: key, in: names))")
@@ -241,33 +285,37 @@ private struct Loader {
         return property
     }
 
-    /// Sets property `key` from what `input` gives for its type.
+    /// Sets property `key` (at `position` in its line, if known) from what `input` gives for its type.
     mutating func set(
-        _ key: String, of object: ManagedObject, entity: EntityDescription, line: Int, _ input: (AttributeType?) -> Input
+        _ key: String, at position: Int? = nil, of object: ManagedObject, entity: EntityDescription, line: Int,
+        _ input: (AttributeType?) -> Input
     ) throws {
-        switch try property(key, of: entity, line: line) {
-        case .attribute(let attribute):
+        switch try property(key, at: position, of: entity, line: line) {
+        case .attribute(let type):
             let value: AttributeValue?
-            switch input(attribute.type) {
+            switch input(type) {
             case .value(let given): value = given
             case .text(let text):
-                guard let parsed = AttributeValue(text: text, as: attribute.type) else {
-                    throw fail(line, "\(key): '\(text)' is not a \(attribute.type.displayName)")
+                guard let parsed = AttributeValue(text: text, as: type) else {
+                    throw fail(line, "\(key): '\(text)' is not a \(type.displayName)")
                 }
                 value = parsed
-            case .ids: throw fail(line, "\(key): expected a \(attribute.type.displayName), found a list")
-            case .wrong(let what): throw fail(line, "\(key): expected a \(attribute.type.displayName), found \(what)")
+            case .ids: throw fail(line, "\(key): expected a \(type.displayName), found a list")
+            case .wrong(let what): throw fail(line, "\(key): expected a \(type.displayName), found \(what)")
             }
             do {
                 try object.setValue(value, forKey: key)
             } catch {
                 throw fail(line, "\(key): \(InspectError(error).message)")
             }
-        case .relationship(let relationship):
+        case .relationship(let position):
+            let relationship = entity.relationships[position]
             let ids: [String]
             switch input(nil) {
             case .value(nil): ids = []
-            case .text(let text): ids = text.split(separator: " ").map(String.init)
+            case .text(let text):
+                // One ID is the usual case; String.split costs more than a scan.
+                ids = text.isEmpty ? [] : text.utf8.contains(0x20) ? text.split(separator: " ").map(String.init) : [text]
             case .ids(let list): ids = list
             case .value, .wrong: throw fail(line, "\(key): expected object IDs such as kura://\(relationship.destinationEntityName)/1")
             }

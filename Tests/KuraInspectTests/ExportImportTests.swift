@@ -177,6 +177,30 @@ import Testing
         #expect(try store.newContext().count(for: FetchRequest(entityName: "Item")) == 0)
     }
 
+    @Test func anImportIntoTheCallersContextRefusesPendingChangesAndRollsBackAFailure() throws {
+        let directory = try TemporaryDirectory()
+        let store = try PersistentContainer(path: directory.file("store.kura"), model: Self.model())
+        let context = store.newContext()
+        let pending = try context.insertNewObject(forEntityName: "Item")
+        try pending.setValue("pending", forKey: "name")
+        #expect(throws: ObjectImport.Failure.self) {
+            try ObjectImport.run(utf8: Array(#"{"name":"a"}"#.utf8), format: .jsonl, entityName: "Item", in: context)
+        }
+        #expect(context.insertedObjects.count == 1, "the caller's own change is left alone")
+        context.rollback()
+        // A bad second line: the first line's object leaves the context again.
+        let text = #"{"name":"a","uuid":"\#(UUID().uuidString)"}"# + "\n" + #"{"small":"x"}"#
+        #expect(throws: ObjectImport.Failure.self) {
+            try ObjectImport.run(utf8: Array(text.utf8), format: .jsonl, entityName: "Item", in: context)
+        }
+        #expect(!context.hasChanges && context.registeredObjects.isEmpty)
+        let summary = try ObjectImport.run(
+            utf8: Array(#"{"objectID":"kura://Item/7","name":"b","uuid":"\#(UUID().uuidString)"}"#.utf8), format: .jsonl, in: context)
+        #expect(summary.objectIDs.count == 1 && summary.objectIDs[0].old.uriRepresentation == "kura://Item/7")
+        #expect(summary.newObjectIDs["kura://Item/7"] == summary.objectIDs[0].new)
+        #expect(try context.existingObject(with: summary.objectIDs[0].new).value(forKey: "name") == .string("b"))
+    }
+
     @Test func importRunsTheClassesHooksOnlyWhenAsked() throws {
         final class Stamped: ManagedObject {
             nonisolated(unsafe) static var awakened = 0

@@ -99,6 +99,24 @@ import Testing
         #expect(throws: KuraError.self) { try container.model.objectID(forURIRepresentation: "kura://Nope/1") }
         #expect(throws: KuraError.self) { try container.model.objectID(forURIRepresentation: "kura://News/t1") }
         #expect(throws: KuraError.self) { try container.model.objectID(forURIRepresentation: "http://News/1") }
+        #expect(try container.model.objectID(forURIRepresentation: "kura://News/18446744073709551615").primaryKey == .max)
+        let refusals = [
+            "kura:/News/1": "does not start with kura://",
+            "kura://": "is not of the form kura://Entity/key",
+            "kura://News/1/2": "is not of the form kura://Entity/key",
+            "kura://Nope/1": "names entity Nope, which is not in the model",
+            "kura://News/t1": "is a temporary ID, which only its own context knows",
+            "kura://News/": "has no valid primary key",
+            "kura://News/0": "has no valid primary key",
+            "kura://News/-1": "has no valid primary key",
+            "kura://News/1x": "has no valid primary key",
+            "kura://News/18446744073709551616": "has no valid primary key",
+        ]
+        for (text, reason) in refusals {
+            #expect(throws: KuraError.invalidObjectID("'\(text)' \(reason)")) {
+                try container.model.objectID(forURIRepresentation: text)
+            }
+        }
     }
 
     @Test func primaryKeysAreNeverReusedAfterDeletion() throws {

@@ -62,25 +62,43 @@ extension ManagedObjectModel {
     /// - Throws: ``KuraError/invalidObjectID(_:)`` for text that is not such a
     ///   URI, names an entity not in this model, or is a temporary ID.
     public func objectID(forURIRepresentation uri: String) throws -> ObjectID {
-        let prefix = "kura://"
-        guard uri.hasPrefix(prefix) else {
-            throw KuraError.invalidObjectID("'\(uri)' does not start with \(prefix)")
+        // Read as bytes (imports resolve hundreds of thousands of these), then
+        // judged: the entity named, the key, or what is wrong.
+        var text = uri
+        // `name` is nil when the text is not of the form kura://Entity/key.
+        let parsed: (name: String?, key: UInt64?, isTemporary: Bool)? = text.withUTF8 { bytes in
+            let prefix = "kura://".utf8
+            guard bytes.starts(with: prefix) else { return nil }
+            let rest = bytes[prefix.count...]
+            guard let slash = rest.firstIndex(of: UInt8(ascii: "/")), !rest[(slash + 1)...].contains(UInt8(ascii: "/")) else {
+                return (nil, nil, false)
+            }
+            let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[prefix.count..<slash]), as: UTF8.self)
+            let digits = bytes[(slash + 1)...]
+            if digits.first == UInt8(ascii: "t") { return (name, nil, true) }
+            var key: UInt64 = 0
+            for digit in digits {
+                guard digit &- UInt8(ascii: "0") < 10 else { return (name, nil, false) }
+                let (times10, overflow) = key.multipliedReportingOverflow(by: 10)
+                let (next, carry) = times10.addingReportingOverflow(UInt64(digit &- UInt8(ascii: "0")))
+                guard !overflow, !carry else { return (name, nil, false) }
+                key = next
+            }
+            return (name, digits.isEmpty ? nil : key, false)
         }
-        // Read as bytes: imports resolve hundreds of thousands of these.
-        let rest = uri.utf8.dropFirst(prefix.utf8.count)
-        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")),
-              !rest[rest.index(after: slash)...].contains(UInt8(ascii: "/")) else {
+        guard let parsed else {
+            throw KuraError.invalidObjectID("'\(uri)' does not start with kura://")
+        }
+        guard let name = parsed.name else {
             throw KuraError.invalidObjectID("'\(uri)' is not of the form kura://Entity/key")
         }
-        let name = Substring(rest[..<slash])
-        let key = Substring(rest[rest.index(after: slash)...])
-        guard let entity = entity(named: String(name)) else {
+        guard let entity = entity(named: name) else {
             throw KuraError.invalidObjectID("'\(uri)' names entity \(name), which is not in the model")
         }
-        if key.hasPrefix("t") {
+        if parsed.isTemporary {
             throw KuraError.invalidObjectID("'\(uri)' is a temporary ID, which only its own context knows")
         }
-        guard let number = UInt64(key), number > 0 else {
+        guard let number = parsed.key, number > 0 else {
             throw KuraError.invalidObjectID("'\(uri)' has no valid primary key")
         }
         return ObjectID(entity: entity, number: number, isTemporaryID: false)

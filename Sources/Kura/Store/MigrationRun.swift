@@ -78,7 +78,7 @@ struct MigrationRun {
                     continue
                 }
                 references[owner] = members[0]
-                try table.references!.put([], forKey: StoreLayout.pairKey(members[0], owner), in: txn)
+                try table.references!.putPair(members[0], owner, in: txn)
             }
             guard several.isEmpty else {
                 throw KuraError.migrationFailed(path: target.path, failures: [MigrationFailure(.severalDestinationsForToOne(
@@ -88,8 +88,8 @@ struct MigrationRun {
         } else {
             for (owner, members) in pairs where !members.isEmpty {
                 for member in members {
-                    try table.join!.put([], forKey: StoreLayout.pairKey(owner, member), in: txn)
-                    try table.reverseJoin?.put([], forKey: StoreLayout.pairKey(member, owner), in: txn)
+                    try table.join!.putPair(owner, member, in: txn)
+                    try table.reverseJoin?.putPair(member, owner, in: txn)
                 }
                 try table.order?.put(StoreLayout.keyList(members), forKey: StoreLayout.key(owner), in: txn)
             }

@@ -182,8 +182,8 @@ extension PersistentStore {
             for (link, (old, new)) in zip(tables.entity.links.filter { !$0.isToMany }, zip(stored.references, update.references.map(resolve)))
                 where old != new {
                 let references = table(of: link).references!
-                if let old { try references.delete(StoreLayout.pairKey(old, source), in: txn) }
-                if let new { try references.put([], forKey: StoreLayout.pairKey(new, source), in: txn) }
+                if let old { try references.deletePair(old, source, in: txn) }
+                if let new { try references.putPair(new, source, in: txn) }
             }
             updateVersions.append(stored.version)
             updateNewKeys.append(newKeys)
@@ -203,7 +203,9 @@ extension PersistentStore {
             let record = RecordFormat.encode(
                 update.values, references: update.references.map(resolve), rowVersion: updateVersions[position] + 1,
                 layout: update.objectID.entity.layout)
-            try tables.records.put(record, forKey: StoreLayout.key(update.objectID.number), in: txn)
+            try StoreLayout.withKey(update.objectID.number) { key in
+                try record.withUnsafeBytes { try tables.records.put($0, forKey: key, in: txn) }
+            }
             result.updatedRecords.append(record)
         }
 
@@ -219,11 +221,13 @@ extension PersistentStore {
             let references = insert.references.map(resolve)
             for (link, destination) in zip(entity.links.filter { !$0.isToMany }, references) {
                 guard let destination else { continue }
-                try table(of: link).references!.put([], forKey: StoreLayout.pairKey(destination, primaryKey), in: txn)
+                try table(of: link).references!.putPair(destination, primaryKey, in: txn)
             }
             let record = RecordFormat.encode(insert.values, references: references, rowVersion: 1, layout: entity.layout)
             do {
-                try tables.records.put(record, forKey: StoreLayout.key(primaryKey), in: txn, flags: .append)
+                try StoreLayout.withKey(primaryKey) { key in
+                    try record.withUnsafeBytes { try tables.records.put($0, forKey: key, in: txn, flags: .append) }
+                }
             } catch LMDBError.keyExists {
                 throw KuraError.corruptStore(path: path, reason: "the ID counter of \(entity.name) is behind its records")
             }
@@ -238,12 +242,12 @@ extension PersistentStore {
             let table = table(of: change.link)
             if let join = table.join {
                 for member in change.removed.compactMap(resolve) {
-                    try join.delete(StoreLayout.pairKey(owner, member), in: txn)
-                    if let reverse = table.reverseJoin { try reverse.delete(StoreLayout.pairKey(member, owner), in: txn) }
+                    try join.deletePair(owner, member, in: txn)
+                    if let reverse = table.reverseJoin { try reverse.deletePair(member, owner, in: txn) }
                 }
                 for member in change.added.compactMap(resolve) {
-                    try join.put([], forKey: StoreLayout.pairKey(owner, member), in: txn)
-                    if let reverse = table.reverseJoin { try reverse.put([], forKey: StoreLayout.pairKey(member, owner), in: txn) }
+                    try join.putPair(owner, member, in: txn)
+                    if let reverse = table.reverseJoin { try reverse.putPair(member, owner, in: txn) }
                 }
             }
             if let order = table.order, let members = change.order {
@@ -264,15 +268,15 @@ extension PersistentStore {
     ) throws {
         for (link, destination) in zip(tables.entity.links.filter { !$0.isToMany }, references) {
             guard let destination else { continue }
-            try table(of: link).references!.delete(StoreLayout.pairKey(destination, owner), in: txn)
+            try table(of: link).references!.deletePair(destination, owner, in: txn)
         }
         for table in tables.relationships where table.link.isToMany {
             if let join = table.join {
                 var members: [UInt64] = []
                 try forEachSecondKey(in: join, first: owner, in: txn) { members.append($0); return true }
                 for member in members {
-                    try join.delete(StoreLayout.pairKey(owner, member), in: txn)
-                    if let reverse = table.reverseJoin { try reverse.delete(StoreLayout.pairKey(member, owner), in: txn) }
+                    try join.deletePair(owner, member, in: txn)
+                    if let reverse = table.reverseJoin { try reverse.deletePair(member, owner, in: txn) }
                 }
             }
             if let order = table.order { try order.delete(StoreLayout.key(owner), in: txn) }

@@ -93,6 +93,14 @@ enum StoreLayout {
         return key
     }
 
+    /// Calls `body` with ``pairKey(_:_:)`` of `first` and `second`, without allocating.
+    @inline(__always)
+    static func withPairKey<Result>(
+        _ first: UInt64, _ second: UInt64, _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) rethrows -> Result {
+        try withUnsafeBytes(of: (first.bigEndian, second.bigEndian), body)
+    }
+
     /// The second key of a relationship entry's 16-byte key.
     @inline(__always)
     static func secondKey(of pair: UnsafeRawBufferPointer) -> UInt64 {
@@ -214,5 +222,19 @@ final class IndexTable: Sendable {
             throw KuraError.corruptStore(path: path, reason: "an entry of index \(index.description.name) has a \(entry.value.count)-byte value")
         }
         return StoreLayout.primaryKey(fromSuffixOf: entry.value)
+    }
+}
+
+extension Database {
+    /// Adds the relationship entry of `first` and `second` (a key without a value).
+    func putPair(_ first: UInt64, _ second: UInt64, in txn: borrowing Transaction) throws {
+        try StoreLayout.withPairKey(first, second) { key in
+            try put(UnsafeRawBufferPointer(start: nil, count: 0), forKey: key, in: txn)
+        }
+    }
+
+    /// Removes the relationship entry of `first` and `second`, if there.
+    func deletePair(_ first: UInt64, _ second: UInt64, in txn: borrowing Transaction) throws {
+        _ = try StoreLayout.withPairKey(first, second) { key in try delete(key, in: txn) }
     }
 }
