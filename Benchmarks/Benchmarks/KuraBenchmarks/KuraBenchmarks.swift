@@ -51,6 +51,9 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("KuraFetchAllReadingTitles") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try engine.fetchAllReadingTitles()) }
     }
+    Benchmark("KuraFetchAllReadingEveryField") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try engine.fetchAllReadingEveryField()) }
+    }
     Benchmark("KuraSortedBySortOrder") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try engine.fetchSortedBySortOrder()) }
     }

@@ -62,6 +62,15 @@ public final class GRDBEngine: NewsEngine {
         checksum(try queue.read { db in try NewsRecord.fetchAll(db) }, readTitles: true)
     }
 
+    public func fetchAllReadingEveryField() throws -> Checksum {
+        let news = try queue.read { db in try NewsRecord.fetchAll(db) }
+        let total = news.reduce(0) {
+            $0 + Checksum.everyField(objectId: $1.objectId, title: $1.title, body: $1.body, imageURL: $1.imageURL,
+                                     dateCreated: $1.dateCreated, dateUpdated: $1.dateUpdated, sortOrder: $1.sortOrder)
+        }
+        return Checksum(count: news.count, first: news.first?.objectId, last: news.last?.objectId, total: total)
+    }
+
     public func fetchSortedBySortOrder() throws -> Checksum {
         checksum(try queue.read { db in try NewsRecord.order(Column("sortOrder")).fetchAll(db) })
     }

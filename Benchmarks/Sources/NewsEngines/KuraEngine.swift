@@ -65,6 +65,15 @@ public final class KuraEngine: NewsEngine {
         checksum(try container.newContext().fetch(all, as: BenchmarkNews.self), readTitles: true)
     }
 
+    public func fetchAllReadingEveryField() throws -> Checksum {
+        let news = try container.newContext().fetch(all, as: BenchmarkNews.self)
+        let total = news.reduce(0) {
+            $0 + Checksum.everyField(objectId: $1.objectId, title: $1.title, body: $1.body, imageURL: $1.imageURL,
+                                     dateCreated: $1.dateCreated, dateUpdated: $1.dateUpdated, sortOrder: $1.sortOrder)
+        }
+        return Checksum(count: news.count, first: news.first?.objectId, last: news.last?.objectId, total: total)
+    }
+
     public func fetchSortedBySortOrder() throws -> Checksum {
         checksum(try container.newContext().fetch(all.sorted(by: "sortOrder"), as: BenchmarkNews.self))
     }

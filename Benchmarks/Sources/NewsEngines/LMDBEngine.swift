@@ -71,6 +71,12 @@ public final class LMDBEngine: NewsEngine {
 
     public func fetchAllReadingTitles() throws -> Checksum { checksum(try decodeAll(), readTitles: true) }
 
+    public func fetchAllReadingEveryField() throws -> Checksum {
+        let news = try decodeAll()
+        return Checksum(count: news.count, first: news.first?.objectId, last: news.last?.objectId,
+                        total: news.reduce(0) { $0 + Checksum.everyField(of: $1) })
+    }
+
     /// Scanning and sorting in memory beats walking the index for a full
     /// sorted fetch, so that is the bound.
     public func fetchSortedBySortOrder() throws -> Checksum {

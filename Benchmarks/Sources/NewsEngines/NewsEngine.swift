@@ -1,3 +1,4 @@
+import Foundation
 import NewsDataset
 
 /// What an operation returns, so the engines' results can be compared: no
@@ -20,6 +21,22 @@ public struct Checksum: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         "\(count) [\(first?.prefix(8) ?? "-")…\(last?.prefix(8) ?? "-")] \(total)"
     }
+
+    /// What reading every field of one record adds to ``total``: each
+    /// string's length, each date's whole seconds, the sortOrder. Every
+    /// engine reads all seven values to compute it.
+    public static func everyField(
+        objectId: String, title: String, body: String, imageURL: String?, dateCreated: Date, dateUpdated: Date?, sortOrder: Int
+    ) -> Int {
+        objectId.utf8.count + title.utf8.count + body.utf8.count + (imageURL?.utf8.count ?? 0)
+            + Int(dateCreated.timeIntervalSinceReferenceDate) + Int(dateUpdated?.timeIntervalSinceReferenceDate ?? 0) + sortOrder
+    }
+
+    /// ``everyField(objectId:title:body:imageURL:dateCreated:dateUpdated:sortOrder:)`` of a dataset value.
+    public static func everyField(of news: NewsValue) -> Int {
+        everyField(objectId: news.objectId, title: news.title, body: news.body, imageURL: news.imageURL,
+                   dateCreated: news.dateCreated, dateUpdated: news.dateUpdated, sortOrder: news.sortOrder)
+    }
 }
 
 /// One store engine under test. Every engine performs each operation the
@@ -36,6 +53,9 @@ public protocol NewsEngine: AnyObject {
     func fetchAll() throws -> Checksum
     /// Fetches every record and reads every title.
     func fetchAllReadingTitles() throws -> Checksum
+    /// Fetches every record and reads every field
+    /// (``Checksum/everyField(objectId:title:body:imageURL:dateCreated:dateUpdated:sortOrder:)``).
+    func fetchAllReadingEveryField() throws -> Checksum
     /// Every record sorted by the indexed sortOrder.
     func fetchSortedBySortOrder() throws -> Checksum
     /// Every record sorted by the non-indexed title.

@@ -6,7 +6,7 @@ func runNewsSuite(size: Int, options: Options) throws -> [ResultRow] {
     let iterations = options.iterations
     let dataset = NewsDataset(count: size)
     let directories = try StoreDirectories(label: "news-\(size)")
-    let types: [NewsEngine.Type] = [KuraEngine.self, LMDBEngine.self, GRDBEngine.self].filter { options.includes(engine: $0.name) }
+    let types: [NewsEngine.Type] = [KuraEngine.self, LMDBEngine.self, GRDBEngine.self, GRDBTunedEngine.self].filter { options.includes(engine: $0.name) }
     let name: (NewsEngine) -> String = { $0.name }
 
     let insert = Operation<NewsEngine>(name: "insert \(size) + save", unit: "objects") { engine, _ in try engine.insert(dataset.news) }
@@ -23,6 +23,7 @@ func runNewsSuite(size: Int, options: Options) throws -> [ResultRow] {
         Operation(name: "count", unit: "counts") { engine, _ in try engine.count() },
         Operation(name: "fetch all", unit: "objects") { engine, _ in try engine.fetchAll() },
         Operation(name: "fetch all, read every title", unit: "objects") { engine, _ in try engine.fetchAllReadingTitles() },
+        Operation(name: "fetch all, read every field", unit: "objects") { engine, _ in try engine.fetchAllReadingEveryField() },
         Operation(name: "all sorted by sortOrder (indexed)", unit: "objects") { engine, _ in try engine.fetchSortedBySortOrder() },
         Operation(name: "all sorted by title (not indexed)", unit: "objects") { engine, _ in try engine.fetchSortedByTitle() },
         Operation(name: "top-100 by sortOrder, index", unit: "objects") { engine, _ in try engine.fetchTop100(usingIndex: true) },
@@ -30,6 +31,7 @@ func runNewsSuite(size: Int, options: Options) throws -> [ResultRow] {
         Operation(name: "sortOrder BETWEEN (10%), index", unit: "objects") { engine, _ in try engine.fetchRange(rangeOp) },
         Operation(name: lookupName, unit: "lookups") { engine, _ in
             (engine as? GRDBEngine)?.usesCachedStatement = false
+            (engine as? GRDBTunedEngine)?.looksUpInOneRead = false
             return try engine.lookUp(lookups)
         },
         Operation(name: "update 10% + save", unit: "objects", run: { engine, iteration in
@@ -44,12 +46,18 @@ func runNewsSuite(size: Int, options: Options) throws -> [ResultRow] {
             defer { grdb.usesCachedStatement = false }
             return try engine.lookUp(lookups)
         }, takesPart: { $0 is GRDBEngine }),
+        Operation(name: "\(lookups.count) getNews lookups, GRDB tuned, one read", unit: "lookups", run: { engine, _ in
+            let tuned = engine as! GRDBTunedEngine
+            tuned.looksUpInOneRead = true
+            defer { tuned.looksUpInOneRead = false }
+            return try engine.lookUp(lookups)
+        }, takesPart: { $0 is GRDBTunedEngine }),
     ]
     for operation in operations where options.only.map({ operation.name.contains($0) }) ?? true {
         guard engines.contains(where: operation.takesPart) else { continue }
         var row = ResultRow(name: operation.name, unit: operation.unit,
                             measurements: try measure(operation, on: engines, iterations: iterations, name: name))
-        if operation.name.contains("cached statement") { row.kuraBaseline = rows.first { $0.name == lookupName }?.measurements["Kura"]?.median }
+        if operation.name.contains("cached statement") || operation.name.contains("one read") { row.kuraBaseline = rows.first { $0.name == lookupName }?.measurements["Kura"]?.median }
         rows.append(row)
         progress("N=\(size): \(operation.name) done")
     }

@@ -6,19 +6,23 @@ struct ResultRow {
     let name: String
     let unit: String
     let measurements: [String: Measurement]
-    /// For GRDB's cached-statement row: Kura's median on the row it is compared with.
+    /// For the GRDB-only lookup rows (cached statement, one read): Kura's median on the row they are compared with.
     var kuraBaseline: Double?
 }
 
 /// A markdown table with each engine's median (min–max) and rate, and the
-/// ratios Kura / raw LMDB and GRDB / Kura.
+/// ratios Kura / raw LMDB and, for each GRDB engine, GRDB / Kura. Only the
+/// engines that took part in some row get a column.
 func resultTable(title: String, rows: [ResultRow]) -> String {
+    let engines = ["Kura", "raw LMDB", "GRDB", "GRDB tuned"].filter { name in rows.contains { $0.measurements[name] != nil } }
+    let comparedWithKura = engines.filter { $0.hasPrefix("GRDB") }
     var table = "### \(title)\n\n"
-    table += "| Operation | Kura | raw LMDB | GRDB | Kura / LMDB | GRDB / Kura |\n"
-    table += "|---|---|---|---|---|---|\n"
+    table += "| Operation | " + engines.joined(separator: " | ") + " | Kura / LMDB | "
+        + comparedWithKura.map { "\($0) / Kura" }.joined(separator: " | ") + " |\n"
+    table += "|---|" + String(repeating: "---|", count: engines.count + 1 + comparedWithKura.count) + "\n"
     for result in rows {
         var row = "| \(result.name) |"
-        for name in ["Kura", "raw LMDB", "GRDB"] {
+        for name in engines {
             guard let measurement = result.measurements[name] else {
                 row += " — |"
                 continue
@@ -28,9 +32,10 @@ func resultTable(title: String, rows: [ResultRow]) -> String {
         }
         let kura = result.measurements["Kura"]?.median ?? result.kuraBaseline
         let lmdb = result.measurements["raw LMDB"]?.median
-        let grdb = result.measurements["GRDB"]?.median
         if let kura, let lmdb, result.measurements["Kura"] != nil { row += String(format: " %.2f |", kura / lmdb) } else { row += " — |" }
-        if let kura, let grdb { row += String(format: " %.2f |", grdb / kura) } else { row += " — |" }
+        for name in comparedWithKura {
+            if let kura, let other = result.measurements[name]?.median { row += String(format: " %.2f |", other / kura) } else { row += " — |" }
+        }
         table += row + "\n"
     }
     return table
