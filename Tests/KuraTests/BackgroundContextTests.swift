@@ -48,9 +48,12 @@ import Testing
     @Test func savesWaitingForAnotherProcessesWriterLockLeaveTheCooperativePoolFree() async throws {
         let store = try TestStore()
         let container = try store.open(.news())
-        // It lets go after 30 s by itself: were the pool blocked, the check
-        // below would run only then, and fail rather than hang.
-        let holder = try ChildProcess(Helper.path, ["lmdb-hold-writer", store.path, "30"], standardInput: .pipe)
+        // It lets go after 300 s by itself: were the pool blocked by the
+        // waiting saves, the check below would run only then, and fail rather
+        // than hang. (Not sooner: the other tests running in parallel share
+        // the pool's two threads, and on a loaded machine the 200 tasks below
+        // have taken 55 s to get their turn; a 30 s hold failed there.)
+        let holder = try ChildProcess(Helper.path, ["lmdb-hold-writer", store.path, "300"], standardInput: .pipe)
         _ = Helper.read(holder, untilLineStartingWith: "holding")
 
         // More blocked saves than the pool has threads (one per core).
