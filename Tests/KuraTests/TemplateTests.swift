@@ -38,6 +38,43 @@ import Testing
         #expect(try context.fetch(search.sorted(by: "sortOrder"), as: News.self).map(\.sortOrder) == [2, 3])
     }
 
+    @Test func aUniqueLookupTemplateSeesUnsavedChangesAndTheSameInstances() throws {
+        let store = try TestStore()
+        let model = try Self.model()
+        let context = try store.open(model).newContext()
+        let saved = News(context: context)
+        saved.title = "saved"
+        let renamed = News(context: context)
+        renamed.title = "renamed"
+        let deleted = News(context: context)
+        deleted.title = "deleted"
+        try context.save()
+        func lookUp(_ id: String, pending: Bool = true) throws -> [String] {
+            var request = try model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": id])
+            request.includesPendingChanges = pending
+            return try context.fetch(request, as: News.self).map(\.title)
+        }
+        #expect(try lookUp(saved.objectId) == ["saved"])
+        let again = try context.fetch(
+            model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": saved.objectId]))
+        #expect(again.first === saved)
+        #expect(try lookUp("no such id").isEmpty)
+
+        let oldID = renamed.objectId
+        renamed.objectId = "new-id"
+        context.delete(deleted)
+        let inserted = News(context: context)
+        inserted.title = "inserted"
+        #expect(try lookUp(oldID).isEmpty)
+        #expect(try lookUp("new-id") == ["renamed"])
+        #expect(try lookUp(deleted.objectId).isEmpty)
+        #expect(try lookUp(inserted.objectId) == ["inserted"])
+        // Without pending changes the store decides, and the context's instances come back.
+        #expect(try lookUp(oldID, pending: false) == ["renamed"])
+        #expect(try lookUp(deleted.objectId, pending: false) == ["deleted"])
+        #expect(try lookUp(inserted.objectId, pending: false).isEmpty)
+    }
+
     @Test func badTemplatesAreRefusedWhenRegisteredNotAtTheFirstFetch() throws {
         let model = try ManagedObjectModel.news()
         #expect(throws: KuraError.unknownAttribute(entity: "News", key: "objectID")) {

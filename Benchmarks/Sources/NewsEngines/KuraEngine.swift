@@ -74,6 +74,29 @@ public final class KuraEngine: NewsEngine {
         return Checksum(count: news.count, first: news.first?.objectId, last: news.last?.objectId, total: total)
     }
 
+    /// Every field of every object, walking a batched fetch
+    /// (``FetchRequest/fetchBatchSize``): one batch of objects in memory at
+    /// a time.
+    public func walkBatchedReadingEveryField(batchSize: Int = 1000) throws -> Checksum {
+        var request = all
+        request.fetchBatchSize = batchSize
+        let news = try container.newContext().fetchBatched(request, as: BenchmarkNews.self)
+        var total = 0
+        for object in news {
+            total += Checksum.everyField(
+                objectId: object.objectId, title: object.title, body: object.body, imageURL: object.imageURL,
+                dateCreated: object.dateCreated, dateUpdated: object.dateUpdated, sortOrder: object.sortOrder)
+        }
+        return Checksum(count: news.count, first: news.first?.objectId, last: news.last?.objectId, total: total)
+    }
+
+    /// Calls `body` with every object fetched and registered in one context
+    /// (none of its values read), then lets them go.
+    public func holdingEveryObject(_ body: (Int) -> Void) throws {
+        let news = try container.newContext().fetch(all, as: BenchmarkNews.self)
+        body(news.count)
+    }
+
     public func fetchSortedBySortOrder() throws -> Checksum {
         checksum(try container.newContext().fetch(all.sorted(by: "sortOrder"), as: BenchmarkNews.self))
     }

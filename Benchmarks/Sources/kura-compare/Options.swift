@@ -8,7 +8,7 @@ struct Options {
     /// Run only these engines (by name, lowercased first word: kura, raw, grdb).
     var engines: Set<String> = ["kura", "raw", "grdb"]
     /// Which tables: the flat News operations, the object graph's, or both.
-    var suites: Set<String> = ["news", "graph", "migration", "changes"]
+    var suites: Set<String> = ["news", "graph", "migration", "changes", "memory"]
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
@@ -35,7 +35,7 @@ struct Options {
             case "--suites":
                 guard let value = rest.popFirst() else { throw UsageError() }
                 suites = Set(value.split(separator: ",").map { $0.lowercased() })
-                guard suites.isSubset(of: ["news", "graph", "migration", "changes"]), !suites.isEmpty else { throw UsageError() }
+                guard suites.isSubset(of: ["news", "graph", "migration", "changes", "memory"]), !suites.isEmpty else { throw UsageError() }
             default:
                 throw UsageError()
             }
@@ -50,7 +50,7 @@ struct Options {
     struct UsageError: Error, CustomStringConvertible {
         var description: String {
             "usage: kura-compare [--sizes 10000,100000] [--include-1m] [--iterations 5] [--output RESULTS.md] "
-                + "[--only OPERATION-TEXT] [--engines kura,raw,grdb] [--suites news,graph,migration,changes]"
+                + "[--only OPERATION-TEXT] [--engines kura,raw,grdb] [--suites news,graph,migration,changes,memory]"
         }
     }
 }

@@ -54,6 +54,16 @@ if CommandLine.arguments.dropFirst().first == "changes-writer" {
     }
 }
 
+if CommandLine.arguments.dropFirst().first == "memory-child" {
+    do {
+        try memoryChild(Array(CommandLine.arguments.dropFirst(2)))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write("memory-child: \(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
+}
+
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     #if DEBUG
@@ -86,6 +96,9 @@ do {
         if options.suites.contains("migration") {
             tables.append(resultTable(title: "Migrations, N = \(size) news (each on a fresh copy of the store)",
                                       rows: try runMigrationSuite(size: size, options: options)))
+        }
+        if options.suites.contains("memory") {
+            tables.append(try runMemorySuite(size: size, options: options))
         }
         for table in tables {
             print(table)

@@ -11,9 +11,7 @@ extension ManagedObject {
     ///   ``KuraError/objectNotFound(_:)`` when the object was a fault whose
     ///   record is gone; ``KuraError/objectDetached(_:)``.
     public func value(forKey key: String) throws -> AttributeValue? {
-        let number = try entity.requireAttributeNumber(key)
-        try loadValue(number)
-        return values[number]
+        try currentValue(entity.requireAttributeNumber(key))
     }
 
     /// The current value of the attribute called `key`, as a Swift type.
@@ -27,11 +25,11 @@ extension ManagedObject {
     ///   when the value is not a `T` (or is `nil` and `T` is not optional).
     public func value<T: AttributeValueConvertible>(forKey key: String, as type: T.Type) throws -> T {
         let number = try entity.requireAttributeNumber(key)
-        try loadValue(number)
-        guard let typed = T(attributeValue: values[number]) else {
+        let value = try currentValue(number)
+        guard let typed = T(attributeValue: value) else {
             throw KuraError.typeMismatch(
                 entity: entity.name, key: key, expected: entity.attributes[number].type,
-                found: values[number].map { "\(T.self) (the value is \($0.kindName))" } ?? "nil")
+                found: value.map { "\(T.self) (the value is \($0.kindName))" } ?? "nil")
         }
         return typed
     }
@@ -147,27 +145,22 @@ extension ManagedObject {
 
     // MARK: Typed access (used by Attribute)
 
-    /// The value for a typed property.
-    ///
-    /// Stops the program with a message (a typed property can't throw) when
-    /// there is no value to give: a non-optional attribute never set, or a
-    /// value never loaded of an object that left its context or whose record
-    /// is gone from the store. ``value(forKey:)`` throws for the same cases.
-    @inline(__always)
     /// The position and current value of the attribute whose ``Attribute``
     /// storage is `keyPath`, for a typed property's getter.
+    ///
+    /// Stops the program with a message (a typed property can't throw) when
+    /// there is no value to give: a value never loaded of an object that left
+    /// its context, or whose record is gone from the store.
+    /// ``value(forKey:)`` throws for the same cases.
     @usableFromInline
     final func attributeValue(forStorage keyPath: AnyKeyPath) -> (Int, AttributeValue?) {
         let number = entity.keyPaths.number(for: keyPath, in: entity)
         if probedProperties != nil { probedProperties!.append(entity.attributes[number].name) }
-        if !isFullyDecoded {
-            do {
-                try loadValue(number)
-            } catch {
-                fatalError("reading \(entity.name).\(entity.attributes[number].name) of \(objectID): \(error)")
-            }
+        do {
+            return (number, try currentValue(number))
+        } catch {
+            fatalError("reading \(entity.name).\(entity.attributes[number].name) of \(objectID): \(error)")
         }
-        return (number, values[number])
     }
 
     /// Stops the program: a typed property was read before it had a value.
@@ -266,6 +259,32 @@ extension ManagedObject {
         isFullyDecoded = true
     }
 
+    /// The current value of attribute `number`. An object that holds no
+    /// values of its own (nothing was set since its record was read) decodes
+    /// it straight from the record each time, so reading never builds
+    /// ``values``: a fetched object that is only read costs its record and
+    /// nothing per attribute. A fault's record is read first.
+    @inline(__always)
+    final func currentValue(_ number: Int) throws(KuraError) -> AttributeValue? {
+        if isFullyDecoded { return values[number] }
+        if values.isEmpty {
+            if record == nil && (state == .persisted || state == .deleted) { try fireFault() }
+            if values.isEmpty, let record {
+                return record.withUnsafeBytes { RecordView(trusted: $0).value(number, of: entity) }
+            }
+        }
+        try loadValue(number)
+        return values[number]
+    }
+
+    /// Reads a fault's record, then runs ``awakeFromFetch()`` (which may set
+    /// values: they are not changes).
+    private final func fireFault() throws(KuraError) {
+        guard let context else { throw KuraError.objectDetached(objectID) }
+        record = try context.loadRecord(of: self)
+        withoutTrackingChanges { awakeFromFetch() }
+    }
+
     /// Makes ``values`` hold attribute `number`, decoding only that one.
     @inline(__always)
     final func loadValue(_ number: Int) throws(KuraError) {
@@ -277,16 +296,15 @@ extension ManagedObject {
         decodedAttributes.insert(number)
     }
 
-    /// Makes room in ``values``: the defaults for a new object; for a stored
-    /// one, empty slots to decode into (loading the record of a fault first,
-    /// then running ``awakeFromFetch()``).
+    /// Makes room in ``values`` before a value is set: the defaults for a new
+    /// object; for a stored one, empty slots to decode into (firing a fault
+    /// first).
     private final func prepareValues() throws(KuraError) {
         guard values.isEmpty else { return }
         guard !entity.attributes.isEmpty else {
             isFullyDecoded = true
             return
         }
-        var firedFault = false
         if record == nil {
             switch state {
             case .unregistered, .inserted:
@@ -294,18 +312,14 @@ extension ManagedObject {
                 isFullyDecoded = true
                 return
             case .persisted, .deleted:
-                guard let context else { throw KuraError.objectDetached(objectID) }
-                record = try context.loadRecord(of: self)
-                firedFault = true
+                try fireFault()
+                guard values.isEmpty else { return }  // awakeFromFetch set a value: the slots are made
             case .removed, .detached:
                 throw KuraError.objectDetached(objectID)
             }
         }
         values = Self.unsetValues(count: entity.attributes.count)
         decodedAttributes.removeAll()
-        if firedFault {
-            withoutTrackingChanges { awakeFromFetch() }
-        }
     }
 
     /// The value of attribute `number` without loading a fault; `nil` if not loaded.

@@ -32,4 +32,16 @@ struct ObjectTable {
     var count: Int { storage.count }
 
     mutating func reserveCapacity(_ capacity: Int) { storage.reserveCapacity(capacity) }
+
+    /// Removes the object under `primaryKey` if it has no unsaved changes
+    /// and the table holds the only reference to it (so no one can reach it
+    /// again): what a batched fetch lets go of.
+    mutating func removeIfUnused(primaryKey: UInt64) {
+        guard let index = storage.index(forKey: Key(value: primaryKey)) else { return }
+        guard !storage.values[index].hasChanges, !storage.values[index].isInPendingList,
+              isKnownUniquelyReferenced(&storage.values[index])
+        else { return }
+        storage.values[index].context = nil
+        storage.remove(at: index)
+    }
 }

@@ -49,6 +49,14 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
     public var fetchLimit = 0
     /// Skip this many results first.
     public var fetchOffset = 0
+    /// How many objects ``ManagedObjectContext/fetchBatched(_:)`` loads at a
+    /// time; 0 for its default, ``defaultBatchSize``. As Core Data's
+    /// `fetchBatchSize`, it changes when objects load, never which ones
+    /// match. ``ManagedObjectContext/fetch(_:)`` returns an array, so it
+    /// loads every object at once whatever this says.
+    public var fetchBatchSize = 0
+    /// The batch size of a batched fetch whose request sets none.
+    public static let defaultBatchSize = 1000
     /// What the fetch returns; see ``ManagedObjectContext/execute(_:)``.
     public var resultType = ResultType.managedObject
     /// The properties of dictionary results: attributes, relationships, key
@@ -111,6 +119,7 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
     public static func == (lhs: FetchRequest, rhs: FetchRequest) -> Bool {
         lhs.entityName == rhs.entityName && lhs.predicate == rhs.predicate && lhs.sortDescriptors == rhs.sortDescriptors
             && lhs.fetchLimit == rhs.fetchLimit && lhs.fetchOffset == rhs.fetchOffset && lhs.resultType == rhs.resultType
+            && lhs.fetchBatchSize == rhs.fetchBatchSize
             && lhs.propertiesToFetch == rhs.propertiesToFetch && lhs.includesPendingChanges == rhs.includesPendingChanges
             && lhs.allowsIndexes == rhs.allowsIndexes && lhs.relationshipKeyPathsForPrefetching == rhs.relationshipKeyPathsForPrefetching
     }

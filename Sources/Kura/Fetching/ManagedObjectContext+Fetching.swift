@@ -37,6 +37,7 @@ extension ManagedObjectContext {
     /// - Complexity: see ``QueryPlan``; ``explain(_:)`` shows the plan.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
         mergeReceivedChanges()
+        if let found = try fetchByTemplateLookup(request) { return found }
         let fetch = try PreparedFetch(request, model: model)
         if parent != nil { return try fetchThroughParent(fetch) }
         let registry = registry(for: fetch.entity)
@@ -240,7 +241,7 @@ extension ManagedObjectContext {
 
     /// Runs a fetch: the store's matches in one read transaction, merged
     /// with the context's own matches, then the offset and limit.
-    private func run<Element>(
+    func run<Element>(
         _ fetch: PreparedFetch,
         stored: (UInt64, RecordView, PredicateGraph?) throws -> Element,
         pending makePending: (ManagedObject) throws -> Element,
@@ -256,11 +257,26 @@ extension ManagedObjectContext {
             return try store.read { txn in
                 let plan = try QueryPlanner.plan(fetch, tables: tables, store: store, changedEntities: changed, in: txn)
                 let query = storeQuery(fetch, plan: plan, tables: tables, excluded: excluded)
-                let rows = try query.rows(in: txn)
                 let graph = query.graph(in: txn)
+                var elements: [Element] = []
+                var skipped = 0
+                if fetch.predicate == nil, let estimate = plan.estimatedRows {
+                    // Every record comes back: room for them at once.
+                    let expected = max(0, min(estimate, fetch.window ?? .max) - fetch.offset)
+                    willMake(expected)
+                    elements.reserveCapacity(expected)
+                }
+                let streamed = try query.streamInOrder(in: txn, graph: graph) { primaryKey, view in
+                    if skipped < fetch.offset {
+                        skipped += 1
+                    } else {
+                        elements.append(try stored(primaryKey, view, graph))
+                    }
+                }
+                if streamed { return elements }
+                let rows = try query.rows(in: txn)
                 let count = max(0, rows.count - fetch.offset)
                 willMake(count)
-                var elements: [Element] = []
                 elements.reserveCapacity(count)
                 for row in rows.dropFirst(fetch.offset) { elements.append(try stored(row.number, row.payload, graph)) }
                 return elements

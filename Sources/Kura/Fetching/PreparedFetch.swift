@@ -24,7 +24,7 @@ final class PreparedFetch: Sendable {
     var window: Int? { limit.map { offset.saturatingAdding($0) } }
 
     /// - Throws: ``KuraError/unknownEntity(_:)``, the predicate's errors,
-    ///   ``KuraError/invalidFetchRequest(_:)`` for a negative limit or offset,
+    ///   ``KuraError/invalidFetchRequest(_:)`` for a negative limit, offset or batch size,
     ///   an unknown sort key or property.
     /// - Parameter allowingVariables: For templates: `$variables` may remain.
     init(_ request: FetchRequest, model: ManagedObjectModel, allowingVariables: Bool = false) throws {
@@ -43,6 +43,9 @@ final class PreparedFetch: Sendable {
         }
         guard request.fetchOffset >= 0 else {
             throw KuraError.invalidFetchRequest("fetchOffset is \(request.fetchOffset); it must be 0 or more")
+        }
+        guard request.fetchBatchSize >= 0 else {
+            throw KuraError.invalidFetchRequest("fetchBatchSize is \(request.fetchBatchSize); it must be 0 (the default) or more")
         }
         limit = request.fetchLimit == 0 ? nil : request.fetchLimit
         var read = Set<Int>()

@@ -98,6 +98,23 @@ struct StoreQuery {
         return window.map { Array(rows.prefix($0)) } ?? rows
     }
 
+    /// When the plan reads the matches in the fetch's order as they are
+    /// (no sort: primary-key order), calls `body` with each, up to the
+    /// window, and returns true; else calls nothing and returns false.
+    /// Unlike ``rows(in:)``, nothing is kept per record.
+    func streamInOrder(in txn: borrowing Transaction, graph: PredicateGraph?, _ body: (UInt64, RecordView) throws -> Void) throws -> Bool {
+        guard plan.isInSortOrder && fetch.sorts.isEmpty else { return false }
+        let window = fetch.window
+        if window == 0 { return true }
+        var count = 0
+        try forEachCandidate(in: txn, graph: graph) { primaryKey, view in
+            try body(primaryKey, view)
+            count += 1
+            return window.map { count < $0 } ?? true
+        }
+        return true
+    }
+
     /// How many records match, not counting excluded ones.
     func count(in txn: borrowing Transaction) throws -> Int {
         if case .entryCount = plan.access {
@@ -153,7 +170,7 @@ struct StoreQuery {
             if !access.lookupPrefixes.isEmpty && !plan.isReversed {
                 // A unique lookup: one seek per value, no range to walk.
                 for prefix in access.lookupPrefixes {
-                    guard let primaryKey = try uniqueEntry(prefix, in: access.index, txn) else { continue }
+                    guard let primaryKey = try store.uniqueEntry(prefix, in: access.index, txn) else { continue }
                     guard let view = try record(primaryKey, in: txn) else { continue }
                     guard try consider(primaryKey, view) else { return }
                 }
@@ -183,17 +200,6 @@ struct StoreQuery {
                 guard let view = try record(primaryKey, in: txn) else { continue }
                 guard try consider(primaryKey, view) else { return }
             }
-        }
-    }
-
-    /// The primary key of the entry of a unique index whose values are
-    /// `values` (the whole key), or `nil`.
-    private func uniqueEntry(_ values: [UInt8], in index: IndexTable, _ txn: borrowing Transaction) throws -> UInt64? {
-        try index.database.withValue(forKey: values, in: txn) { value in
-            guard value.count == 8 else {
-                throw KuraError.corruptStore(path: store.path, reason: "an entry of index \(index.description.name) has a \(value.count)-byte value")
-            }
-            return StoreLayout.primaryKey(fromSuffixOf: value)
         }
     }
 

@@ -6,6 +6,8 @@ import Foundation
 ///
 /// Typed properties (``Attribute``) and ``ManagedObject/value(forKey:as:)``
 /// convert through this protocol; you don't conform your own types to it.
+/// The conversions are inlinable, so a typed property's accessor, which is
+/// specialized where it is declared, converts without a generic call.
 public protocol AttributeValueConvertible {
     /// The attribute type that stores this Swift type.
     static var attributeType: AttributeType { get }
@@ -19,13 +21,13 @@ public protocol AttributeValueConvertible {
 }
 
 extension AttributeValueConvertible {
-    public static var isOptionalAttribute: Bool { false }
+    @inlinable public static var isOptionalAttribute: Bool { false }
 }
 
 extension Optional: AttributeValueConvertible where Wrapped: AttributeValueConvertible {
-    public static var attributeType: AttributeType { Wrapped.attributeType }
-    public static var isOptionalAttribute: Bool { true }
-    public init?(attributeValue: AttributeValue?) {
+    @inlinable public static var attributeType: AttributeType { Wrapped.attributeType }
+    @inlinable public static var isOptionalAttribute: Bool { true }
+    @inlinable public init?(attributeValue: AttributeValue?) {
         guard let attributeValue else {
             self = .none
             return
@@ -33,122 +35,122 @@ extension Optional: AttributeValueConvertible where Wrapped: AttributeValueConve
         guard let wrapped = Wrapped(attributeValue: attributeValue) else { return nil }
         self = .some(wrapped)
     }
-    public var attributeValue: AttributeValue? { self?.attributeValue }
+    @inlinable public var attributeValue: AttributeValue? { self?.attributeValue }
 }
 
 extension Bool: AttributeValueConvertible {
-    public static var attributeType: AttributeType { .bool }
-    public init?(attributeValue: AttributeValue?) {
+    @inlinable public static var attributeType: AttributeType { .bool }
+    @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .bool(let value) = attributeValue else { return nil }
         self = value
     }
-    public var attributeValue: AttributeValue? { .bool(self) }
+    @inlinable public var attributeValue: AttributeValue? { .bool(self) }
 }
 
 extension Int: AttributeValueConvertible {
-    public static var attributeType: AttributeType { .int64 }
-    public init?(attributeValue: AttributeValue?) {
+    @inlinable public static var attributeType: AttributeType { .int64 }
+    @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .int(let value) = attributeValue else { return nil }
         self = Int(value)
     }
-    public var attributeValue: AttributeValue? { .int(Int64(self)) }
+    @inlinable public var attributeValue: AttributeValue? { .int(Int64(self)) }
 }
 
 extension Int64: AttributeValueConvertible {
-    public static var attributeType: AttributeType { .int64 }
-    public init?(attributeValue: AttributeValue?) {
+    @inlinable public static var attributeType: AttributeType { .int64 }
+    @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .int(let value) = attributeValue else { return nil }
         self = value
     }
-    public var attributeValue: AttributeValue? { .int(self) }
+    @inlinable public var attributeValue: AttributeValue? { .int(self) }
 }
 
 extension Int32: AttributeValueConvertible {
-    public static var attributeType: AttributeType { .int32 }
-    public init?(attributeValue: AttributeValue?) {
+    @inlinable public static var attributeType: AttributeType { .int32 }
+    @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .int(let value) = attributeValue, let narrowed = Int32(exactly: value) else { return nil }
         self = narrowed
     }
-    public var attributeValue: AttributeValue? { .int(Int64(self)) }
+    @inlinable public var attributeValue: AttributeValue? { .int(Int64(self)) }
 }
 
 extension Int16: AttributeValueConvertible {
-    public static var attributeType: AttributeType { .int16 }
-    public init?(attributeValue: AttributeValue?) {
+    @inlinable public static var attributeType: AttributeType { .int16 }
+    @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .int(let value) = attributeValue, let narrowed = Int16(exactly: value) else { return nil }
         self = narrowed
     }
-    public var attributeValue: AttributeValue? { .int(Int64(self)) }
+    @inlinable public var attributeValue: AttributeValue? { .int(Int64(self)) }
 }
 
 extension Double: AttributeValueConvertible {
-    public static var attributeType: AttributeType { .double }
-    public init?(attributeValue: AttributeValue?) {
+    @inlinable public static var attributeType: AttributeType { .double }
+    @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .double(let value) = attributeValue else { return nil }
         self = value
     }
-    public var attributeValue: AttributeValue? { .double(self) }
+    @inlinable public var attributeValue: AttributeValue? { .double(self) }
 }
 
 extension Float: AttributeValueConvertible {
-    public static var attributeType: AttributeType { .float }
-    public init?(attributeValue: AttributeValue?) {
+    @inlinable public static var attributeType: AttributeType { .float }
+    @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .float(let value) = attributeValue else { return nil }
         self = value
     }
-    public var attributeValue: AttributeValue? { .float(self) }
+    @inlinable public var attributeValue: AttributeValue? { .float(self) }
 }
 
 extension Decimal: AttributeValueConvertible {
-    public static var attributeType: AttributeType { .decimal }
-    public init?(attributeValue: AttributeValue?) {
+    @inlinable public static var attributeType: AttributeType { .decimal }
+    @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .decimal(let value) = attributeValue else { return nil }
         self = value
     }
-    public var attributeValue: AttributeValue? { .decimal(self) }
+    @inlinable public var attributeValue: AttributeValue? { .decimal(self) }
 }
 
 extension String: AttributeValueConvertible {
-    public static var attributeType: AttributeType { .string }
-    public init?(attributeValue: AttributeValue?) {
+    @inlinable public static var attributeType: AttributeType { .string }
+    @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .string(let value) = attributeValue else { return nil }
         self = value
     }
-    public var attributeValue: AttributeValue? { .string(self) }
+    @inlinable public var attributeValue: AttributeValue? { .string(self) }
 }
 
 extension Date: AttributeValueConvertible {
-    public static var attributeType: AttributeType { .date }
-    public init?(attributeValue: AttributeValue?) {
+    @inlinable public static var attributeType: AttributeType { .date }
+    @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .date(let value) = attributeValue else { return nil }
         self = value
     }
-    public var attributeValue: AttributeValue? { .date(self) }
+    @inlinable public var attributeValue: AttributeValue? { .date(self) }
 }
 
 extension UUID: AttributeValueConvertible {
-    public static var attributeType: AttributeType { .uuid }
-    public init?(attributeValue: AttributeValue?) {
+    @inlinable public static var attributeType: AttributeType { .uuid }
+    @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .uuid(let value) = attributeValue else { return nil }
         self = value
     }
-    public var attributeValue: AttributeValue? { .uuid(self) }
+    @inlinable public var attributeValue: AttributeValue? { .uuid(self) }
 }
 
 extension Data: AttributeValueConvertible {
-    public static var attributeType: AttributeType { .data }
-    public init?(attributeValue: AttributeValue?) {
+    @inlinable public static var attributeType: AttributeType { .data }
+    @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .data(let value) = attributeValue else { return nil }
         self = value
     }
-    public var attributeValue: AttributeValue? { .data(self) }
+    @inlinable public var attributeValue: AttributeValue? { .data(self) }
 }
 
 extension URL: AttributeValueConvertible {
-    public static var attributeType: AttributeType { .url }
-    public init?(attributeValue: AttributeValue?) {
+    @inlinable public static var attributeType: AttributeType { .url }
+    @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .url(let value) = attributeValue else { return nil }
         self = value
     }
-    public var attributeValue: AttributeValue? { .url(self) }
+    @inlinable public var attributeValue: AttributeValue? { .url(self) }
 }

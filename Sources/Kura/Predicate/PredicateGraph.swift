@@ -73,9 +73,7 @@ struct PredicateGraph {
     func attribute(_ number: Int, of node: GraphNode) throws -> AttributeValue? {
         switch node {
         case .record(let entity, _, let view): return view.value(number, of: entity)
-        case .object(let object):
-            try object.loadValue(number)
-            return object.values[number]
+        case .object(let object): return try object.currentValue(number)
         }
     }
 

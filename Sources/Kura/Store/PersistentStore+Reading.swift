@@ -41,4 +41,15 @@ extension PersistentStore {
             return try body(StoreLayout.primaryKey(fromSuffixOf: entry.key), try validatedRecord(entry.value, of: entity, values: values))
         }
     }
+
+    /// The primary key of the entry of a unique index whose values are
+    /// `values` (the whole key), or `nil`.
+    func uniqueEntry(_ values: [UInt8], in index: IndexTable, _ txn: borrowing Transaction) throws -> UInt64? {
+        try index.database.withValue(forKey: values, in: txn) { value in
+            guard value.count == 8 else {
+                throw KuraError.corruptStore(path: path, reason: "an entry of index \(index.description.name) has a \(value.count)-byte value")
+            }
+            return StoreLayout.primaryKey(fromSuffixOf: value)
+        }
+    }
 }

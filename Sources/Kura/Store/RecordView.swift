@@ -83,7 +83,7 @@ struct RecordView {
         let size = layout.fieldPayloadSizes[field]
         if size >= 0 && size != payload { throw .badSize(field) }
         if layout.hasParsedValues && (tag == RecordFormat.Tag.decimal.rawValue || tag == RecordFormat.Tag.url.rawValue) {
-            let text = String(decoding: UnsafeRawBufferPointer(rebasing: stored.dropFirst()), as: UTF8.self)
+            let text = String(decoding: Self.payload(of: stored), as: UTF8.self)
             let valid = tag == RecordFormat.Tag.decimal.rawValue ? DecimalText.parse(text) != nil : URL(string: text) != nil
             guard valid else { throw .badValue(field) }
         }
@@ -119,7 +119,14 @@ struct RecordView {
 
     /// The payload of value `number` (no tag); empty for nil and booleans.
     func payload(_ number: Int) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: valueBytes(number).dropFirst())
+        Self.payload(of: valueBytes(number))
+    }
+
+    /// A value's bytes without its tag byte. (Not `dropFirst()`, which on a
+    /// raw buffer goes through a generic slice.)
+    @inline(__always)
+    private static func payload(of stored: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: stored.baseAddress.map { $0 + 1 }, count: stored.count - 1)
     }
 
     /// Decodes the value of the attribute at position `number` of `entity`.
@@ -142,7 +149,7 @@ struct RecordView {
     /// Decodes the value in `field` (which the record has) by its tag.
     private func decodedValue(atField field: Int) -> AttributeValue? {
         let stored = valueBytes(field)
-        let payload = UnsafeRawBufferPointer(rebasing: stored.dropFirst())
+        let payload = Self.payload(of: stored)
         switch RecordFormat.Tag(rawValue: stored[0]) {
         case .null, nil: return nil
         case .false: return .bool(false)

@@ -1,0 +1,42 @@
+import KuraLMDB
+
+extension ManagedObjectContext {
+    /// The results of a request made from a template whose predicate looks
+    /// up a unique index (`objectId == $objectId`), found without building a
+    /// fetch or a plan: the index entry, then the record, in one read
+    /// transaction. What ``fetch(_:)`` would return, or `nil` when the
+    /// request needs the general path: a child context, sorts, an offset,
+    /// prefetching, indexes turned off, or unsaved changes of the entity
+    /// that the fetch must see.
+    func fetchByTemplateLookup(_ request: FetchRequest) throws -> [ManagedObject]? {
+        guard let box = request.compiledPredicate, let lookup = box.lookup, parent == nil, request.allowsIndexes,
+              request.sortDescriptors.isEmpty, request.fetchOffset == 0, request.fetchLimit >= 0, request.fetchBatchSize >= 0,
+              request.relationshipKeyPathsForPrefetching.isEmpty,
+              let entity = model.entity(named: request.entityName), entity === box.compiled.entity,
+              !(request.includesPendingChanges && pending.contains(where: { $0.entity === entity }))
+        else { return nil }
+        let tables = store.tables(for: entity)
+        guard let index = tables.indexes.first(where: { $0.description.name == lookup.indexName }), index.isUsableForQueries else {
+            return nil
+        }
+        let registry = registry(for: entity)
+        let predicate = box.compiled
+        return try store.read { txn -> [ManagedObject] in
+            guard let primaryKey = try store.uniqueEntry(lookup.prefix, in: index, txn) else { return [] }
+            try CancellationCheck.check()
+            let found = try StoreLayout.withKey(primaryKey) { key in
+                try tables.records.withValue(forKey: key, in: txn) { bytes -> ManagedObject? in
+                    // An object keeps its record: check all of it first.
+                    let view = try store.validatedRecord(bytes, of: entity)
+                    guard try predicate.evaluate(on: RecordSource(view: view, entity: entity, primaryKey: primaryKey)) else { return nil }
+                    return registeredObject(for: entity, primaryKey: primaryKey, record: bytes, in: registry)
+                }
+            }
+            guard let found else {
+                throw KuraError.corruptStore(
+                    path: store.path, reason: "an index of \(entity.name) names record \(primaryKey), which is missing")
+            }
+            return found.map { [$0] } ?? []
+        }
+    }
+}
