@@ -54,6 +54,9 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("KuraFetchAllReadingEveryField") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try engine.fetchAllReadingEveryField()) }
     }
+    Benchmark("KuraFetchBatchedReadingEveryField") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try engine.walkBatchedReadingEveryField(batchSize: 100)) }
+    }
     Benchmark("KuraSortedBySortOrder") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try engine.fetchSortedBySortOrder()) }
     }

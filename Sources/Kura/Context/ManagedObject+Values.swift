@@ -308,7 +308,7 @@ extension ManagedObject {
         if record == nil {
             switch state {
             case .unregistered, .inserted:
-                values = ContiguousArray(entity.attributes.map(\.defaultValue))
+                values = entity.defaultValues
                 isFullyDecoded = true
                 return
             case .persisted, .deleted:

@@ -204,7 +204,7 @@ extension ManagedObjectContext {
         object.objectID = ObjectID(entity: object.entity, number: number, isTemporaryID: true)
         object.context = self
         object.state = .inserted
-        object.values = ContiguousArray(object.entity.attributes.map(\.defaultValue))
+        object.values = object.entity.defaultValues
         object.isFullyDecoded = true
         temporaries[number] = object
         noteChange(object)

@@ -122,7 +122,7 @@ public final class ManagedObjectContext {
         guard object.state == .unregistered else {
             fatalError("insert(_:): \(object.objectID) is or was in a context; it can't be inserted again")
         }
-        guard model.entity(named: object.entity.name) === object.entity else {
+        guard model.entities.contains(where: { $0 === object.entity }) else {
             fatalError("insert(_:): entity \(object.entity.name) of \(type(of: object)) is not part of this context's model")
         }
         guard Self.isKind(type(of: object), of: object.entity.managedObjectClass) else {
@@ -138,7 +138,7 @@ public final class ManagedObjectContext {
         object.objectID = ObjectID(entity: object.entity, number: number, isTemporaryID: true)
         object.context = self
         object.state = .inserted
-        if object.values.isEmpty { object.values = ContiguousArray(object.entity.attributes.map(\.defaultValue)) }
+        if object.values.isEmpty { object.values = object.entity.defaultValues }
         object.isFullyDecoded = true
         temporaries[number] = object
         noteChange(object)

@@ -25,6 +25,8 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     public let name: String
     /// The attributes, in the order their values are stored.
     public let attributes: [AttributeDescription]
+    /// Each attribute's default value, in order: a new object's values.
+    let defaultValues: ContiguousArray<AttributeValue?>
     /// The relationships, in the order given; once the entity is in a model,
     /// with each inverse named on both sides.
     public var relationships: [RelationshipDescription] {
@@ -131,6 +133,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         }
         self.name = name
         self.attributes = checked
+        self.defaultValues = ContiguousArray(checked.map(\.defaultValue))
         self.declaredRelationships = relationships
         self.relationshipNumbers = relationshipNumbers
         self.indexes = indexes
