@@ -17,8 +17,8 @@ func resultTable(title: String, rows: [ResultRow]) -> String {
     let engines = ["Kura", "raw LMDB", "GRDB", "GRDB tuned"].filter { name in rows.contains { $0.measurements[name] != nil } }
     let comparedWithKura = engines.filter { $0.hasPrefix("GRDB") }
     var table = "### \(title)\n\n"
-    table += "| Operation | " + engines.joined(separator: " | ") + " | Kura / LMDB | "
-        + comparedWithKura.map { "\($0) / Kura" }.joined(separator: " | ") + " |\n"
+    let columns = ["Operation"] + engines + ["Kura / LMDB"] + comparedWithKura.map { "\($0) / Kura" }
+    table += "| " + columns.joined(separator: " | ") + " |\n"
     table += "|---|" + String(repeating: "---|", count: engines.count + 1 + comparedWithKura.count) + "\n"
     for result in rows {
         var row = "| \(result.name) |"
