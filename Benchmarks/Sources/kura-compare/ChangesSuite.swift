@@ -95,14 +95,7 @@ private func otherProcessLatency(_ directory: String, saves: Int) async throws -
         }
     }
     while arrivals.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
-    let writer = Process()
-    writer.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    writer.arguments = ["changes-writer", directory, String(saves)]
-    let output = Pipe()
-    writer.standardOutput = output
-    try writer.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    writer.waitUntilExit()
+    let (text, _) = try runChild(["changes-writer", directory, String(saves)])
     let saved = text.split(separator: "\n").compactMap { line -> (Int64, Int64)? in
         let parts = line.split(separator: " ")
         guard parts.count == 3, parts[0] == "saved", let revision = Int64(parts[1]), let time = Int64(parts[2]) else { return nil }

@@ -95,15 +95,8 @@ func runMemorySuite(size: Int, options: Options) throws -> String {
     let engines = ["Kura", "raw LMDB", "GRDB", "GRDB tuned"].filter(options.includes(engine:))
     var rows: [String] = []
     for engine in engines {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["memory-child", engine, String(size)]
-        let output = Pipe()
-        child.standardOutput = output
-        try child.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        child.waitUntilExit()
-        guard child.terminationStatus == 0 else { throw Mismatch(description: "memory-child \(engine) \(size) failed") }
+        let (text, status) = try runChild(["memory-child", engine, String(size)])
+        guard status == 0 else { throw Mismatch(description: "memory-child \(engine) \(size) failed") }
         var values: [String: Int] = [:]
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: " ")

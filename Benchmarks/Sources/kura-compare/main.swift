@@ -44,25 +44,7 @@ func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) thro
     return try result.withLock { $0! }.get()
 }
 
-if CommandLine.arguments.dropFirst().first == "changes-writer" {
-    do {
-        try changesWriter(Array(CommandLine.arguments.dropFirst(2)))
-        exit(0)
-    } catch {
-        FileHandle.standardError.write("changes-writer: \(error)\n".data(using: .utf8)!)
-        exit(1)
-    }
-}
-
-if CommandLine.arguments.dropFirst().first == "memory-child" {
-    do {
-        try memoryChild(Array(CommandLine.arguments.dropFirst(2)))
-        exit(0)
-    } catch {
-        FileHandle.standardError.write("memory-child: \(error)\n".data(using: .utf8)!)
-        exit(1)
-    }
-}
+runChildModeIfAsked()
 
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
