@@ -229,8 +229,14 @@ extension ManagedObject {
             throw KuraError.objectDetached(objectID)
         }
         try loadValue(number)
-        if values[number] == value { return }
-        values[number] = value
+        // Compared and replaced in place: reading `values[number]` out of
+        // the array would copy the old value first.
+        let isChanged = values.withUnsafeMutableBufferPointer { slots in
+            if slots[number] == value { return false }
+            slots[number] = value
+            return true
+        }
+        guard isChanged else { return }
         guard isTrackingChanges else { return }
         if state == .persisted || state == .deleted {
             if committedValue(number) == value {
@@ -308,7 +314,7 @@ extension ManagedObject {
         if record == nil {
             switch state {
             case .unregistered, .inserted:
-                values = entity.defaultValues
+                values = entity.newObjectValues()
                 isFullyDecoded = true
                 return
             case .persisted, .deleted:

@@ -90,6 +90,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// True while the object is in its context's list of changes not yet
     /// announced by ``ManagedObjectContext/processPendingChanges()``.
     @exclusivity(unchecked) var isInUnprocessedList = false
+    /// Whether this save's `willSave` passes have called ``willSave()`` on it.
+    @exclusivity(unchecked) var isWillSaveCalled = false
     /// Set only on the probe objects that find a key path's property: the
     /// names of the properties its typed accessors read.
     @exclusivity(unchecked) var probedProperties: [String]?

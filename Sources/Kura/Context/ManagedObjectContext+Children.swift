@@ -58,7 +58,7 @@ extension ManagedObjectContext {
     func currentRecord(of id: ObjectID) throws(KuraError) -> [UInt8] {
         let object = try currentObject(id)
         try object.loadValues()
-        let references = try object.entity.links.filter { !$0.isToMany }.map { link throws(KuraError) in
+        let references = try object.entity.toOneLinks.map { link throws(KuraError) in
             try object.destination(link).map(\.objectID.registryKey)
         }
         return RecordFormat.encode(object.values, references: references, rowVersion: 0, layout: object.entity.layout)
@@ -204,7 +204,7 @@ extension ManagedObjectContext {
         object.objectID = ObjectID(entity: object.entity, number: number, isTemporaryID: true)
         object.context = self
         object.state = .inserted
-        object.values = object.entity.defaultValues
+        object.values = object.entity.newObjectValues()
         object.isFullyDecoded = true
         temporaries[number] = object
         noteChange(object)

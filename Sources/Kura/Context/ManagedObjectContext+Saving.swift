@@ -54,19 +54,21 @@ extension ManagedObjectContext {
         var inserted: [ManagedObject] = []
         var updated: [ManagedObject] = []
         var deleted: [ManagedObject] = []
-        var insertPositions: [ObjectIdentifier: Int] = [:]
-        for object in saving where object.state == .inserted {
-            insertPositions[ObjectIdentifier(object)] = inserted.count
-            inserted.append(object)
-        }
+        for object in saving where object.state == .inserted { inserted.append(object) }
+        // Built on the first reference: a save of objects without relationships never needs it.
+        var insertPositions: [ObjectIdentifier: Int]?
         func reference(_ object: ManagedObject?) -> ChangeSet.Reference? {
             guard let object else { return nil }
-            if let position = insertPositions[ObjectIdentifier(object)] { return .inserted(position) }
+            if insertPositions == nil {
+                insertPositions = Dictionary(uniqueKeysWithValues: inserted.enumerated().map { (ObjectIdentifier($1), $0) })
+            }
+            if let position = insertPositions![ObjectIdentifier(object)] { return .inserted(position) }
             switch object.state {
             case .persisted, .deleted: return .stored(object.objectID.number)
             default: return nil  // never saved, or gone: nothing to point to
             }
         }
+        changes.inserts.reserveCapacity(inserted.count)
         for object in inserted {
             try object.loadValues()
             changes.inserts.append(.init(
@@ -149,7 +151,7 @@ extension ManagedObjectContext {
         of object: ManagedObject, _ reference: (ManagedObject?) -> ChangeSet.Reference?
     ) -> [ChangeSet.Reference?] {
         guard !object.entity.links.isEmpty else { return [] }
-        return object.entity.links.filter { !$0.isToMany }.map { link in
+        return object.entity.toOneLinks.map { link in
             if !object.relationshipStates.isEmpty, case .toOne(let destination) = object.relationshipStates[link.number] {
                 return reference(destination)
             }
@@ -186,17 +188,20 @@ extension ManagedObjectContext {
     /// Calls `willSave` once per object to save, in rounds, until no object
     /// that hasn't had its call has changes.
     private func runWillSave() throws {
-        var called = Set<ObjectIdentifier>()
+        // Each object called is marked (a flag, not a set: no hashing per object) until the passes end.
+        var called: [ManagedObject] = []
+        defer { for object in called { object.isWillSaveCalled = false } }
         var passes = 0
         while true {
-            let round = pending.filter { $0.hasChanges && !called.contains(ObjectIdentifier($0)) }
+            let round = pending.filter { $0.hasChanges && !$0.isWillSaveCalled }
             if round.isEmpty { return }
             guard passes < maximumWillSavePasses else {
                 throw KuraError.willSaveDidNotSettle(passes: passes, objectIDs: round.map(\.objectID))
             }
             passes += 1
+            called += round
             for object in round {
-                called.insert(ObjectIdentifier(object))
+                object.isWillSaveCalled = true
                 object.willSave()
             }
         }

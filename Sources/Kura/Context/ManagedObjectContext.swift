@@ -138,7 +138,7 @@ public final class ManagedObjectContext {
         object.objectID = ObjectID(entity: object.entity, number: number, isTemporaryID: true)
         object.context = self
         object.state = .inserted
-        if object.values.isEmpty { object.values = object.entity.defaultValues }
+        if object.values.isEmpty { object.values = object.entity.newObjectValues() }
         object.isFullyDecoded = true
         temporaries[number] = object
         noteChange(object)

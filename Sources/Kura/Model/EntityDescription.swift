@@ -27,6 +27,17 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     public let attributes: [AttributeDescription]
     /// Each attribute's default value, in order: a new object's values.
     let defaultValues: ContiguousArray<AttributeValue?>
+
+    /// A copy of ``defaultValues`` of the new object's own, so that its first
+    /// set doesn't copy the shared array (a generic copy costs more than this).
+    func newObjectValues() -> ContiguousArray<AttributeValue?> {
+        // Appended one by one: Swift specializes this loop for the element
+        // type, where the bulk initializers go through the runtime's generic copy.
+        var values = ContiguousArray<AttributeValue?>()
+        values.reserveCapacity(defaultValues.count)
+        for value in defaultValues { values.append(value) }
+        return values
+    }
     /// The relationships, in the order given; once the entity is in a model,
     /// with each inverse named on both sides.
     public var relationships: [RelationshipDescription] {
@@ -47,7 +58,12 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// migrates it to this one, keeping its objects.
     public let renamingIdentifier: String?
     /// The relationships resolved by the model; set once, by the model.
-    @exclusivity(unchecked) var links: [RelationshipLink] = []
+    @exclusivity(unchecked) var links: [RelationshipLink] = [] {
+        didSet { toOneLinks = links.filter { !$0.isToMany } }
+    }
+    /// The to-one relationships of ``links``, in order: the references a
+    /// record holds (kept, so a save doesn't filter ``links`` per object).
+    @exclusivity(unchecked) private(set) var toOneLinks: [RelationshipLink] = []
     /// Each index's attributes as positions in ``attributes``.
     let indexAttributeNumbers: [[Int]]
     /// Resolves typed properties to attribute positions.

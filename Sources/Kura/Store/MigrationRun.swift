@@ -149,7 +149,7 @@ struct MigrationRun {
                     values.append(map.layout.absentValues[position])
                 }
             }
-            let references = entity.links.filter { !$0.isToMany }.map { link -> UInt64? in
+            let references = entity.toOneLinks.map { link -> UInt64? in
                 if let references = moved[link.number] { return references[key] }
                 guard let number = map.relationshipSources[link.number], let field = old.links[number].field else { return nil }
                 return view.reference(field)

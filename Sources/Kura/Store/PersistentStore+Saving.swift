@@ -134,14 +134,21 @@ extension PersistentStore {
         }
 
         // New objects get their keys first, so references to them resolve.
+        // Inserts come in runs of one entity: its counter stays at hand for the run.
         var counters: [ObjectIdentifier: (entity: EntityDescription, next: UInt64)] = [:]
+        var run: (entity: EntityDescription, next: UInt64)?
+        result.insertedKeys.reserveCapacity(changes.inserts.count)
         for insert in changes.inserts {
             let entity = insert.objectID.entity
-            var counter = try counters[ObjectIdentifier(entity)] ?? (entity, nextPrimaryKey(of: entity, in: txn))
-            result.insertedKeys.append(counter.next)
-            counter.next += 1
-            counters[ObjectIdentifier(entity)] = counter
+            if let current = run, current.entity !== entity {
+                counters[ObjectIdentifier(current.entity)] = current
+                run = nil
+            }
+            if run == nil { run = try counters[ObjectIdentifier(entity)] ?? (entity, nextPrimaryKey(of: entity, in: txn)) }
+            result.insertedKeys.append(run!.next)
+            run!.next += 1
         }
+        if let current = run { counters[ObjectIdentifier(current.entity)] = current }
         func resolve(_ reference: ChangeSet.Reference?) -> UInt64? {
             switch reference {
             case .stored(let key)?: key
@@ -179,7 +186,7 @@ extension PersistentStore {
                 }
             }
             let source = update.objectID.number
-            for (link, (old, new)) in zip(tables.entity.links.filter { !$0.isToMany }, zip(stored.references, update.references.map(resolve)))
+            for (link, (old, new)) in zip(tables.entity.toOneLinks, zip(stored.references, update.references.map(resolve)))
                 where old != new {
                 let references = table(of: link).references!
                 if let old { try references.deletePair(old, source, in: txn) }
@@ -209,17 +216,22 @@ extension PersistentStore {
             result.updatedRecords.append(record)
         }
 
+        var tables = changes.inserts.first.map { self.tables(for: $0.objectID.entity) }
+        result.insertedRecords.reserveCapacity(changes.inserts.count)
+        var indexKey: [UInt8] = []
+        indexKey.reserveCapacity(64)
         for (position, insert) in changes.inserts.enumerated() {
             let entity = insert.objectID.entity
-            let tables = tables(for: entity)
+            if tables!.entity !== entity { tables = self.tables(for: entity) }
+            let tables = tables!
             let primaryKey = result.insertedKeys[position]
             for index in tables.indexes {
-                let key = index.key(primaryKey: primaryKey) { insert.values[$0] }
-                try putIndexEntry(key, index: index, objectID: insert.objectID, primaryKey: primaryKey,
+                let isUniqueKey = index.key(primaryKey: primaryKey, into: &indexKey) { insert.values[$0] }
+                try putIndexEntry((indexKey, isUniqueKey), index: index, objectID: insert.objectID, primaryKey: primaryKey,
                                   values: insert.values, in: txn)
             }
-            let references = insert.references.map(resolve)
-            for (link, destination) in zip(entity.links.filter { !$0.isToMany }, references) {
+            let references = insert.references.isEmpty ? [] : insert.references.map(resolve)
+            for (link, destination) in zip(entity.toOneLinks, references) {
                 guard let destination else { continue }
                 try table(of: link).references!.putPair(destination, primaryKey, in: txn)
             }
@@ -266,7 +278,7 @@ extension PersistentStore {
     private func deleteRelationshipEntries(
         of owner: UInt64, references: [UInt64?], tables: EntityTables, in txn: borrowing Transaction
     ) throws {
-        for (link, destination) in zip(tables.entity.links.filter { !$0.isToMany }, references) {
+        for (link, destination) in zip(tables.entity.toOneLinks, references) {
             guard let destination else { continue }
             try table(of: link).references!.deletePair(destination, owner, in: txn)
         }

@@ -205,6 +205,15 @@ final class IndexTable: Sendable {
     func key(primaryKey: UInt64, value: (Int) -> AttributeValue?) -> (key: [UInt8], isUniqueKey: Bool) {
         var key: [UInt8] = []
         key.reserveCapacity(64)
+        let isUniqueKey = self.key(primaryKey: primaryKey, into: &key, value: value)
+        return (key, isUniqueKey)
+    }
+
+    /// Writes the index key of an object into `key` (emptied first, its
+    /// storage kept: a save reuses one buffer for every new object) and
+    /// returns whether it is a unique key.
+    func key(primaryKey: UInt64, into key: inout [UInt8], value: (Int) -> AttributeValue?) -> Bool {
+        key.removeAll(keepingCapacity: true)
         var hasNil = false
         for number in attributeNumbers {
             let attributeValue = value(number)
@@ -213,7 +222,7 @@ final class IndexTable: Sendable {
         }
         let isUniqueKey = description.isUnique && !hasNil
         if !isUniqueKey { IndexKeyEncoding.appendBigEndian(primaryKey, to: &key) }
-        return (key, isUniqueKey)
+        return isUniqueKey
     }
 
     /// The primary key an index entry points to, from the entry's value.
