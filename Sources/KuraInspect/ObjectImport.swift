@@ -118,30 +118,26 @@ public enum ObjectImport {
 /// to connect once every object exists.
 private struct Loader {
     let context: ManagedObjectContext
-    let entityName: String?
+    /// Reads and converts the text's records (on a thread of its own for JSON lines).
+    var reader: ImportRecordReader
     var inserted: [ManagedObject] = []
     /// The line each object of ``inserted`` comes from.
     var lineNumbers: [Int] = []
     var byOldID: [ObjectID: ManagedObject] = [:]
     /// Objects of the store that references named, found once each.
     var storedDestinations: [ObjectID: ManagedObject] = [:]
-    /// Each entity's properties by name, looked up once per entity.
-    var propertyTables: [ObjectIdentifier: [String: Property]] = [:]
-    /// The keys of the last line and their properties, by position: lines
-    /// written by ``ObjectExport`` repeat them, which saves hashing each key.
-    var lastLine: (entity: ObjectIdentifier, keys: [String], properties: [Property])?
+    /// Each reference's destination by the text of its ID: a text names the
+    /// same few destinations many times (`kura://Tag/3`), and finding one by
+    /// its text costs less than reading the ID again.
+    var destinationsByText: [String: ManagedObject] = [:]
     /// To-ones first, then to-manys, so an ordered to-many's order is the text's.
-    var references: [(object: ManagedObject, relationship: RelationshipDescription, ids: [String], line: Int)] = []
-
-    /// A property as an import needs it: an attribute's type, or a relationship's position in its entity.
-    enum Property {
-        case attribute(AttributeType)
-        case relationship(Int)
-    }
+    /// Each by its relationship's position in the object's entity (a
+    /// position, not the description: copying one per reference costs more).
+    var references: [(object: ManagedObject, relationship: Int, ids: [String], line: Int)] = []
 
     init(context: ManagedObjectContext, entityName: String?) {
         self.context = context
-        self.entityName = entityName
+        self.reader = ImportRecordReader(model: context.model, entityName: entityName)
     }
 
     func fail(_ line: Int, _ message: String) -> ObjectImport.Failure {
@@ -149,35 +145,7 @@ private struct Loader {
     }
 
     mutating func readJSONLines(_ bytes: [UInt8]) throws {
-        var number = 0
-        // Lines split as bytes: splitting a String by Characters costs more than parsing it.
-        for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
-            number += 1
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-            let value: JSONValue
-            do {
-                value = try JSONValue.parse(bytes: line)
-            } catch {
-                throw fail(number, "not JSON: \(error)")
-            }
-            guard case .object(let members) = value else { throw fail(number, "expected a JSON object") }
-            let id = members.first { $0.key == ObjectExport.idColumn }.flatMap { if case .string(let id) = $0.value { id } else { nil } }
-            let (entity, oldID) = try entity(for: id, line: number)
-            let object = try insert(entity, oldID: oldID, line: number)
-            for (position, member) in members.enumerated() where member.key != ObjectExport.idColumn {
-                try set(member.key, at: position, of: object, entity: entity, line: number) { type in
-                    switch member.value {
-                    case .null: return .value(nil)
-                    case .bool(let flag): return type == .bool ? .value(.bool(flag)) : .wrong("true or false")
-                    case .number(let text), .string(let text): return .text(text)
-                    case .array(let elements):
-                        let ids = elements.compactMap { if case .string(let id) = $0 { id } else { nil } }
-                        return ids.count == elements.count ? .ids(ids) : .wrong("a list of object IDs")
-                    case .object: return .wrong("an object")
-                    }
-                }
-            }
-        }
+        try JSONLinesReading.forEachRecord(in: bytes, reader: reader) { record in try add(record) }
     }
 
     mutating func readCSV(_ text: String) throws {
@@ -197,139 +165,40 @@ private struct Loader {
             } catch {
                 throw fail(error.line, error.message)
             }
-            guard record.fields.count == header.count else {
-                throw fail(record.line, "\(record.fields.count) fields, but the header has \(header.count)")
-            }
-            let idPosition = header.firstIndex(of: ObjectExport.idColumn)
-            let id = idPosition.flatMap { record.fields[$0] }
-            let (entity, oldID) = try entity(for: id, line: record.line)
-            let object = try insert(entity, oldID: oldID, line: record.line)
-            for (position, key) in header.enumerated() where position != idPosition {
-                let field = record.fields[position]
-                try set(key, at: position, of: object, entity: entity, line: record.line) { _ in
-                    guard let field else { return .value(nil) }
-                    return .text(field)
-                }
-            }
+            try add(self.reader.record(csvFields: record.fields, header: header, line: record.line))
         }
     }
 
-    /// The entity of an object, its ID's or the one named for the import,
-    /// and the ID read (of this model's entity).
-    func entity(for id: String?, line: Int) throws -> (EntityDescription, ObjectID?) {
-        guard let id else {
-            guard let entityName else { throw fail(line, "no objectID to tell the entity: name it (--entity ENTITY)") }
-            guard let entity = context.model.entity(named: entityName) else {
-                throw fail(line, "unknown entity '\(entityName)'")
-            }
-            return (entity, nil)
-        }
-        let objectID: ObjectID
-        do {
-            objectID = try context.model.objectID(forURIRepresentation: id)
-        } catch {
-            throw fail(line, "objectID '\(id)': \(InspectError(error).message)")
-        }
-        if let entityName, entityName != objectID.entity.name {
-            throw fail(line, "objectID '\(id)' is not a \(entityName)")
-        }
-        return (objectID.entity, objectID)
-    }
-
-    mutating func insert(_ entity: EntityDescription, oldID: ObjectID?, line: Int) throws -> ManagedObject {
-        if let oldID, byOldID[oldID] != nil { throw fail(line, "objectID '\(oldID)' appears twice") }
-        let object = try context.insertNewObject(forEntityName: entity.name)
+    /// Inserts the object of `record`, sets its attributes, and keeps its
+    /// references for ``connect()``.
+    mutating func add(_ record: ImportRecord) throws {
+        if let oldID = record.oldID, byOldID[oldID] != nil { throw fail(record.line, "objectID '\(oldID)' appears twice") }
+        let object = record.entity.managedObjectClass.init(entity: record.entity, insertInto: context)
         inserted.append(object)
-        lineNumbers.append(line)
-        if let oldID { byOldID[oldID] = object }
-        return object
-    }
-
-    enum Input {
-        case value(AttributeValue?)
-        case text(String)
-        case ids([String])
-        case wrong(String)
-    }
-
-    /// The property called `key` of `entity`, the `position`th key of its line.
-    mutating func property(_ key: String, at position: Int?, of entity: EntityDescription, line: Int) throws -> Property {
-        guard let position else { return try property(key, of: entity, line: line) }
-        if let lastLine, lastLine.entity == ObjectIdentifier(entity), position < lastLine.keys.count, lastLine.keys[position] == key {
-            return lastLine.properties[position]
-        }
-        let property = try property(key, of: entity, line: line)
-        if lastLine?.entity != ObjectIdentifier(entity) { lastLine = (ObjectIdentifier(entity), [], []) }
-        while lastLine!.keys.count <= position {
-            lastLine!.keys.append("")
-            lastLine!.properties.append(property)
-        }
-        lastLine!.keys[position] = key
-        lastLine!.properties[position] = property
-        return property
-    }
-
-    /// The property called `key` of `entity`.
-    mutating func property(_ key: String, of entity: EntityDescription, line: Int) throws -> Property {
-        if let property = propertyTables[ObjectIdentifier(entity)]?[key] { return property }
-        let property: Property
-        if let attribute = entity.attribute(named: key) {
-            property = .attribute(attribute.type)
-        } else if let position = entity.relationships.firstIndex(where: { $0.name == key }) {
-            property = .relationship(position)
-        } else {
-            let names = entity.attributes.map(\.name) + entity.relationships.map(\.name)
-            throw fail(line, "\(entity.name) has no property '\(key)'\(Suggestion.phrase(for: key, in: names))")
-        }
-        propertyTables[ObjectIdentifier(entity), default: [:]][key] = property
-        return property
-    }
-
-    /// Sets property `key` (at `position` in its line, if known) from what `input` gives for its type.
-    mutating func set(
-        _ key: String, at position: Int? = nil, of object: ManagedObject, entity: EntityDescription, line: Int,
-        _ input: (AttributeType?) -> Input
-    ) throws {
-        switch try property(key, at: position, of: entity, line: line) {
-        case .attribute(let type):
-            let value: AttributeValue?
-            switch input(type) {
-            case .value(let given): value = given
-            case .text(let text):
-                guard let parsed = AttributeValue(text: text, as: type) else {
-                    throw fail(line, "\(key): '\(text)' is not a \(type.displayName)")
-                }
-                value = parsed
-            case .ids: throw fail(line, "\(key): expected a \(type.displayName), found a list")
-            case .wrong(let what): throw fail(line, "\(key): expected a \(type.displayName), found \(what)")
-            }
+        lineNumbers.append(record.line)
+        if let oldID = record.oldID { byOldID[oldID] = object }
+        for (key, value) in record.attributes {
             do {
                 try object.setValue(value, forKey: key)
             } catch {
-                throw fail(line, "\(key): \(InspectError(error).message)")
+                throw fail(record.line, "\(key): \(InspectError(error).message)")
             }
-        case .relationship(let position):
-            let relationship = entity.relationships[position]
-            let ids: [String]
-            switch input(nil) {
-            case .value(nil): ids = []
-            case .text(let text):
-                // One ID is the usual case; String.split costs more than a scan.
-                ids = text.isEmpty ? [] : text.utf8.contains(0x20) ? text.split(separator: " ").map(String.init) : [text]
-            case .ids(let list): ids = list
-            case .value, .wrong: throw fail(line, "\(key): expected object IDs such as kura://\(relationship.destinationEntityName)/1")
-            }
-            guard relationship.isToMany || ids.count <= 1 else {
-                throw fail(line, "\(key) is a to-one: one object ID, not \(ids.count)")
-            }
-            references.append((object, relationship, ids, line))
+        }
+        for (position, ids) in record.relationships {
+            references.append((object, position, ids, record.line))
         }
     }
 
     /// Connects every reference, to-ones before to-manys.
     mutating func connect() throws {
+        // Each entity's relationships, described once (the list is made on each call).
+        var described: [ObjectIdentifier: [RelationshipDescription]] = [:]
         for pass in [false, true] {
-            for (object, relationship, ids, line) in references where relationship.isToMany == pass {
+            for (object, position, ids, line) in references {
+                let entityKey = ObjectIdentifier(object.entity)
+                if described[entityKey] == nil { described[entityKey] = object.entity.relationships }
+                let relationship = described[entityKey]![position]
+                guard relationship.isToMany == pass else { continue }
                 var destinations: [ManagedObject] = []
                 destinations.reserveCapacity(ids.count)
                 for id in ids { destinations.append(try destination(id, of: relationship, line: line)) }
@@ -348,6 +217,14 @@ private struct Loader {
 
     /// The object `id` names: one of this import, or one already stored.
     mutating func destination(_ id: String, of relationship: RelationshipDescription, line: Int) throws -> ManagedObject {
+        if let known = destinationsByText[id], known.entity.name == relationship.destinationEntityName { return known }
+        let found = try findDestination(id, of: relationship, line: line)
+        destinationsByText[id] = found
+        return found
+    }
+
+    /// The object `id` names for `relationship`: one of this import's, or one of the store's.
+    mutating func findDestination(_ id: String, of relationship: RelationshipDescription, line: Int) throws -> ManagedObject {
         let objectID: ObjectID
         do {
             objectID = try context.model.objectID(forURIRepresentation: id)

@@ -242,13 +242,7 @@ extension Kura {
         func run() throws {
             let formatName = format ?? (file.hasSuffix(".csv") ? "csv" : "jsonl")
             guard let format = ExportFormat(rawValue: formatName.lowercased()) else { fail("--format takes jsonl or csv") }
-            let bytes: [UInt8]
-            if file == "-" {
-                bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
-            } else {
-                guard let data = FileManager.default.contents(atPath: file) else { fail("can't read \(file)") }
-                bytes = [UInt8](data)
-            }
+            guard let bytes = fileBytes(file) else { fail("can't read \(file)") }
             guard FileManager.default.fileExists(atPath: store) else { fail("no such file: \(store)") }
             let start = ContinuousClock.now
             do {
@@ -259,7 +253,7 @@ extension Kura {
                 let summary = try ObjectImport.run(utf8: bytes, format: format, entityName: entity, in: context)
                 let counts = summary.insertedCounts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
                 let elapsed = ContinuousClock.now - start
-                print("imported \(summary.total) objects (\(counts.isEmpty ? "none" : counts)) in "
+                print("imported \(summary.total) \(summary.total == 1 ? "object" : "objects") (\(counts.isEmpty ? "none" : counts)) in "
                     + elapsed.formatted(.units(allowed: [.seconds, .milliseconds], fractionalPart: .show(length: 1))))
                 // The save is durable; taking apart the context's objects one by one
                 // would only delay the exit (a tenth of the time of 100k objects).
