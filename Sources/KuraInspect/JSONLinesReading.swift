@@ -38,7 +38,14 @@ enum JSONLinesReading {
             var reader = reader
             for index in 0..<chunkCount {
                 handoff.room.wait()
-                if handoff.state.withLock({ $0.isStopped }) { break }
+                // Records the caller is done with are let go of here, on the thread that made them:
+                // freed on the caller's thread, each would lock this thread's malloc arena.
+                let (isStopped, spent) = handoff.state.withLock { state in
+                    defer { state.spent.removeAll() }
+                    return (state.isStopped, state.spent)
+                }
+                withExtendedLifetime(spent) {}
+                if isStopped { break }
                 let start = index * chunkSize
                 let chunk = read(lines[start..<min(start + chunkSize, lines.count)], firstNumber: start + 1, with: &reader)
                 handoff.state.withLock { $0.chunks[index] = chunk }
@@ -59,6 +66,7 @@ enum JSONLinesReading {
             handoff.room.signal()
             for record in chunk.records { try insert(record) }
             if let failure = chunk.failure { throw failure }
+            handoff.state.withLock { $0.spent.append(chunk.records) }
         }
     }
 
@@ -83,6 +91,8 @@ enum JSONLinesReading {
         struct State {
             var chunks: [Int: Chunk] = [:]
             var isStopped = false
+            /// Records inserted, for the reading thread to let go of.
+            var spent: [[ImportRecord]] = []
         }
         let state = Mutex(State())
         /// Signalled once per chunk read.

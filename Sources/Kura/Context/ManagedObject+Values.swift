@@ -46,11 +46,11 @@ extension ManagedObject {
     ///   ``KuraError/objectDetached(_:)``.
     public func setValue(_ value: AttributeValue?, forKey key: String) throws {
         let number = try entity.requireAttributeNumber(key)
-        let attribute = entity.attributes[number]
+        let type = entity.attributes[number].type  // the type only: copying the description retains its strings
         var converted: AttributeValue?
         if let value {
-            guard let fitting = value.converted(to: attribute.type) else {
-                throw KuraError.typeMismatch(entity: entity.name, key: key, expected: attribute.type, found: value.kindName)
+            guard let fitting = value.converted(to: type) else {
+                throw KuraError.typeMismatch(entity: entity.name, key: key, expected: type, found: value.kindName)
             }
             converted = fitting
         }
