@@ -98,7 +98,13 @@ enum JSONLinesReading {
         /// Signalled once per chunk read.
         let ready = DispatchSemaphore(value: 0)
         /// How many more chunks the thread may read ahead of the caller.
-        let room = DispatchSemaphore(value: chunksAhead)
+        /// Made at 0 and signalled up: libdispatch stops the program when a
+        /// semaphore is let go of below the value it was made with.
+        let room: DispatchSemaphore = {
+            let room = DispatchSemaphore(value: 0)
+            for _ in 0..<chunksAhead { room.signal() }
+            return room
+        }()
         /// Signalled when the thread is done.
         let finished = DispatchSemaphore(value: 0)
     }

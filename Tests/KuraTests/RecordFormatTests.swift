@@ -27,6 +27,27 @@ import Testing
         }
     }
 
+    @Test func valuesNotLoadedAreCopiedFromTheBaseRecordAndOnesItPredatesGetTheirDefault() throws {
+        let base = RecordFormat.encode([.int(-3), .string("héllo"), .bool(true), .url(URL(string: "https://a.b")!)],
+                                       rowVersion: 4, layout: Self.older.layout)
+        var loaded = AttributeMask()
+        loaded.insert(0)
+        // Only `a` is given; `b`, `c`, `d` come from the base, `added` (after the base's fields) is its default.
+        let bytes = RecordFormat.encode([.int(5), nil, nil, nil, nil], rowVersion: 5, layout: Self.entity.layout,
+                                        unloaded: ChangeSet.Unloaded(record: base, loaded: loaded))
+        let full = RecordFormat.encode([.int(5), .string("héllo"), .bool(true), .url(URL(string: "https://a.b")!), .int(7)],
+                                       rowVersion: 5, layout: Self.entity.layout)
+        #expect(bytes == full)
+        loaded.insert(1)
+        let cleared = RecordFormat.encode([.int(5), nil, nil, nil, nil], rowVersion: 5, layout: Self.entity.layout,
+                                          unloaded: ChangeSet.Unloaded(record: base, loaded: loaded))
+        try cleared.withUnsafeBytes { raw in
+            let view = try RecordView(validating: raw, entity: Self.entity)
+            #expect(view.value(1, of: Self.entity) == nil, "a loaded value is written as given, nil included")
+            #expect(view.value(3, of: Self.entity) == .url(URL(string: "https://a.b")!))
+        }
+    }
+
     @Test func damagedRecordsAreRefusedNotMisread() throws {
         let good = RecordFormat.encode([.int(1), .string("x"), .bool(false), .url(URL(string: "https://a.b")!)], rowVersion: 1, layout: Self.older.layout)
         var damaged: [[UInt8]] = []

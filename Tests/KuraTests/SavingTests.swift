@@ -18,6 +18,18 @@ final class Account: ManagedObject {
     }
 }
 
+/// An entity whose `awakeFromFetch` rewrites an indexed value (a value
+/// set without tracking: not a change, but saved with the next one).
+final class Coded: ManagedObject {
+    @Attribute(.indexed) var code: String = ""
+    @Attribute var note: String = ""
+
+    override func awakeFromFetch() {
+        super.awakeFromFetch()
+        code = code.uppercased()
+    }
+}
+
 @Suite struct SavingTests {
     @Test func aDuplicateUniqueValueInOneSaveWritesNothingAndKeepsTheChanges() throws {
         let store = try TestStore()
@@ -160,6 +172,58 @@ final class Account: ManagedObject {
         other.title = "second"
         try second.save()
         #expect((try container.newContext().existingObject(with: news.objectID) as! News).title == "second")
+    }
+
+    @Test func anUpdateWritesWhatChangedAndKeepsEveryOtherValueAndIndexEntryAsStored() throws {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let writer = container.newContext()
+        let news = News(context: writer)
+        news.title = "before"
+        news.body = "a body that stays"
+        news.imageURL = "https://example.com/a.png"
+        news.sortOrder = 3
+        try writer.save()
+        let objectId = news.objectId
+
+        // Only `title` is set: the other values are never decoded, and still stored after the save.
+        let updater = container.newContext()
+        let stored = try updater.existingObject(with: news.objectID) as! News
+        stored.title = "after"
+        try updater.save()
+        // Then an indexed value: its index entry moves.
+        stored.sortOrder = 9
+        try updater.save()
+
+        let reader = container.newContext()
+        let read = try reader.existingObject(with: news.objectID) as! News
+        #expect(read.title == "after")
+        #expect(read.body == "a body that stays")
+        #expect(read.imageURL == "https://example.com/a.png")
+        #expect(read.objectId == objectId)
+        #expect(read.dateCreated == news.dateCreated)
+        #expect(try reader.fetch(FetchRequest(entityName: "News", predicate: try FetchPredicate(format: "objectId == %@", objectId))).count == 1)
+        #expect(try reader.count(for: FetchRequest(entityName: "News", predicate: try FetchPredicate(format: "sortOrder == 9"))) == 1)
+        #expect(try reader.count(for: FetchRequest(entityName: "News", predicate: try FetchPredicate(format: "sortOrder == 3"))) == 0)
+    }
+
+    @Test func aValueSetInAwakeFromFetchIsSavedWithTheNextChangeAndItsIndexEntryMoves() throws {
+        let store = try TestStore()
+        let container = try store.open(ManagedObjectModel(Coded.self))
+        let writer = container.newContext()
+        Coded(context: writer).code = "abc"
+        try writer.save()
+
+        let updater = container.newContext()
+        let object = try updater.fetch(FetchRequest(entityName: "Coded"), as: Coded.self)[0]
+        #expect(object.code == "ABC" && !object.hasChanges)
+        object.note = "touched"
+        try updater.save()
+
+        let reader = container.newContext()
+        #expect(try reader.count(for: FetchRequest(entityName: "Coded", predicate: try FetchPredicate(format: "code == 'ABC'"))) == 1)
+        #expect(try reader.count(for: FetchRequest(entityName: "Coded", predicate: try FetchPredicate(format: "code == 'abc'"))) == 0)
+        #expect(try container.store.check().problems.isEmpty)
     }
 
     @Test func aSaveThatWouldPassTheMaximumSizeWritesNothingAndTheContextKeepsItsChanges() throws {

@@ -5,9 +5,9 @@ extension ManagedObject {
     /// - Throws: ``KuraError/validationFailed(_:)`` listing each attribute
     ///   without a value.
     public func validateRequiredAttributes() throws {
-        try loadValues()
         var failures: [ValidationFailure] = []
-        for (number, attribute) in entity.attributes.enumerated() where !attribute.isOptional && values[number] == nil {
+        for (number, attribute) in entity.attributes.enumerated() where !attribute.isOptional {
+            guard try !hasValue(number) else { continue }
             failures.append(ValidationFailure(objectID: objectID, key: attribute.name, message: "a required attribute has no value"))
         }
         if !failures.isEmpty { throw KuraError.validationFailed(failures) }

@@ -237,7 +237,10 @@ extension ManagedObject {
             return true
         }
         guard isChanged else { return }
-        guard isTrackingChanges else { return }
+        guard isTrackingChanges else {
+            hasUntrackedValues = true
+            return
+        }
         if state == .persisted || state == .deleted {
             if committedValue(number) == value {
                 changedAttributes.remove(number)
@@ -283,6 +286,27 @@ extension ManagedObject {
         return values[number]
     }
 
+    /// Whether attribute `number` has a value. One still in the record is
+    /// not decoded: its tag says (a save validating a changed object checks
+    /// every required attribute this way, without decoding the unchanged ones).
+    final func hasValue(_ number: Int) throws(KuraError) -> Bool {
+        if !isFullyDecoded && values.isEmpty && record == nil && (state == .persisted || state == .deleted) { try fireFault() }
+        if isFullyDecoded || (!values.isEmpty && decodedAttributes.contains(number)) { return values[number] != nil }
+        guard let record else { return try currentValue(number) != nil }
+        return record.withUnsafeBytes { RecordView(trusted: $0).hasValue(number, of: entity) }
+    }
+
+    /// Readies what a save of this stored object writes: the indexed values
+    /// decoded (the store makes their index keys), the others left in the
+    /// record, whose bytes the store copies as they are. Returns that record
+    /// and which values are decoded, or `nil` when ``values`` holds them all.
+    final func valuesForSave() throws(KuraError) -> ChangeSet.Unloaded? {
+        try prepareValues()
+        for number in entity.indexedAttributeNumbers { try loadValue(number) }
+        guard !isFullyDecoded, let record else { return nil }
+        return ChangeSet.Unloaded(record: record, loaded: decodedAttributes)
+    }
+
     /// Reads a fault's record, then runs ``awakeFromFetch()`` (which may set
     /// values: they are not changes).
     private final func fireFault() throws(KuraError) {
@@ -305,7 +329,7 @@ extension ManagedObject {
     /// Makes room in ``values`` before a value is set: the defaults for a new
     /// object; for a stored one, empty slots to decode into (firing a fault
     /// first).
-    private final func prepareValues() throws(KuraError) {
+    final func prepareValues() throws(KuraError) {
         guard values.isEmpty else { return }
         guard !entity.attributes.isEmpty else {
             isFullyDecoded = true
@@ -341,6 +365,7 @@ extension ManagedObject {
         decodedAttributes.removeAll()
         isFullyDecoded = false
         changedAttributes.removeAll()
+        hasUntrackedValues = false
         relationshipStates = .empty
         changedRelationships.removeAll()
     }

@@ -92,6 +92,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var isInUnprocessedList = false
     /// Whether this save's `willSave` passes have called ``willSave()`` on it.
     @exclusivity(unchecked) var isWillSaveCalled = false
+    /// Whether a value was set without tracking (in `awakeFromFetch`) since
+    /// the record was last written: then ``changedAttributes`` doesn't say
+    /// every way the values differ from the record.
+    @exclusivity(unchecked) var hasUntrackedValues = false
     /// Set only on the probe objects that find a key path's property: the
     /// names of the properties its typed accessors read.
     @exclusivity(unchecked) var probedProperties: [String]?

@@ -78,11 +78,12 @@ extension ManagedObjectContext {
             switch object.state {
             case .persisted:
                 let rewritesRecord = object.rewritesRecordWhenSaved
-                if rewritesRecord { try object.loadValues() }
+                let unloaded = rewritesRecord ? try object.valuesForSave() : nil
                 changes.updates.append(.init(
                     objectID: object.objectID, values: rewritesRecord ? object.values : [],
                     references: rewritesRecord ? toOneReferences(of: object, reference) : [],
-                    expectedVersion: expectedVersion(of: object), rewritesRecord: rewritesRecord))
+                    expectedVersion: expectedVersion(of: object), rewritesRecord: rewritesRecord, unloaded: unloaded,
+                    changedAttributes: object.hasUntrackedValues ? nil : object.changedAttributes))
                 updated.append(object)
             case .deleted:
                 changes.deletes.append(.init(objectID: object.objectID, expectedVersion: expectedVersion(of: object)))
@@ -110,13 +111,17 @@ extension ManagedObjectContext {
             let primaryKey = result.insertedKeys[position]
             object.objectID = ObjectID(entity: object.entity, number: primaryKey, isTemporaryID: false)
             object.record = result.insertedRecords[position]
+            object.hasUntrackedValues = false
             object.state = .persisted
             object.changedAttributes.removeAll()
             registry(for: object.entity).objects[primaryKey] = object
             saved.inserted.append(object.objectID)
         }
         for (position, object) in updated.enumerated() {
-            if let record = result.updatedRecords[position] { object.record = record }
+            if let record = result.updatedRecords[position] {
+                object.record = record
+                object.hasUntrackedValues = false
+            }
             object.changedAttributes.removeAll()
             saved.updated.append(object.objectID)
         }

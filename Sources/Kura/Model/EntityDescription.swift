@@ -66,6 +66,8 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     @exclusivity(unchecked) private(set) var toOneLinks: [RelationshipLink] = []
     /// Each index's attributes as positions in ``attributes``.
     let indexAttributeNumbers: [[Int]]
+    /// Every attribute some index holds, once each, in order.
+    let indexedAttributeNumbers: [Int]
     /// Resolves typed properties to attribute positions.
     let keyPaths: AttributeKeyPaths
     /// Resolves typed relationship properties to relationship positions.
@@ -156,6 +158,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.managedObjectClass = managedObjectClass
         self.attributeNumbers = numbers
         self.indexAttributeNumbers = indexNumbers
+        self.indexedAttributeNumbers = Set(indexNumbers.joined()).sorted()
         self.keyPaths = AttributeKeyPaths(count: checked.count)
         self.relationshipKeyPaths = AttributeKeyPaths(count: relationships.count, isForRelationships: true)
         self.inverseResolvers = inverseResolvers

@@ -25,6 +25,21 @@ struct ChangeSet {
         /// False when only many-to-many (or inverse-less) memberships
         /// changed: the record stays as it is, row version included.
         let rewritesRecord: Bool
+        /// When ``values`` holds only some values: the record the others
+        /// are in, copied from as they are.
+        var unloaded: Unloaded? = nil
+        /// The attributes the context changed, if it knows: when the stored
+        /// record is still the one it read, only the index entries of these
+        /// can move.
+        var changedAttributes: AttributeMask? = nil
+    }
+
+    /// The values of an update that are still in the object's record (not
+    /// decoded): the positions in ``loaded`` are in the update's values, the
+    /// others are copied from ``record``, byte for byte.
+    struct Unloaded {
+        let record: [UInt8]
+        let loaded: AttributeMask
     }
 
     struct Delete {
@@ -177,7 +192,9 @@ extension PersistentStore {
                 conflicts.append(update.objectID)
             }
             var newKeys: [(IndexTable, (key: [UInt8], isUniqueKey: Bool))] = []
+            let readChanges = stored.version == update.expectedVersion ? update.changedAttributes : nil
             for index in tables.indexes {
+                if let readChanges, !index.attributeNumbers.contains(where: readChanges.contains) { continue }
                 let old = index.key(primaryKey: update.objectID.number) { stored.values[$0] }
                 let new = index.key(primaryKey: update.objectID.number) { update.values[$0] }
                 if old.key != new.key {
@@ -209,7 +226,7 @@ extension PersistentStore {
             }
             let record = RecordFormat.encode(
                 update.values, references: update.references.map(resolve), rowVersion: updateVersions[position] + 1,
-                layout: update.objectID.entity.layout)
+                layout: update.objectID.entity.layout, unloaded: update.unloaded)
             try StoreLayout.withKey(update.objectID.number) { key in
                 try record.withUnsafeBytes { try tables.records.put($0, forKey: key, in: txn) }
             }
@@ -328,15 +345,18 @@ extension PersistentStore {
         }
     }
 
-    /// A stored record's row version and values, or `nil` when absent.
+    /// A stored record's row version, the values its index entries are made
+    /// of (the others are `nil`: a save needs only these, to remove the
+    /// entries), and its references; `nil` when absent.
     private func storedRecord(
         _ key: [UInt8], in tables: EntityTables, _ txn: borrowing Transaction
-    ) throws -> (version: UInt64, values: [AttributeValue?], references: [UInt64?])? {
+    ) throws -> (version: UInt64, values: ContiguousArray<AttributeValue?>, references: [UInt64?])? {
         try tables.records.withValue(forKey: key, in: txn) { bytes in
             let entity = tables.entity
-            let view = try validatedRecord(bytes, of: entity)
-            return (view.rowVersion, entity.attributes.indices.map { view.value($0, of: entity) },
-                    entity.links.compactMap(\.field).map { view.reference($0) })
+            let view = try validatedRecord(bytes, of: entity, values: entity.indexedAttributeNumbers)
+            var values = ManagedObject.unsetValues(count: entity.attributes.count)
+            for number in entity.indexedAttributeNumbers { values[number] = view.value(number, of: entity) }
+            return (view.rowVersion, values, entity.links.compactMap(\.field).map { view.reference($0) })
         }
     }
 

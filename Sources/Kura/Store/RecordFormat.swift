@@ -34,10 +34,35 @@ enum RecordFormat {
     /// each in its field of `layout`. Fields of removed properties are
     /// written as nil, or copied from `retaining` (a migration keeps them,
     /// so a custom stage can still read what they held).
+    ///
+    /// With `unloaded`, the values it doesn't mark as loaded are copied
+    /// from its record as they are stored (a save of a changed object
+    /// doesn't decode the values it didn't touch only to encode them again).
     static func encode(
         _ values: ContiguousArray<AttributeValue?>, references: [UInt64?] = [], rowVersion: UInt64, layout: RecordLayout,
-        retaining retained: RecordView? = nil
+        unloaded: ChangeSet.Unloaded?
     ) -> [UInt8] {
+        guard let unloaded else { return encode(values, references: references, rowVersion: rowVersion, layout: layout) }
+        return unloaded.record.withUnsafeBytes { bytes in
+            encode(values, references: references, rowVersion: rowVersion, layout: layout,
+                   base: (RecordView(trusted: bytes), unloaded.loaded))
+        }
+    }
+
+    static func encode(
+        _ values: ContiguousArray<AttributeValue?>, references: [UInt64?] = [], rowVersion: UInt64, layout: RecordLayout,
+        retaining retained: RecordView? = nil, base: (view: RecordView, loaded: AttributeMask)? = nil
+    ) -> [UInt8] {
+        /// Whether the value at `position` is copied from `base` (stored in its `field`).
+        @inline(__always) func isCopied(_ position: Int, _ field: Int) -> Bool {
+            guard let base else { return false }
+            return field < base.view.count && !base.loaded.contains(position)
+        }
+        /// The value at `position` when not copied: one `base` didn't load predates its field.
+        @inline(__always) func given(at position: Int) -> AttributeValue? {
+            if let base, !base.loaded.contains(position) { return layout.absentValues[position] }
+            return values[position]
+        }
         let fieldCount = layout.fieldCount
         // Sizes first, in field order; decimals and URLs become text once.
         var texts: [String] = []
@@ -54,7 +79,11 @@ enum RecordFormat {
                 }
                 continue
             }
-            switch values[position] {
+            if isCopied(position, field) {
+                dataSize += base!.view.storedValue(field).count - 1
+                continue
+            }
+            switch given(at: position) {
             case nil, .bool?: break
             case .int?, .double?, .date?: dataSize += 8
             case .float?: dataSize += 4
@@ -83,7 +112,12 @@ enum RecordFormat {
                 let position = layout.attributeAtField[field]
                 let value: AttributeValue?
                 if position >= 0 {
-                    value = values[position]
+                    if isCopied(position, field) {
+                        Self.copy(base!.view.storedValue(field), into: raw, at: &offset)
+                        raw.storeBytes(of: UInt32(offset - dataStart).littleEndian, toByteOffset: tableStart + field * 4, as: UInt32.self)
+                        continue
+                    }
+                    value = given(at: position)
                 } else {
                     value = nil
                     let reference = layout.referenceAtField[field]

@@ -140,6 +140,14 @@ struct RecordView {
         return decodedValue(atField: field)
     }
 
+    /// Whether value `number` is not `nil`, by its tag (not decoded).
+    func hasValue(_ number: Int, of entity: EntityDescription) -> Bool {
+        let layout = entity.layout
+        let field = layout.isIdentity ? number : layout.attributeFields[number]
+        guard field < count else { return layout.absentValues[number] != nil }
+        return valueBytes(field)[0] != RecordFormat.Tag.null.rawValue
+    }
+
     /// Decodes the value in `field`, or `absent` when the record predates it.
     func value(atField field: Int, absent: AttributeValue?) -> AttributeValue? {
         guard field < count else { return absent }
