@@ -204,7 +204,10 @@ struct RowOrdering {
             case (nil, nil): break
             case (nil, _): return ascending
             case (_, nil): return !ascending
-            case (let x?, let y?): if x != y { return ascending ? x < y : y < x }
+            case (let x?, let y?):
+                // `<` first: half the comparisons end there, where `!=` then `<` compared twice.
+                if x < y { return ascending }
+                if y < x { return !ascending }
             }
             if a.tier != b.tier { return a.tier < b.tier }
             return a.number < b.number
