@@ -59,13 +59,14 @@ final class ToManyState {
     /// Records that `object` joined; undoes its removal if it was a stored member.
     func noteAdded(_ object: ManagedObject) {
         let identity = ObjectIdentifier(object)
-        if removed.removeValue(forKey: identity) == nil { added[identity] = object }
+        // Checked for emptiness first: removing from an empty dictionary still hashes the key.
+        if removed.isEmpty || removed.removeValue(forKey: identity) == nil { added[identity] = object }
     }
 
     /// Records that `object` left; undoes its addition if it was new.
     func noteRemoved(_ object: ManagedObject) {
         let identity = ObjectIdentifier(object)
-        if added.removeValue(forKey: identity) == nil { removed[identity] = object }
+        if added.isEmpty || added.removeValue(forKey: identity) == nil { removed[identity] = object }
     }
 }
 

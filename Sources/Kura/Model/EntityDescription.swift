@@ -52,6 +52,9 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     public let managedObjectClass: ManagedObject.Type
 
     let attributeNumbers: [String: Int]
+    /// The attributes' names in order: for a handful of attributes, comparing
+    /// names (short ones are compared as two words) costs less than hashing one.
+    let attributeNames: [String]
     let relationshipNumbers: [String: Int]
     /// The name this entity had in an earlier model version (Core Data's
     /// `renamingIdentifier`): a store holding an entity of that name
@@ -157,6 +160,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.indexes = indexes
         self.managedObjectClass = managedObjectClass
         self.attributeNumbers = numbers
+        self.attributeNames = checked.map(\.name)
         self.indexAttributeNumbers = indexNumbers
         self.indexedAttributeNumbers = Set(indexNumbers.joined()).sorted()
         self.keyPaths = AttributeKeyPaths(count: checked.count)
@@ -211,17 +215,19 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
 
     /// The attribute called `name`, or `nil`.
     public func attribute(named name: String) -> AttributeDescription? {
-        attributeNumbers[name].map { attributes[$0] }
+        attributeNumber(named: name).map { attributes[$0] }
     }
 
     /// The position of the attribute called `name` in ``attributes``, or `nil`.
     public func attributeNumber(named name: String) -> Int? {
-        attributeNumbers[name]
+        guard attributeNames.count <= 16 else { return attributeNumbers[name] }
+        for number in attributeNames.indices where attributeNames[number] == name { return number }
+        return nil
     }
 
     /// The position of `key`, or ``KuraError/unknownAttribute(entity:key:)``.
     func requireAttributeNumber(_ key: String) throws -> Int {
-        guard let number = attributeNumbers[key] else {
+        guard let number = attributeNumber(named: key) else {
             if relationshipNumbers[key] != nil {
                 throw KuraError.invalidRelationship(
                     "\(name).\(key) is a relationship: use object(forKey:), objects(forKey:) or mutableSetValue(forKey:)")
