@@ -45,7 +45,12 @@ struct NumericTopK<Payload> {
     /// first, descending last, as ``RowOrdering`` does.
     @inline(__always)
     mutating func offer(_ value: AttributeValue?, number: UInt64, payload: Payload) {
-        let bits = SortKey(value, comparison: sort.comparison).orderedBits
+        offer(bits: SortKey(value, comparison: sort.comparison).orderedBits, number: number, payload: payload)
+    }
+
+    /// Offers the row whose sort value has `bits` (``SortKey/orderedBits``), `nil` for a nil value.
+    @inline(__always)
+    mutating func offer(bits: UInt64?, number: UInt64, payload: Payload) {
         heap.offer(Entry(
             group: (bits != nil) == sort.ascending ? 1 : 0, bits: sort.ascending ? bits ?? 0 : ~(bits ?? 0),
             number: number, payload: payload))

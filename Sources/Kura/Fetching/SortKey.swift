@@ -64,15 +64,24 @@ enum SortKey {
     /// the keys' order (among keys of the same kind); `nil` for other keys.
     var orderedBits: UInt64? {
         switch self {
-        case .int(let value):
-            return UInt64(bitPattern: value) ^ (1 << 63)
-        case .double(let value):
-            let canonical = value.isNaN ? Double.nan : (value == 0 ? 0 : value)
-            let bits = canonical.bitPattern
-            return bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
-        default:
-            return nil
+        case .int(let value): Self.orderedBits(value)
+        case .double(let value): Self.orderedBits(value)
+        default: nil
         }
+    }
+
+    /// An integer key's ordered bits.
+    @inline(__always)
+    static func orderedBits(_ value: Int64) -> UInt64 {
+        UInt64(bitPattern: value) ^ (1 << 63)
+    }
+
+    /// A floating-point key's ordered bits (one NaN, one zero).
+    @inline(__always)
+    static func orderedBits(_ value: Double) -> UInt64 {
+        let canonical = value.isNaN ? Double.nan : (value == 0 ? 0 : value)
+        let bits = canonical.bitPattern
+        return bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
     }
 
     private static func rank(_ key: SortKey) -> Int {

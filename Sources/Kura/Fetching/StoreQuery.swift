@@ -68,7 +68,11 @@ struct StoreQuery {
         if let topK = plan.topK, var numeric = NumericTopK<RecordView>(capacity: topK, sorts: fetch.sorts, entity: entity) {
             let number = numeric.sort.number
             try forEachCandidate(in: txn, graph: graph) { primaryKey, view in
-                numeric.offer(view.value(number, of: entity), number: primaryKey, payload: view)
+                if let bits = view.orderedSortBits(number, of: entity) {
+                    numeric.offer(bits: bits, number: primaryKey, payload: view)
+                } else {
+                    numeric.offer(view.value(number, of: entity), number: primaryKey, payload: view)
+                }
                 return true
             }
             return try numeric.heap.sorted().map { entry in

@@ -140,6 +140,28 @@ struct RecordView {
         return decodedValue(atField: field)
     }
 
+    /// The ordered bits (``SortKey/orderedBits``) of numeric attribute
+    /// `number`, read from its bytes without making an ``AttributeValue``:
+    /// `.some(nil)` for a nil value; `nil` when the record predates the
+    /// attribute or the value isn't a number (decode it instead).
+    @inline(__always)
+    func orderedSortBits(_ number: Int, of entity: EntityDescription) -> UInt64?? {
+        let layout = entity.layout
+        let field = layout.isIdentity ? number : layout.attributeFields[number]
+        guard field < count else { return nil }
+        let stored = valueBytes(field)
+        let payload = Self.payload(of: stored)
+        switch RecordFormat.Tag(rawValue: stored[0]) {
+        case .null: return .some(nil)
+        case .false: return SortKey.orderedBits(Int64(0))
+        case .true: return SortKey.orderedBits(Int64(1))
+        case .int: return SortKey.orderedBits(Int64(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian))
+        case .double, .date: return SortKey.orderedBits(Double(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian))
+        case .float: return SortKey.orderedBits(Double(Float(bitPattern: payload.loadUnaligned(as: UInt32.self).littleEndian)))
+        default: return nil
+        }
+    }
+
     /// Whether value `number` is not `nil`, by its tag (not decoded).
     func hasValue(_ number: Int, of entity: EntityDescription) -> Bool {
         let layout = entity.layout
