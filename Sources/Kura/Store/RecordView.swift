@@ -35,12 +35,16 @@ struct RecordView {
         guard count <= entity.layout.fieldCount else { throw .tooManyValues(count, entity.layout.fieldCount) }
         let dataStart = RecordFormat.headerSize + count * 4
         guard dataStart <= bytes.count else { throw .tooShort(bytes.count) }
+        // Offsets must rise, and the last must end the record: then every
+        // value lies inside it (only the offset table is read here, and it
+        // is inside: checked above).
         var previousEnd = 0
         for number in 0..<count {
             let end = endOffset(number)
-            guard end > previousEnd, dataStart + end <= bytes.count else { throw .badOffset(number) }
+            guard end > previousEnd else { throw .badOffset(number) }
             previousEnd = end
         }
+        guard dataStart + previousEnd <= bytes.count else { throw .badOffset(count - 1) }
         guard dataStart + previousEnd == bytes.count else { throw .trailingBytes }
     }
 
