@@ -103,9 +103,10 @@ public enum ObjectImport {
         do {
             try context.save()
         } catch {
-            let line = loader.line(of: error)
+            let (line, otherLine) = loader.lines(of: error)
             context.rollback()
-            throw Failure(line: line, message: "nothing was imported: \(InspectError(error).message)")
+            let also = otherLine.map { ", from line \($0)" } ?? ""
+            throw Failure(line: line, message: "nothing was imported: \(InspectError(error).message)\(also)")
         }
         var summary = Summary()
         summary.objectIDs = loader.byOldID.map { ($0.key, $0.value.objectID) }
@@ -244,14 +245,37 @@ private struct Loader {
         }
     }
 
-    /// The line of the first object a save error names.
-    func line(of error: Error) -> Int? {
-        let named: ObjectID? = switch error {
-        case KuraError.validationFailed(let failures): failures.first?.objectID
-        case KuraError.uniqueConstraintViolated(_, _, _, let objectID): objectID
-        default: nil
+    /// The line of the object a save error is about, and for a unique
+    /// index clash between two objects of the text, the line of the first.
+    ///
+    /// New objects have no IDs when the save fails, so a clash names its
+    /// values, not its object: the objects of the text holding those values
+    /// are found by comparing them (only after a failed save; a successful
+    /// import pays nothing for this).
+    func lines(of error: Error) -> (line: Int?, otherLine: Int?) {
+        switch error {
+        case KuraError.validationFailed(let failures):
+            return (failures.first.flatMap { line(of: $0.objectID) }, nil)
+        case KuraError.uniqueConstraintViolated(_, _, _, let objectID?):
+            return (line(of: objectID), nil)
+        case KuraError.uniqueConstraintViolated(let entityName, let indexName, let values, nil):
+            guard let entity = context.model.entity(named: entityName),
+                  let index = entity.indexes.first(where: { $0.name == indexName }) else { return (nil, nil) }
+            var holders: [Int] = []
+            for (position, object) in inserted.enumerated() where object.entity === entity {
+                let held = index.attributes.map { key in ((try? object.value(forKey: key)) ?? nil).map { "\($0)" } ?? "nil" }
+                if held == values { holders.append(lineNumbers[position]) }
+                if holders.count == 2 { break }
+            }
+            // Two objects of the text: the second one clashed; one: it clashed with a stored object.
+            return holders.count == 2 ? (holders[1], holders[0]) : (holders.first, nil)
+        default:
+            return (nil, nil)
         }
-        guard let named, let position = inserted.firstIndex(where: { $0.objectID == named }) else { return nil }
-        return lineNumbers[position]
+    }
+
+    /// The line the object with `objectID` comes from, if it is one of the text's.
+    private func line(of objectID: ObjectID) -> Int? {
+        inserted.firstIndex { $0.objectID == objectID }.map { lineNumbers[$0] }
     }
 }

@@ -170,11 +170,17 @@ import Testing
         #expect(failure(#"{"owner": "kura://Owner/9"}"#) == "line 1: owner: kura://Owner/9 is neither in the text nor in the store")
         #expect(failure(#"{"when": "2026-13-01T00:00:00Z"}"#) == "line 1: when: '2026-13-01T00:00:00Z' is not a Date")
         #expect(failure("name,small\nok,1\n\"open,2\n", format: .csv) == "line 3: a quoted field that starts on line 3 is not closed")
-        // The save fails on the unique UUID (two new objects: no single line to name).
+        // The save fails on the unique UUID: the second object is named, and the first.
         let uuid = UUID().uuidString
-        let duplicate = failure(#"{"uuid":"\#(uuid)"}"# + "\n" + #"{"uuid":"\#(uuid)"}"#)
-        #expect(duplicate == "nothing was imported: unique index Item.uuid already holds (\(uuid))")
+        let duplicate = failure(#"{"name":"a"}"# + "\n" + #"{"uuid":"\#(uuid)"}"# + "\n" + #"{"name":"b"}"# + "\n" + #"{"uuid":"\#(uuid)"}"#)
+        #expect(duplicate == "line 4: nothing was imported: unique index Item.uuid already holds (\(uuid)), from line 2")
         #expect(try store.newContext().count(for: FetchRequest(entityName: "Item")) == 0)
+        // A clash with a stored object names the line of the text's.
+        let stored = UUID().uuidString
+        #expect(failure(#"{"uuid":"\#(stored)"}"#) == nil)
+        #expect(failure(#"{"name":"c"}"# + "\n" + #"{"uuid":"\#(stored)"}"#)
+            == "line 2: nothing was imported: unique index Item.uuid already holds (\(stored))")
+        #expect(try store.newContext().count(for: FetchRequest(entityName: "Item")) == 1)
     }
 
     @Test func linesReadAheadOnAnotherThreadAreInsertedInOrderAndTheFirstProblemIsNamed() throws {
