@@ -6,9 +6,12 @@ extension ManagedObject {
     ///   without a value.
     public func validateRequiredAttributes() throws {
         var failures: [ValidationFailure] = []
-        for (number, attribute) in entity.attributes.enumerated() where !attribute.isOptional {
-            guard try !hasValue(number) else { continue }
-            failures.append(ValidationFailure(objectID: objectID, key: attribute.name, message: "a required attribute has no value"))
+        for number in entity.requiredAttributeNumbers {
+            // A new object holds all its values; a stored one may have some only in its record.
+            let isPresent = isFullyDecoded ? values[number] != nil : try hasValue(number)
+            if isPresent { continue }
+            failures.append(ValidationFailure(
+                objectID: objectID, key: entity.attributes[number].name, message: "a required attribute has no value"))
         }
         if !failures.isEmpty { throw KuraError.validationFailed(failures) }
     }

@@ -1,7 +1,8 @@
-/// A context's objects of one entity by primary key: a dictionary whose
-/// keys hash with one multiplication instead of SipHash. Every fetched,
-/// faulted or prefetched object is looked up here, and primary keys are
-/// numbers the store hands out, not input an attacker picks.
+/// A context's objects of one entity by primary key (or its inserted
+/// objects by temporary number): a dictionary whose keys hash with one
+/// multiplication instead of SipHash. Every fetched, faulted or prefetched
+/// object is looked up here, and the numbers are ones the store or the
+/// context hands out, not input an attacker picks.
 struct ObjectTable {
     /// A primary key as a dictionary key.
     struct Key: Hashable {
@@ -32,6 +33,8 @@ struct ObjectTable {
     var count: Int { storage.count }
 
     mutating func reserveCapacity(_ capacity: Int) { storage.reserveCapacity(capacity) }
+
+    mutating func removeAll() { storage.removeAll() }
 
     /// Removes the object under `primaryKey` if it has no unsaved changes
     /// and the table holds the only reference to it (so no one can reach it

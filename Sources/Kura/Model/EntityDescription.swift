@@ -71,6 +71,8 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     let indexAttributeNumbers: [[Int]]
     /// Every attribute some index holds, once each, in order.
     let indexedAttributeNumbers: [Int]
+    /// The attributes that must have a value (not optional), in order.
+    let requiredAttributeNumbers: [Int]
     /// Resolves typed properties to attribute positions.
     let keyPaths: AttributeKeyPaths
     /// Resolves typed relationship properties to relationship positions.
@@ -163,6 +165,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.attributeNames = checked.map(\.name)
         self.indexAttributeNumbers = indexNumbers
         self.indexedAttributeNumbers = Set(indexNumbers.joined()).sorted()
+        self.requiredAttributeNumbers = checked.indices.filter { !checked[$0].isOptional }
         self.keyPaths = AttributeKeyPaths(count: checked.count)
         self.relationshipKeyPaths = AttributeKeyPaths(count: relationships.count, isForRelationships: true)
         self.inverseResolvers = inverseResolvers
