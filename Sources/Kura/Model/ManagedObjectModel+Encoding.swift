@@ -210,9 +210,13 @@ extension RecordLayout {
         let attributeFields = zip(stored.attributes, identity.attributeFields).map { $0.field ?? $1 }
         let relationshipFields = zip(relationships, identity.relationshipFields).map { $0.toMany ? nil : ($0.field ?? $1) }
         let fieldCount = stored.fieldCount ?? identity.fieldCount
+        // Checked before any range is made of it: `0..<n` stops the program for a negative n.
+        guard fieldCount >= 0, fieldCount <= Int(UInt16.max) else {
+            throw ModelDecodingError(reason: "the stored field count of \(entity.name) is out of range")
+        }
         var used = Set<Int>()
         for field in attributeFields + relationshipFields.compactMap({ $0 }) {
-            guard (0..<fieldCount).contains(field), used.insert(field).inserted, fieldCount <= Int(UInt16.max) else {
+            guard field >= 0, field < fieldCount, used.insert(field).inserted else {
                 throw ModelDecodingError(reason: "the stored fields of \(entity.name) overlap or are out of range")
             }
         }

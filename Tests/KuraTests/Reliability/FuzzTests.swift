@@ -22,6 +22,15 @@ import Testing
         print("fuzz \(name): \(report.inputs) inputs, \(report.accepted) accepted, \(report.failures.count) failures")
     }
 
+    /// Inputs long runs of `kura-fuzz` stopped on, kept as they were found.
+    @Test func inputsThatOnceCrashedAreRefused() throws {
+        // A stored model whose entity claims -114 fields (`kura-fuzz model --input 162236`):
+        // the range of its fields was made before the count was checked.
+        let input = Fuzzer(target: ModelFuzzTarget(), seed: 1).input(162_236)
+        #expect(String(decoding: input, as: UTF8.self).contains(#""fieldCount":-114"#))
+        #expect(try ModelFuzzTarget().run(input) == false)
+    }
+
     @Test func inputsAreMadeAgainFromTheirNumber() {
         let fuzzer = Fuzzer(target: PredicateFuzzTarget(), seed: 9)
         #expect((0..<50).map(fuzzer.input) == (0..<50).map(fuzzer.input))
