@@ -67,6 +67,16 @@ import Testing
     /// Found by the fuzzer (predicate input 12604, seed 20261122): a date
     /// literal too large for a double became `CAST(inf, "NSDate")`, which
     /// did not parse back.
+    @Test func keyPathComponentsThatAreNotWordsAreEscapedOneByOne() throws {
+        // Found by kura-fuzz (predicate, seed 1, inputs 84331 and 300172): the whole path was escaped,
+        // which reads back as `#parent`, a dot and a number.
+        for format in ["parent.#99999999999999999999in > 3", "parent.#1e308in ENDSWITH 'x'", "#in.#2nd == 1", "a.#ANY.b == nil"] {
+            let parsed = try FetchPredicate(format: format)
+            #expect(try FetchPredicate(format: parsed.predicateFormat) == parsed, "\(parsed.predicateFormat)")
+        }
+        #expect(try FetchPredicate(format: "parent.#2nd == 1").predicateFormat == "parent.#2nd == 1")
+    }
+
     @Test func datesThatAreNotFiniteFormatToTextThatParsesBack() throws {
         let parsed = try FetchPredicate(format: "date > CAST(1234.1e3085, \"NSDate\")")
         #expect(parsed.predicateFormat == "date > CAST(\"inf\", \"NSDate\")")

@@ -64,14 +64,14 @@ enum PredicateFormatter {
     }
 
     /// A key or key path: each component as a word, `#`-escaped where it is
-    /// a keyword or not a word (a single key of any spelling; a key path's
-    /// components are words, as the parser reads them).
+    /// a keyword or not a word (`#` lets a component start with a digit,
+    /// `parent.#2nd`, as the parser reads it). Escaping the whole path
+    /// instead would read back as an escaped first key, a dot, and a number.
     static func formatKeyPath(_ path: String) -> String {
-        let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        if components.count > 1 && components.allSatisfy({ PredicateParser.isIdentifier($0) }) {
-            return components.map { PredicateParser.keywords.contains($0.uppercased()) ? "#\($0)" : $0 }.joined(separator: ".")
-        }
-        return PredicateParser.keywords.contains(path.uppercased()) || !PredicateParser.isIdentifier(path) ? "#\(path)" : path
+        path.split(separator: ".", omittingEmptySubsequences: false).map { component in
+            let key = String(component)
+            return PredicateParser.isIdentifier(key) && !PredicateParser.keywords.contains(key.uppercased()) ? key : "#\(key)"
+        }.joined(separator: ".")
     }
 
     static func format(_ value: AttributeValue?) -> String {
