@@ -35,14 +35,28 @@ import Testing
 
         /// Waits until the screen contains `text`.
         func waitFor(_ text: String, timeout: Double = 10) throws -> String {
+            try waitFor(anyOf: [text], timeout: timeout)
+        }
+
+        /// Waits until the screen contains one of `texts`: wait for a
+        /// command's output, not its echo, or a loaded machine fails the
+        /// test between the two.
+        func waitFor(anyOf texts: [String], timeout: Double = 10) throws -> String {
+            try waitUntil(texts.map { "\"\($0)\"" }.joined(separator: " or "), timeout: timeout) { screen in
+                texts.contains(where: screen.contains)
+            }
+        }
+
+        /// Waits until `condition` holds for the screen.
+        func waitUntil(_ description: String, timeout: Double = 10, _ condition: (String) -> Bool) throws -> String {
             let deadline = Date().addingTimeInterval(timeout)
             var last = ""
             while Date() < deadline {
                 last = try screen()
-                if last.contains(text) { return last }
+                if condition(last) { return last }
                 usleep(50_000)
             }
-            Issue.record("the screen never showed \"\(text)\":\n\(last)")
+            Issue.record("the screen never showed \(description):\n\(last)")
             return last
         }
     }
@@ -60,20 +74,30 @@ import Testing
         try tmux.keys("cou", "Tab")
         try tmux.keys("Bo", "Tab")
         try tmux.keys("Enter")
-        var screen = try tmux.waitFor("kura> count Book")
+        var screen = try tmux.waitFor(anyOf: ["kura> count Book \n4", "kura> count Book\n4"])
         #expect(screen.contains("kura> count Book \n4") || screen.contains("kura> count Book\n4"))
         // A fetch, then Up brings it back from history.
         try tmux.keys("fetch Book where year < 1970", "Enter")
         screen = try tmux.waitFor("(1 object)")
         #expect(screen.contains("Dune"))
         try tmux.keys("Up")
-        screen = try tmux.waitFor("kura> fetch Book where year < 1970\n")
+        let recalled = "kura> fetch Book where year < 1970"
+        screen = try tmux.waitUntil("the fetch recalled at the prompt") { screen in
+            screen.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) == recalled } ?? false
+        }
         try tmux.keys("C-u", "bogus", "Enter")
         screen = try tmux.waitFor("error: unknown command 'bogus'")
         try tmux.keys("quit", "Enter")
-        usleep(300_000)
-        let history = try String(contentsOfFile: home.file(".kura_history"), encoding: .utf8)
-        #expect(history.contains("fetch\\040Book\\040where\\040year\\040<\\0401970"))
+        // The history file is written as the session ends: wait for it.
+        let expected = "fetch\\040Book\\040where\\040year\\040<\\0401970"
+        var history = ""
+        let deadline = Date().addingTimeInterval(10)
+        repeat {
+            history = (try? String(contentsOfFile: home.file(".kura_history"), encoding: .utf8)) ?? ""
+            if history.contains(expected) { break }
+            usleep(50_000)
+        } while Date() < deadline
+        #expect(history.contains(expected), "\(history)")
     }
 }
 
@@ -89,11 +113,11 @@ extension TerminalTests {
         try tmux.keys("count Book where wri", "Tab")
         try tmux.keys(".na", "Tab")
         try tmux.keys("== 'Ann'", "Enter")
-        var screen = try tmux.waitFor("kura> count Book where writer.name == 'Ann'")
+        var screen = try tmux.waitFor("kura> count Book where writer.name == 'Ann'\n2")
         #expect(screen.contains("kura> count Book where writer.name == 'Ann'\n2"), "\(screen)")
         try tmux.keys("count Writer where books.@c", "Tab")
         try tmux.keys("== 0", "Enter")
-        screen = try tmux.waitFor("kura> count Writer where books.@count == 0")
+        screen = try tmux.waitFor("kura> count Writer where books.@count == 0\n1")
         #expect(screen.contains("kura> count Writer where books.@count == 0\n1"), "\(screen)")
         try tmux.keys("quit", "Enter")
     }
