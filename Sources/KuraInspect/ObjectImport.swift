@@ -192,13 +192,13 @@ private struct Loader {
 
     /// Connects every reference, to-ones before to-manys.
     mutating func connect() throws {
-        // Each entity's relationships, described once (the list is made on each call).
-        var described: [ObjectIdentifier: [RelationshipDescription]] = [:]
+        // The last entity's relationships, described once per run of objects
+        // of one entity (the list is made on each call).
+        var described: (entity: EntityDescription, relationships: [RelationshipDescription])?
         for pass in [false, true] {
             for (object, position, ids, line) in references {
-                let entityKey = ObjectIdentifier(object.entity)
-                if described[entityKey] == nil { described[entityKey] = object.entity.relationships }
-                let relationship = described[entityKey]![position]
+                if described?.entity !== object.entity { described = (object.entity, object.entity.relationships) }
+                let relationship = described!.relationships[position]
                 guard relationship.isToMany == pass else { continue }
                 var destinations: [ManagedObject] = []
                 destinations.reserveCapacity(ids.count)

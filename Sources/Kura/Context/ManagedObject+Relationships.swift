@@ -172,7 +172,7 @@ extension ManagedObject {
             members.reserveCapacity(keys.count + toMany.added.count)
             for key in keys {
                 let member = context.object(of: link.destination, primaryKey: key)
-                if toMany.removed[ObjectIdentifier(member)] == nil { members.append(member) }
+                if toMany.removed[IdentityKey(member)] == nil { members.append(member) }
             }
         }
         if !toMany.added.isEmpty {
@@ -266,14 +266,21 @@ extension ManagedObject {
     /// Makes a to-many hold exactly `objects` (in that order, if ordered).
     final func setMembers(_ objects: [ManagedObject], _ link: RelationshipLink) throws(KuraError) {
         for object in objects { try checkCanRelate(object, link) }
-        let wanted = Set(objects.map(ObjectIdentifier.init))
+        let toMany = toManyState(link)
+        if !link.isOrdered, state == .inserted, toMany.members == nil, toMany.added.isEmpty {
+            // A new object's to-many nothing was added to: nothing to read or
+            // remove (what an import or a first assignment does).
+            toMany.setMembers([])
+            for object in objects where !toMany.isMember(object) { try addMember(object, link) }
+            return
+        }
+        let wanted = Set(objects.map(IdentityKey.init))
         guard !link.isOrdered || wanted.count == objects.count else {
             throw KuraError.invalidRelationship("\(entity.name).\(link.name) is ordered and can't hold an object twice")
         }
-        for old in try members(link) where !wanted.contains(ObjectIdentifier(old)) {
+        for old in try members(link) where !wanted.contains(IdentityKey(old)) {
             try removeMember(old, link)
         }
-        let toMany = toManyState(link)
         for object in objects where !toMany.isMember(object) {
             try addMember(object, link)
         }

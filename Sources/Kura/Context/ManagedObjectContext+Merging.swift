@@ -96,12 +96,12 @@ extension ManagedObjectContext {
     /// The object this context holds for `id` (an ID of any context of the same store).
     private func registered(_ id: ObjectID) -> ManagedObject? {
         guard !id.isTemporaryID, let entity = model.entity(named: id.entity.name) else { return nil }
-        return registries[ObjectIdentifier(entity)]?.objects[id.number]
+        return registries[IdentityKey(entity)]?.objects[id.number]
     }
 
     /// Takes a saved object out of the context for good.
     func forget(_ object: ManagedObject) {
-        registries[ObjectIdentifier(object.entity)]?.objects[object.objectID.number] = nil
+        registries[IdentityKey(object.entity)]?.objects[object.objectID.number] = nil
         object.state = .removed
         object.discardChanges()
         object.context = nil

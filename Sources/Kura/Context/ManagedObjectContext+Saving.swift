@@ -56,13 +56,13 @@ extension ManagedObjectContext {
         var deleted: [ManagedObject] = []
         for object in saving where object.state == .inserted { inserted.append(object) }
         // Built on the first reference: a save of objects without relationships never needs it.
-        var insertPositions: [ObjectIdentifier: Int]?
+        var insertPositions: [IdentityKey: Int]?
         func reference(_ object: ManagedObject?) -> ChangeSet.Reference? {
             guard let object else { return nil }
             if insertPositions == nil {
-                insertPositions = Dictionary(uniqueKeysWithValues: inserted.enumerated().map { (ObjectIdentifier($1), $0) })
+                insertPositions = Dictionary(uniqueKeysWithValues: inserted.enumerated().map { (IdentityKey($1), $0) })
             }
-            if let position = insertPositions![ObjectIdentifier(object)] { return .inserted(position) }
+            if let position = insertPositions![IdentityKey(object)] { return .inserted(position) }
             switch object.state {
             case .persisted, .deleted: return .stored(object.objectID.number)
             default: return nil  // never saved, or gone: nothing to point to
@@ -136,7 +136,7 @@ extension ManagedObjectContext {
     /// leave the context, the lists of changes empty, `didSave` runs.
     func finishSave(_ saving: [ManagedObject], deleted: [ManagedObject], into saved: inout ContextChanges) {
         for object in deleted {
-            registries[ObjectIdentifier(object.entity)]?.objects[object.objectID.registryKey] = nil
+            registries[IdentityKey(object.entity)]?.objects[object.objectID.registryKey] = nil
             object.state = .removed
             object.changedAttributes.removeAll()   // its last values stay readable
             object.context = nil

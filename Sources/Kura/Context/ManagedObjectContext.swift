@@ -58,7 +58,7 @@ public final class ManagedObjectContext {
     public var notificationCenter = NotificationCenter.default
 
     /// Saved objects by entity, then primary key.
-    @exclusivity(unchecked) var registries: [ObjectIdentifier: EntityRegistry] = [:]
+    @exclusivity(unchecked) var registries: [IdentityKey: EntityRegistry] = [:]
     /// Inserted objects by temporary number (an ``ObjectTable``: its keys
     /// hash with one multiply, where `UInt64`'s SipHash costs ~90 instructions
     /// per insert and again per removal at the save).
@@ -216,7 +216,7 @@ public final class ManagedObjectContext {
     /// nothing), and relationships without an inverse that point to it are
     /// cleared. A store error here (reading members) is thrown by the next save.
     private func applyDeleteRules(of object: ManagedObject) {
-        guard !object.entity.links.isEmpty || model.linksWithoutInverseTo[ObjectIdentifier(object.entity)] != nil else { return }
+        guard !object.entity.links.isEmpty || model.linksWithoutInverseTo[IdentityKey(object.entity)] != nil else { return }
         do {
             for link in object.entity.links {
                 let related = link.isToMany ? try object.members(link) : (try object.destination(link)).map { [$0] } ?? []
@@ -234,7 +234,7 @@ public final class ManagedObjectContext {
                     continue
                 }
             }
-            for link in model.linksWithoutInverseTo[ObjectIdentifier(object.entity)] ?? [] {
+            for link in model.linksWithoutInverseTo[IdentityKey(object.entity)] ?? [] {
                 for source in try sources(pointingTo: object, through: link) {
                     try source.primitiveDetach(object, via: link)
                 }
@@ -328,16 +328,16 @@ public final class ManagedObjectContext {
 
     /// The registry of saved `entity` objects.
     func registry(for entity: EntityDescription) -> EntityRegistry {
-        if let registry = registries[ObjectIdentifier(entity)] { return registry }
+        if let registry = registries[IdentityKey(entity)] { return registry }
         let registry = EntityRegistry()
-        registries[ObjectIdentifier(entity)] = registry
+        registries[IdentityKey(entity)] = registry
         return registry
     }
 
     /// The object with `objectID` if this context holds it, else `nil`.
     public func registeredObject(for objectID: ObjectID) -> ManagedObject? {
         if objectID.isTemporaryID, let inserted = temporaries[objectID.number] { return inserted }
-        return registries[ObjectIdentifier(objectID.entity)]?.objects[objectID.registryKey]
+        return registries[IdentityKey(objectID.entity)]?.objects[objectID.registryKey]
     }
 
     /// The object with `objectID`: the one this context holds, or a fault
@@ -369,7 +369,7 @@ public final class ManagedObjectContext {
         } catch {
             if case .objectNotFound = error, object.state == .persisted, object.values.isEmpty {
                 // Don't keep a fault for an object that doesn't exist.
-                registries[ObjectIdentifier(objectID.entity)]?.objects[objectID.registryKey] = nil
+                registries[IdentityKey(objectID.entity)]?.objects[objectID.registryKey] = nil
                 object.state = .detached
                 object.context = nil
             }

@@ -12,14 +12,8 @@ struct ObjectTable {
 
         func hash(into hasher: inout Hasher) { hasher.combine(value) }
 
-        /// What `Dictionary` asks for: the key mixed with the seed by a
-        /// multiplication, its high half folded into the low one, where the
-        /// table takes its bucket from (so keys that differ only in high
-        /// bits, like multiples of 4096, still spread).
-        func _rawHashValue(seed: Int) -> Int {
-            let mixed = (value ^ UInt64(truncatingIfNeeded: seed)) &* 0x9E37_79B9_7F4A_7C15
-            return Int(truncatingIfNeeded: mixed ^ (mixed >> 32))
-        }
+        /// What `Dictionary` asks for (see ``multiplicativeHash(_:seed:)``).
+        func _rawHashValue(seed: Int) -> Int { multiplicativeHash(value, seed: seed) }
     }
 
     private var storage: [Key: ManagedObject] = [:]

@@ -18,11 +18,11 @@ final class ToManyState {
     @exclusivity(unchecked) private(set) var members: [ManagedObject]?
     /// The identities of `members`, made when a large to-many is first asked
     /// whether it holds an object (reading members doesn't pay for it).
-    @exclusivity(unchecked) private var memberIDs: Set<ObjectIdentifier>?
+    @exclusivity(unchecked) private var memberIDs: Set<IdentityKey>?
     /// Objects added since the members were stored (never stored members).
-    @exclusivity(unchecked) var added: [ObjectIdentifier: ManagedObject] = [:]
+    @exclusivity(unchecked) var added: [IdentityKey: ManagedObject] = [:]
     /// Stored members removed since.
-    @exclusivity(unchecked) var removed: [ObjectIdentifier: ManagedObject] = [:]
+    @exclusivity(unchecked) var removed: [IdentityKey: ManagedObject] = [:]
     /// For an ordered to-many: the order was changed.
     @exclusivity(unchecked) var isReordered = false
 
@@ -36,21 +36,21 @@ final class ToManyState {
     func isMember(_ object: ManagedObject) -> Bool {
         guard let members else { return false }
         if members.count <= 16 { return members.contains { $0 === object } }
-        if memberIDs == nil { memberIDs = Set(members.lazy.map(ObjectIdentifier.init)) }
-        return memberIDs!.contains(ObjectIdentifier(object))
+        if memberIDs == nil { memberIDs = Set(members.lazy.map(IdentityKey.init)) }
+        return memberIDs!.contains(IdentityKey(object))
     }
 
     /// Puts `object` among the read members, at `position` or at the end.
     func insertMember(_ object: ManagedObject, at position: Int?) {
         guard members != nil else { return }
         members!.insert(object, at: position.map { min(max(0, $0), members!.count) } ?? members!.count)
-        memberIDs?.insert(ObjectIdentifier(object))
+        memberIDs?.insert(IdentityKey(object))
     }
 
     /// Takes `object` out of the read members.
     func removeMember(_ object: ManagedObject) {
         members?.removeAll { $0 === object }
-        memberIDs?.remove(ObjectIdentifier(object))
+        memberIDs?.remove(IdentityKey(object))
     }
 
     /// True when the members differ from the stored ones.
@@ -58,14 +58,14 @@ final class ToManyState {
 
     /// Records that `object` joined; undoes its removal if it was a stored member.
     func noteAdded(_ object: ManagedObject) {
-        let identity = ObjectIdentifier(object)
+        let identity = IdentityKey(object)
         // Checked for emptiness first: removing from an empty dictionary still hashes the key.
         if removed.isEmpty || removed.removeValue(forKey: identity) == nil { added[identity] = object }
     }
 
     /// Records that `object` left; undoes its addition if it was new.
     func noteRemoved(_ object: ManagedObject) {
-        let identity = ObjectIdentifier(object)
+        let identity = IdentityKey(object)
         if added.isEmpty || added.removeValue(forKey: identity) == nil { removed[identity] = object }
     }
 }

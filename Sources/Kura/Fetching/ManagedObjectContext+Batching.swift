@@ -90,7 +90,7 @@ extension ManagedObjectContext {
     /// and that nothing outside the context holds (no reference but the
     /// context's own registry) leaves the context. Empties `objects`.
     func letGo(of objects: inout [ManagedObject]) {
-        let identities = objects.map { (ObjectIdentifier($0.entity), $0.objectID.registryKey, $0.objectID.isTemporaryID) }
+        let identities = objects.map { (IdentityKey($0.entity), $0.objectID.registryKey, $0.objectID.isTemporaryID) }
         objects = []
         for (entity, key, isTemporary) in identities where !isTemporary {
             registries[entity]?.objects.removeIfUnused(primaryKey: key)

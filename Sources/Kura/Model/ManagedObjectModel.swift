@@ -26,7 +26,7 @@ public final class ManagedObjectModel: Sendable {
     private let entitiesByName: [String: EntityDescription]
     /// By destination entity: the relationships without an inverse that
     /// point to it, so deleting one of its objects can clear them.
-    let linksWithoutInverseTo: [ObjectIdentifier: [RelationshipLink]]
+    let linksWithoutInverseTo: [IdentityKey: [RelationshipLink]]
     private let entitiesByClass: [ObjectIdentifier: EntityDescription]
     let state = Mutex(State())
 
@@ -75,10 +75,10 @@ public final class ManagedObjectModel: Sendable {
             }
         }
         try Self.resolveRelationships(of: entities, byName: byName)
-        var incoming: [ObjectIdentifier: [RelationshipLink]] = [:]
+        var incoming: [IdentityKey: [RelationshipLink]] = [:]
         for entity in entities {
             for link in entity.links where link.inverseNumber == nil {
-                incoming[ObjectIdentifier(link.destination), default: []].append(link)
+                incoming[IdentityKey(link.destination), default: []].append(link)
             }
         }
         self.linksWithoutInverseTo = incoming

@@ -150,20 +150,20 @@ extension PersistentStore {
 
         // New objects get their keys first, so references to them resolve.
         // Inserts come in runs of one entity: its counter stays at hand for the run.
-        var counters: [ObjectIdentifier: (entity: EntityDescription, next: UInt64)] = [:]
+        var counters: [IdentityKey: (entity: EntityDescription, next: UInt64)] = [:]
         var run: (entity: EntityDescription, next: UInt64)?
         result.insertedKeys.reserveCapacity(changes.inserts.count)
         for insert in changes.inserts {
             let entity = insert.objectID.entity
             if let current = run, current.entity !== entity {
-                counters[ObjectIdentifier(current.entity)] = current
+                counters[IdentityKey(current.entity)] = current
                 run = nil
             }
-            if run == nil { run = try counters[ObjectIdentifier(entity)] ?? (entity, nextPrimaryKey(of: entity, in: txn)) }
+            if run == nil { run = try counters[IdentityKey(entity)] ?? (entity, nextPrimaryKey(of: entity, in: txn)) }
             result.insertedKeys.append(run!.next)
             run!.next += 1
         }
-        if let current = run { counters[ObjectIdentifier(current.entity)] = current }
+        if let current = run { counters[IdentityKey(current.entity)] = current }
         func resolve(_ reference: ChangeSet.Reference?) -> UInt64? {
             switch reference {
             case .stored(let key)?: key

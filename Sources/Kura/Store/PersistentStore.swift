@@ -32,7 +32,7 @@ public final class PersistentStore: Sendable {
 
     let environment: Environment
     let meta: Database
-    private let tables: [ObjectIdentifier: EntityTables]
+    private let tables: [IdentityKey: EntityTables]
     /// For the stores a migration's custom stages use: the migration's write
     /// transaction, which their reads and saves join (see
     /// ``MigrationStage/custom(from:to:willMigrate:didMigrate:)``).
@@ -173,7 +173,7 @@ public final class PersistentStore: Sendable {
 
     /// The tables of `entity`, an entity of this store's model.
     func tables(for entity: EntityDescription) -> EntityTables {
-        guard let tables = tables[ObjectIdentifier(entity)] else {
+        guard let tables = tables[IdentityKey(entity)] else {
             preconditionFailure("entity \(entity.name) is not part of the store's model")
         }
         return tables
@@ -269,7 +269,7 @@ public final class PersistentStore: Sendable {
     /// The databases of `model`'s entities, read as a store of `format` keeps them.
     private static func openTables(
         model: ManagedObjectModel, path: String, format: UInt32, database: (String) throws -> Database?
-    ) throws -> (Database, [ObjectIdentifier: EntityTables]) {
+    ) throws -> (Database, [IdentityKey: EntityTables]) {
         func open(_ name: String) throws -> Database {
             guard let database = try database(name) else {
                 throw KuraError.corruptStore(path: path, reason: "the database \(name) is missing")
@@ -277,7 +277,7 @@ public final class PersistentStore: Sendable {
             return database
         }
         let meta = try open(StoreLayout.metaDatabase)
-        var tables: [ObjectIdentifier: EntityTables] = [:]
+        var tables: [IdentityKey: EntityTables] = [:]
         for entity in model.entities {
             let records = try open(StoreLayout.recordsDatabase(entity))
             let indexes = try entity.indexes.indices.map { position in
@@ -292,7 +292,7 @@ public final class PersistentStore: Sendable {
                     link: link, references: try names.references.map(open), join: try names.join.map(open),
                     reverseJoin: try names.reverseJoin.map(open), order: try names.order.map(open))
             }
-            tables[ObjectIdentifier(entity)] = EntityTables(
+            tables[IdentityKey(entity)] = EntityTables(
                 entity: entity, records: records, indexes: indexes, relationships: relationships)
         }
         return (meta, tables)
