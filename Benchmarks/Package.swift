@@ -10,6 +10,7 @@ let package = Package(
         .package(name: "Kura", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The shared dataset: News records from a fixed seed.
@@ -23,10 +24,14 @@ let package = Package(
                 .product(name: "KuraLMDB", package: "Kura"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
+        // PostgreSQL engines, apart so the malloc benchmarks never build postgres-nio.
+        .target(
+            name: "PostgresEngines",
+            dependencies: ["NewsEngines", "NewsDataset", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The comparison report: every engine, interleaved, one table per N.
         .executableTarget(
             name: "kura-compare",
-            dependencies: ["NewsEngines", "NewsDataset", .product(name: "Kura", package: "Kura")]),
+            dependencies: ["NewsEngines", "PostgresEngines", "NewsDataset", .product(name: "Kura", package: "Kura")]),
         // KuraLMDB alone: put and get throughput of small values.
         .executableTarget(name: "lmdb-throughput", dependencies: [.product(name: "KuraLMDB", package: "Kura")]),
         // package-benchmark targets: malloc counts of Kura's operations,

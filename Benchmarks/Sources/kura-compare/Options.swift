@@ -5,7 +5,8 @@ struct Options {
     var output: String?
     /// Run only operations whose name contains this text (for profiling).
     var only: String?
-    /// Run only these engines (by name, lowercased first word: kura, raw, grdb).
+    /// Run only these engines (by name, lowercased first word: kura, raw,
+    /// grdb; postgres-nio only when named, as it starts a PostgreSQL server).
     var engines: Set<String> = ["kura", "raw", "grdb"]
     /// Which tables: the flat News operations, the object graph's, or both.
     var suites: Set<String> = ["news", "graph", "migration", "changes", "memory"]
@@ -50,7 +51,7 @@ struct Options {
     struct UsageError: Error, CustomStringConvertible {
         var description: String {
             "usage: kura-compare [--sizes 10000,100000] [--include-1m] [--iterations 5] [--output RESULTS.md] "
-                + "[--only OPERATION-TEXT] [--engines kura,raw,grdb] [--suites news,graph,migration,changes,memory]"
+                + "[--only OPERATION-TEXT] [--engines kura,raw,grdb,postgres-nio] [--suites news,graph,migration,changes,memory]"
         }
     }
 }
