@@ -59,6 +59,11 @@ import Testing
             model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": saved.objectId]))
         #expect(again.first === saved)
         #expect(try lookUp("no such id").isEmpty)
+        // A string key found in the index decides the match (no record check):
+        // canonically equivalent spellings find each other, as `==` says.
+        saved.objectId = "caf\u{E9}"
+        try context.save()
+        #expect(try lookUp("cafe\u{301}") == ["saved"])
 
         let oldID = renamed.objectId
         renamed.objectId = "new-id"

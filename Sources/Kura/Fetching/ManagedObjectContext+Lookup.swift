@@ -12,7 +12,7 @@ extension ManagedObjectContext {
         guard let box = request.compiledPredicate, let lookup = box.lookup, parent == nil, request.allowsIndexes,
               request.sortDescriptors.isEmpty, request.fetchOffset == 0, request.fetchLimit >= 0, request.fetchBatchSize >= 0,
               request.relationshipKeyPathsForPrefetching.isEmpty,
-              let entity = model.entity(named: request.entityName), entity === box.compiled.entity,
+              let entity = model.entity(named: request.entityName), entity === box.entity,
               !(request.includesPendingChanges && pending.contains(where: { $0.entity === entity }))
         else { return nil }
         let tables = store.tables(for: entity)
@@ -20,7 +20,8 @@ extension ManagedObjectContext {
             return nil
         }
         let registry = registry(for: entity)
-        let predicate = box.compiled
+        // The index key decides, or the record found is checked against the predicate.
+        let predicate = lookup.decidesMatch ? nil : try box.compiled()
         return try store.read { txn -> [ManagedObject] in
             guard let primaryKey = try store.uniqueEntry(lookup.prefix, in: index, txn) else { return [] }
             try CancellationCheck.check()
@@ -28,7 +29,9 @@ extension ManagedObjectContext {
                 try tables.records.withValue(forKey: key, in: txn) { bytes -> ManagedObject? in
                     // An object keeps its record: check all of it first.
                     let view = try store.validatedRecord(bytes, of: entity)
-                    guard try predicate.evaluate(on: RecordSource(view: view, entity: entity, primaryKey: primaryKey)) else { return nil }
+                    if let predicate, try !predicate.evaluate(on: RecordSource(view: view, entity: entity, primaryKey: primaryKey)) {
+                        return nil
+                    }
                     return registeredObject(for: entity, primaryKey: primaryKey, record: bytes, in: registry)
                 }
             }

@@ -31,8 +31,8 @@ final class PreparedFetch: Sendable {
         self.request = request
         let entity = try model.requireEntity(named: request.entityName)
         self.entity = entity
-        if let box = request.compiledPredicate, box.compiled.entity === entity {
-            predicate = box.compiled
+        if let box = request.compiledPredicate, box.entity === entity {
+            predicate = try box.compiled()
             plannedLookup = box.lookup
         } else {
             predicate = try request.predicate.map { try $0.compiled(for: entity, allowingVariables: allowingVariables) }

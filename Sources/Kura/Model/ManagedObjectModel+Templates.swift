@@ -11,7 +11,7 @@ final class FetchRequestTemplate: Sendable {
     let compiled: CompiledPredicate?
     /// For `key == $variable` (AND …) over every attribute of a unique
     /// index: the index, and the variable of each of its attributes in order.
-    let lookup: (indexName: String, variables: [String])?
+    let lookup: (indexName: String, variables: [String], decidesMatch: Bool)?
 
     init(request: FetchRequest, entity: EntityDescription, variables: [String: VariableRequirement], compiled: CompiledPredicate?) {
         self.request = request
@@ -23,7 +23,7 @@ final class FetchRequestTemplate: Sendable {
     }
 
     /// The unique index the predicate looks up with variables, if it does exactly that.
-    private static func uniqueLookup(_ compiled: CompiledPredicate) -> (indexName: String, variables: [String])? {
+    private static func uniqueLookup(_ compiled: CompiledPredicate) -> (indexName: String, variables: [String], decidesMatch: Bool)? {
         let terms: [CompiledNode]
         if case .and(let nodes) = compiled.root { terms = nodes } else { terms = [compiled.root] }
         var variableOfAttribute: [Int: String] = [:]
@@ -35,7 +35,9 @@ final class FetchRequestTemplate: Sendable {
         let entity = compiled.entity
         for (index, numbers) in zip(entity.indexes, entity.indexAttributeNumbers)
             where index.isUnique && Set(numbers) == Set(variableOfAttribute.keys) && numbers.count == variableOfAttribute.count {
-            return (index.name, numbers.map { variableOfAttribute[$0]! })
+            let exactTypes: Set<AttributeType> = [.int16, .int32, .int64, .bool, .string, .uuid]
+            let decidesMatch = numbers.allSatisfy { exactTypes.contains(entity.attributes[$0].type) }
+            return (index.name, numbers.map { variableOfAttribute[$0]! }, decidesMatch)
         }
         return nil
     }
@@ -148,14 +150,10 @@ extension ManagedObjectModel {
         var request = template.request
         guard let predicate = request.predicate, !template.variables.isEmpty else { return request }
         var values: [(String, FetchPredicate.Expression)] = []
-        var operands: [(String, Operand)] = []
         values.reserveCapacity(template.variableList.count)
-        operands.reserveCapacity(template.variableList.count)
         for (variable, requirement) in template.variableList {
             guard let given = substitutionVariables[variable] else { throw KuraError.missingSubstitutionVariable(variable) }
-            let value = try Self.substitution(given, for: variable, requirement)
-            values.append((variable, value))
-            operands.append((variable, try operand(value, requirement)))
+            values.append((variable, try Self.substitution(given, for: variable, requirement)))
         }
         guard let compiled = template.compiled else {
             request.predicate = FetchPredicate(predicate.root.substituting(values))
@@ -163,7 +161,7 @@ extension ManagedObjectModel {
         }
         do {
             var lookup: PlannedLookup?
-            if let (indexName, variables) = template.lookup {
+            if let (indexName, variables, decidesMatch) = template.lookup {
                 var prefix: [UInt8] = []
                 prefix.reserveCapacity(64)
                 for variable in variables {
@@ -173,11 +171,22 @@ extension ManagedObjectModel {
                     }
                     IndexKeyEncoding.append(value, to: &prefix)
                 }
-                if !prefix.isEmpty { lookup = PlannedLookup(indexName: indexName, prefix: prefix) }
+                if !prefix.isEmpty { lookup = PlannedLookup(indexName: indexName, prefix: prefix, decidesMatch: decidesMatch) }
             }
-            request.compiledPredicate = CompiledPredicateBox(
-                CompiledPredicate(entity: compiled.entity, root: try compiled.root.substituting(operands), variables: [:]),
-                lookup: lookup, template: predicate, substitutions: values)
+            if template.lookup != nil {
+                // Equalities of attributes with values: substituting can't
+                // fail, so it waits until a fetch needs the tree.
+                request.compiledPredicate = CompiledPredicateBox(compiled, lookup: lookup, template: predicate, substitutions: values)
+            } else {
+                var operands: [(String, Operand)] = []
+                operands.reserveCapacity(values.count)
+                for ((variable, value), (_, requirement)) in zip(values, template.variableList) {
+                    operands.append((variable, try operand(value, requirement)))
+                }
+                request.compiledPredicate = CompiledPredicateBox(
+                    substituted: CompiledPredicate(entity: compiled.entity, root: try compiled.root.substituting(operands), variables: [:]),
+                    lookup: lookup, template: predicate, substitutions: values)
+            }
         }
         return request
     }
@@ -186,12 +195,11 @@ extension ManagedObjectModel {
     /// objects of the variable's entity.
     private func operand(_ expression: FetchPredicate.Expression, _ requirement: VariableRequirement) throws -> Operand {
         switch expression {
-        case .value(let value): return .constant(value)
         case .list(let elements): return .list(try elements.map { try operand($0, requirement) })
         case .object(let uri):
             guard let name = requirement.objectEntity, let entity = entity(named: name) else { return .constant(nil) }
             return .object(try ObjectReferenceParsing.reference(uri, of: entity))
-        default: return .constant(nil)
+        default: return Operand(substituted: expression)
         }
     }
 
