@@ -64,7 +64,7 @@ extension ManagedObjectContext {
     /// - Throws: as ``fetch(_:)``, and ``KuraError/classNotInModel(_:)`` when
     ///   the entity's objects are not `T`s.
     public func fetch<T: ManagedObject>(_ request: FetchRequest, as type: T.Type) throws -> [T] {
-        let entity = try model.requireEntity(named: request.entityName)
+        let entity = try model.requireEntity(of: request)
         guard entity.managedObjectClass is T.Type else {
             throw KuraError.classNotInModel("\(T.self) (the objects of \(request.entityName) are \(entity.managedObjectClass))")
         }

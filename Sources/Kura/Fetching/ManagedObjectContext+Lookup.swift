@@ -12,7 +12,7 @@ extension ManagedObjectContext {
         guard let box = request.compiledPredicate, let lookup = box.lookup, parent == nil, request.allowsIndexes,
               request.sortDescriptors.isEmpty, request.fetchOffset == 0, request.fetchLimit >= 0, request.fetchBatchSize >= 0,
               request.relationshipKeyPathsForPrefetching.isEmpty,
-              let entity = model.entity(named: request.entityName), entity === box.entity,
+              let entity = try? model.requireEntity(of: request), entity === box.entity,
               !(request.includesPendingChanges && pending.contains(where: { $0.entity === entity }))
         else { return nil }
         let tables = store.tables(for: entity)

@@ -29,7 +29,7 @@ final class PreparedFetch: Sendable {
     /// - Parameter allowingVariables: For templates: `$variables` may remain.
     init(_ request: FetchRequest, model: ManagedObjectModel, allowingVariables: Bool = false) throws {
         self.request = request
-        let entity = try model.requireEntity(named: request.entityName)
+        let entity = try model.requireEntity(of: request)
         self.entity = entity
         if let box = request.compiledPredicate, box.entity === entity {
             predicate = try box.compiled()

@@ -104,6 +104,17 @@ public final class ManagedObjectModel: Sendable {
         return entity
     }
 
+    /// The entity `request` fetches: for a request made from one of this
+    /// model's templates, the entity its predicate was compiled for, found
+    /// without hashing the name (a small model is scanned by identity).
+    func requireEntity(of request: FetchRequest) throws -> EntityDescription {
+        if let entity = request.compiledPredicate?.entity, entities.count <= 16,
+           entities.contains(where: { $0 === entity }), entity.name == request.entityName {
+            return entity
+        }
+        return try requireEntity(named: request.entityName)
+    }
+
     /// True once a store uses the model; it can no longer change.
     public var isFrozen: Bool {
         state.withLock { $0.isFrozen }
