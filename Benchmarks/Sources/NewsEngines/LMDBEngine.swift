@@ -26,9 +26,9 @@ public final class LMDBEngine: NewsEngine {
 
     deinit { environment.close() }
 
-    static func key(_ primaryKey: UInt64) -> [UInt8] { withUnsafeBytes(of: primaryKey.bigEndian, Array.init) }
+    public static func key(_ primaryKey: UInt64) -> [UInt8] { withUnsafeBytes(of: primaryKey.bigEndian, Array.init) }
 
-    static func sortKey(_ sortOrder: Int, _ primaryKey: UInt64) -> [UInt8] {
+    public static func sortKey(_ sortOrder: Int, _ primaryKey: UInt64) -> [UInt8] {
         withUnsafeBytes(of: (UInt64(bitPattern: Int64(sortOrder)) ^ (1 << 63)).bigEndian, Array.init) + key(primaryKey)
     }
 

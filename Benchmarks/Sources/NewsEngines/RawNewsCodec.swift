@@ -4,8 +4,8 @@ import NewsDataset
 /// The raw LMDB engine's hand-written record format: the physical limit
 /// Kura is measured against. Fields in order, strings as a UInt16 length and
 /// UTF-8, dates as the Double bits, optional fields behind a flag byte.
-enum RawNewsCodec {
-    static func encode(_ news: NewsValue, into bytes: inout [UInt8]) {
+public enum RawNewsCodec {
+    public static func encode(_ news: NewsValue, into bytes: inout [UInt8]) {
         bytes.removeAll(keepingCapacity: true)
         appendString(news.objectId, to: &bytes)
         appendString(news.title, to: &bytes)
@@ -36,7 +36,7 @@ enum RawNewsCodec {
     }
 
     /// Decodes a record in place.
-    static func decode(_ bytes: UnsafeRawBufferPointer) -> NewsValue {
+    public static func decode(_ bytes: UnsafeRawBufferPointer) -> NewsValue {
         var reader = Reader(bytes: bytes)
         let objectId = reader.string()
         let title = reader.string()
@@ -50,12 +50,12 @@ enum RawNewsCodec {
     }
 
     /// Only the sortOrder (the last 8 bytes), without decoding the rest.
-    static func sortOrder(_ bytes: UnsafeRawBufferPointer) -> Int {
+    public static func sortOrder(_ bytes: UnsafeRawBufferPointer) -> Int {
         Int(Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: Int64.self)))
     }
 
     /// Only the objectId (the first field).
-    static func objectId(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+    public static func objectId(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
         var reader = Reader(bytes: bytes)
         let length = Int(reader.integer(UInt16.self))
         return Array(bytes[2..<(2 + length)])

@@ -7,7 +7,7 @@ func runNewsSuite(size: Int, options: Options) throws -> [ResultRow] {
     let iterations = options.iterations
     let dataset = NewsDataset(count: size)
     let directories = try StoreDirectories(label: "news-\(size)")
-    let types: [NewsEngine.Type] = [KuraEngine.self, LMDBEngine.self, GRDBEngine.self, GRDBTunedEngine.self, PostgresNIOEngine.self].filter { options.includes(engine: $0.name) }
+    let types: [NewsEngine.Type] = [KuraEngine.self, LMDBEngine.self, GRDBEngine.self, GRDBTunedEngine.self, PostgresNIOEngine.self, PostgresKVEngine.self].filter { options.includes(engine: $0.name) }
     let name: (NewsEngine) -> String = { $0.name }
 
     let insert = Operation<NewsEngine>(name: "insert \(size) + save", unit: "objects") { engine, _ in try engine.insert(dataset.news) }
