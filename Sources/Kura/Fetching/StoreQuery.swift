@@ -42,25 +42,36 @@ struct StoreQuery {
 
         if plan.isInSortOrder {
             // Records come in sort order, except that equal sort keys come in
-            // index order: reorder each run of equal keys by primary key.
-            var run: [SortableRow<RecordView>] = []
-            func flush() {
-                run.sort { $0.number < $1.number }
-                rows.append(contentsOf: run)
-                run.removeAll(keepingCapacity: true)
+            // index order: each run of equal keys is put in primary-key order
+            // where it isn't already. (A forward walk of an index finds them
+            // in that order: its keys end with the primary key. So the rows
+            // go straight into the result, and only a run that came
+            // otherwise is sorted in place.)
+            var runStart = 0
+            var runIsOrdered = true
+            func finishRun() {
+                if !runIsOrdered { rows[runStart...].sort { $0.number < $1.number } }
+                runStart = rows.count
+                runIsOrdered = true
             }
             try forEachCandidate(in: txn, graph: graph) { primaryKey, view in
                 let row = SortableRow(keys: try ordering.keys(of: source(primaryKey, view)), tier: 0,
                                       number: primaryKey, payload: view)
-                if let last = run.last, !ordering.sameKeys(last.keys, row.keys) {
-                    flush()
-                    if let window, rows.count >= window { return false }
+                if runStart < rows.count {
+                    let last = rows[rows.count - 1]
+                    if !ordering.sameKeys(last.keys, row.keys) {
+                        finishRun()
+                        if let window, rows.count >= window { return false }
+                    } else if last.number > primaryKey {
+                        runIsOrdered = false
+                    }
                 }
-                run.append(row)
+                rows.append(row)
                 return true
             }
-            flush()
-            return window.map { Array(rows.prefix($0)) } ?? rows
+            finishRun()
+            if let window, rows.count > window { rows.removeSubrange(window...) }
+            return rows
         }
 
         // With a limit and no order from an index: keep the best in a
