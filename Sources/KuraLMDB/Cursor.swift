@@ -36,10 +36,23 @@ public struct Entry {
 /// ```
 public struct Cursor: ~Copyable {
     @usableFromInline let pointer: OpaquePointer
+    /// The transaction's flag for a full map: a write through the cursor
+    /// that hits `MDB_MAP_FULL` sets it, as a write through the transaction
+    /// does, so ``Environment/write(_:)`` grows the map and retries.
+    @usableFromInline let mapFull: UnsafeMutablePointer<Bool>?
 
     @usableFromInline
-    init(pointer: OpaquePointer) {
+    init(pointer: OpaquePointer, mapFull: UnsafeMutablePointer<Bool>?) {
         self.pointer = pointer
+        self.mapFull = mapFull
+    }
+
+    /// Throws the error of a write, remembering a full map.
+    @usableFromInline
+    func checkWrite(_ code: Int32) throws(LMDBError) {
+        guard code != 0 else { return }
+        if code == MDB_MAP_FULL { mapFull?.pointee = true }
+        throw LMDBError(code: code)
     }
 
     @inlinable
@@ -81,9 +94,23 @@ public struct Cursor: ~Copyable {
         try key.withUnsafeBytes { try move(MDB_SET_KEY, key: $0) }
     }
 
-    /// Deletes the entry the cursor is on (write transactions only).
+    /// Deletes the entry the cursor is on (write transactions only). The
+    /// cursor then stands on the entry after it.
     public func deleteCurrent() throws {
-        try LMDBError.check(mdb_cursor_del(pointer, 0))
+        try checkWrite(mdb_cursor_del(pointer, 0))
+    }
+
+    /// Replaces the value of the entry the cursor is on, whose key is `key`,
+    /// without searching for it again (write transactions only; the size may
+    /// change).
+    ///
+    /// `key` must be the caller's own bytes, equal to the entry's key: not
+    /// the ``Entry/key`` the cursor lent, which lives in the page the
+    /// replacement rewrites.
+    public func replaceCurrent(_ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws {
+        var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var data = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        try checkWrite(mdb_cursor_put(pointer, &keyValue, &data, UInt32(MDB_CURRENT)))
     }
 }
 
@@ -99,6 +126,6 @@ extension Database {
         try txn.check(mdb_cursor_open(txn.pointer, handle, &cursor))
         guard let cursor else { throw LMDBError.badTransaction }
         defer { mdb_cursor_close(cursor) }
-        return try body(Cursor(pointer: cursor))
+        return try body(Cursor(pointer: cursor, mapFull: txn.mapFull))
     }
 }

@@ -16,7 +16,7 @@ public struct Transaction: ~Copyable {
     public let isReadOnly: Bool
     /// Set when a write hits `MDB_MAP_FULL`, so ``Environment/write(_:)`` grows
     /// the map and retries even if the closure swallowed or wrapped the error.
-    private let mapFull: UnsafeMutablePointer<Bool>?
+    @usableFromInline let mapFull: UnsafeMutablePointer<Bool>?
 
     @usableFromInline
     init(pointer: OpaquePointer, isReadOnly: Bool, mapFull: UnsafeMutablePointer<Bool>?) {

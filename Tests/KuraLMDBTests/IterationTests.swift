@@ -127,4 +127,35 @@ import Testing
         }
         #expect(try collect(environment, database, .all, .forward) == [[1], [5], [5, 0]])
     }
+
+    @Test func replacingTheCurrentValueKeepsEveryKeyInOrderWhateverTheNewSize() throws {
+        let directory = try TemporaryDirectory()
+        let environment = try Environment(path: directory.file("store.lmdb"))
+        let database = try environment.createDatabase(named: "values")
+        let keys = (0..<200).map { withUnsafeBytes(of: UInt32($0).bigEndian, Array.init) }
+        try environment.write { txn throws in
+            for (index, key) in keys.enumerated() { try database.put([UInt8](repeating: UInt8(index % 251), count: 40), forKey: key, in: txn) }
+        }
+        // Every third value grows to 600 bytes, every third shrinks to 3 (page splits and merges).
+        try environment.write { txn throws in
+            try database.withCursor(in: txn) { cursor throws in
+                for (index, key) in keys.enumerated() where index % 3 != 0 {
+                    #expect(try cursor.seek(exactly: key) != nil)
+                    let value = [UInt8](repeating: UInt8(index % 251), count: index % 3 == 1 ? 600 : 3)
+                    try value.withUnsafeBytes { value in try key.withUnsafeBytes { try cursor.replaceCurrent(value, key: $0) } }
+                }
+            }
+        }
+        try environment.read { txn throws in
+            #expect(try database.count(in: txn) == keys.count)
+            var index = 0
+            try database.forEach(in: txn, range: .all, direction: .forward) { entry in
+                #expect(Array(entry.key) == keys[index])
+                #expect(Array(entry.value) == [UInt8](repeating: UInt8(index % 251), count: [40, 600, 3][index % 3]))
+                index += 1
+                return true
+            }
+            #expect(index == keys.count)
+        }
+    }
 }

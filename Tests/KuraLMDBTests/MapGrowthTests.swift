@@ -52,6 +52,32 @@ import Testing
         }
     }
 
+    @Test func aWriteThroughACursorThatFillsTheMapGrowsItAndIsRetried() throws {
+        let directory = try TemporaryDirectory()
+        let options = Environment.Options(mapSize: 64 << 10, maxMapSize: 64 << 20)
+        let environment = try Environment(path: directory.file("store.lmdb"), options: options)
+        let database = try environment.createDatabase(named: "things")
+        let keys = (0..<8).map { Self.key("k", $0) }
+        try environment.write { txn throws in for key in keys { try database.put([0], forKey: key, in: txn) } }
+        // Eight values of 1 MiB replaced through a cursor: far past the 64 KiB map.
+        try environment.write { txn throws in
+            try database.withCursor(in: txn) { cursor throws in
+                for (index, key) in keys.enumerated() {
+                    _ = try cursor.seek(exactly: key)
+                    try Self.value(index, size: 1 << 20).withUnsafeBytes { value in
+                        try key.withUnsafeBytes { try cursor.replaceCurrent(value, key: $0) }
+                    }
+                }
+            }
+        }
+        #expect(try environment.info().mapSize >= 8 << 20)
+        try environment.read { txn throws in
+            for (index, key) in keys.enumerated() {
+                #expect(try database.value(forKey: key, in: txn) == Self.value(index, size: 1 << 20))
+            }
+        }
+    }
+
     @Test func aWritePastTheMaximumThrowsMapFullWritesNothingAndSmallerWritesStillWork() throws {
         let directory = try TemporaryDirectory()
         let options = Environment.Options(mapSize: 64 << 10, maxMapSize: 1 << 20)

@@ -132,20 +132,31 @@ extension PersistentStore {
         var result = SaveResult()
         var conflicts: [ObjectID] = []
 
-        for delete in changes.deletes {
-            let entity = delete.objectID.entity
+        // Deletions, a run of one entity at a time through one cursor on its
+        // records: the record is found once, read, and deleted where it is.
+        var runStart = 0
+        while runStart < changes.deletes.count {
+            let entity = changes.deletes[runStart].objectID.entity
+            var runEnd = runStart + 1
+            while runEnd < changes.deletes.count && changes.deletes[runEnd].objectID.entity === entity { runEnd += 1 }
             let tables = tables(for: entity)
-            let key = StoreLayout.key(delete.objectID.number)
-            guard let stored = try storedRecord(key, in: tables, txn) else { continue }  // already gone
-            if let expected = delete.expectedVersion, stored.version != expected {
-                conflicts.append(delete.objectID)
-                continue
+            try tables.records.withCursor(in: txn) { cursor in
+                for delete in changes.deletes[runStart..<runEnd] {
+                    let key = StoreLayout.key(delete.objectID.number)
+                    guard let entry = try cursor.seek(exactly: key) else { continue }  // already gone
+                    let stored = try storedRecord(entry.value, in: tables)
+                    if let expected = delete.expectedVersion, stored.version != expected {
+                        conflicts.append(delete.objectID)
+                        continue
+                    }
+                    try cursor.deleteCurrent()
+                    for index in tables.indexes {
+                        try index.database.delete(index.key(primaryKey: delete.objectID.number) { stored.values[$0] }.key, in: txn)
+                    }
+                    try deleteRelationshipEntries(of: delete.objectID.number, references: stored.references, tables: tables, in: txn)
+                }
             }
-            for index in tables.indexes {
-                try index.database.delete(index.key(primaryKey: delete.objectID.number) { stored.values[$0] }.key, in: txn)
-            }
-            try deleteRelationshipEntries(of: delete.objectID.number, references: stored.references, tables: tables, in: txn)
-            try tables.records.delete(key, in: txn)
+            runStart = runEnd
         }
 
         // New objects get their keys first, so references to them resolve.
@@ -172,65 +183,76 @@ extension PersistentStore {
             }
         }
 
-        // Updates: check versions and drop the index entries whose values change.
-        var updateVersions: [UInt64] = []
+        // Updates, a run of one entity at a time through one cursor on its
+        // records: check versions, drop the index entries whose values
+        // change, and write the record where the cursor found it. (Written
+        // before every version is checked: a conflict throws, and the
+        // transaction writes nothing.)
         var updateNewKeys: [[(IndexTable, (key: [UInt8], isUniqueKey: Bool))]] = []
-        for update in changes.updates {
-            let tables = tables(for: update.objectID.entity)
-            guard let stored = try storedRecord(StoreLayout.key(update.objectID.number), in: tables, txn) else {
-                conflicts.append(update.objectID)
-                updateVersions.append(0)
-                updateNewKeys.append([])
-                continue
-            }
-            guard update.rewritesRecord else {
-                updateVersions.append(stored.version)
-                updateNewKeys.append([])
-                continue
-            }
-            if let expected = update.expectedVersion, stored.version != expected {
-                conflicts.append(update.objectID)
-            }
-            var newKeys: [(IndexTable, (key: [UInt8], isUniqueKey: Bool))] = []
-            let readChanges = stored.version == update.expectedVersion ? update.changedAttributes : nil
-            for index in tables.indexes {
-                if let readChanges, !index.attributeNumbers.contains(where: readChanges.contains) { continue }
-                let old = index.key(primaryKey: update.objectID.number) { stored.values[$0] }
-                let new = index.key(primaryKey: update.objectID.number) { update.values[$0] }
-                if old.key != new.key {
-                    try index.database.delete(old.key, in: txn)
-                    newKeys.append((index, new))
+        updateNewKeys.reserveCapacity(changes.updates.count)
+        result.updatedRecords.reserveCapacity(changes.updates.count)
+        runStart = 0
+        while runStart < changes.updates.count {
+            let entity = changes.updates[runStart].objectID.entity
+            var runEnd = runStart + 1
+            while runEnd < changes.updates.count && changes.updates[runEnd].objectID.entity === entity { runEnd += 1 }
+            let tables = tables(for: entity)
+            try tables.records.withCursor(in: txn) { cursor in
+                for update in changes.updates[runStart..<runEnd] {
+                    let key = StoreLayout.key(update.objectID.number)
+                    guard let entry = try cursor.seek(exactly: key) else {
+                        conflicts.append(update.objectID)
+                        updateNewKeys.append([])
+                        result.updatedRecords.append(nil)
+                        continue
+                    }
+                    let stored = try storedRecord(entry.value, in: tables)
+                    guard update.rewritesRecord else {
+                        updateNewKeys.append([])
+                        result.updatedRecords.append(nil)
+                        continue
+                    }
+                    if let expected = update.expectedVersion, stored.version != expected {
+                        conflicts.append(update.objectID)
+                    }
+                    let references = update.references.map(resolve)
+                    let record = RecordFormat.encode(
+                        update.values, references: references, rowVersion: stored.version + 1,
+                        layout: entity.layout, unloaded: update.unloaded)
+                    try record.withUnsafeBytes { record in try key.withUnsafeBytes { try cursor.replaceCurrent(record, key: $0) } }
+                    result.updatedRecords.append(record)
+
+                    var newKeys: [(IndexTable, (key: [UInt8], isUniqueKey: Bool))] = []
+                    let readChanges = stored.version == update.expectedVersion ? update.changedAttributes : nil
+                    for index in tables.indexes {
+                        if let readChanges, !index.attributeNumbers.contains(where: readChanges.contains) { continue }
+                        let old = index.key(primaryKey: update.objectID.number) { stored.values[$0] }
+                        let new = index.key(primaryKey: update.objectID.number) { update.values[$0] }
+                        if old.key != new.key {
+                            try index.database.delete(old.key, in: txn)
+                            newKeys.append((index, new))
+                        }
+                    }
+                    let source = update.objectID.number
+                    for (link, (old, new)) in zip(tables.entity.toOneLinks, zip(stored.references, references)) where old != new {
+                        let references = table(of: link).references!
+                        if let old { try references.deletePair(old, source, in: txn) }
+                        if let new { try references.putPair(new, source, in: txn) }
+                    }
+                    updateNewKeys.append(newKeys)
                 }
             }
-            let source = update.objectID.number
-            for (link, (old, new)) in zip(tables.entity.toOneLinks, zip(stored.references, update.references.map(resolve)))
-                where old != new {
-                let references = table(of: link).references!
-                if let old { try references.deletePair(old, source, in: txn) }
-                if let new { try references.putPair(new, source, in: txn) }
-            }
-            updateVersions.append(stored.version)
-            updateNewKeys.append(newKeys)
+            runStart = runEnd
         }
         if !conflicts.isEmpty { throw KuraError.conflict(objectIDs: conflicts) }
 
-        for (position, update) in changes.updates.enumerated() {
-            guard update.rewritesRecord else {
-                result.updatedRecords.append(nil)
-                continue
-            }
-            let tables = tables(for: update.objectID.entity)
-            for (index, key) in updateNewKeys[position] {
+        // New index entries once every old one is gone, so a value can move
+        // from one object to another in one save.
+        for (update, newKeys) in zip(changes.updates, updateNewKeys) {
+            for (index, key) in newKeys {
                 try putIndexEntry(key, index: index, objectID: update.objectID, primaryKey: update.objectID.number,
                                   values: update.values, in: txn)
             }
-            let record = RecordFormat.encode(
-                update.values, references: update.references.map(resolve), rowVersion: updateVersions[position] + 1,
-                layout: update.objectID.entity.layout, unloaded: update.unloaded)
-            try StoreLayout.withKey(update.objectID.number) { key in
-                try record.withUnsafeBytes { try tables.records.put($0, forKey: key, in: txn) }
-            }
-            result.updatedRecords.append(record)
         }
 
         var tables = changes.inserts.first.map { self.tables(for: $0.objectID.entity) }
@@ -348,16 +370,16 @@ extension PersistentStore {
     /// A stored record's row version, the values its index entries are made
     /// of (the others are `nil`: a save needs only these, to remove the
     /// entries), and its references; `nil` when absent.
+    /// What a save needs of a stored record: its row version, its indexed
+    /// values (the others unset) and its to-one references.
     private func storedRecord(
-        _ key: [UInt8], in tables: EntityTables, _ txn: borrowing Transaction
-    ) throws -> (version: UInt64, values: ContiguousArray<AttributeValue?>, references: [UInt64?])? {
-        try tables.records.withValue(forKey: key, in: txn) { bytes in
-            let entity = tables.entity
-            let view = try validatedRecord(bytes, of: entity, values: entity.indexedAttributeNumbers)
-            var values = ManagedObject.unsetValues(count: entity.attributes.count)
-            for number in entity.indexedAttributeNumbers { values[number] = view.value(number, of: entity) }
-            return (view.rowVersion, values, entity.links.compactMap(\.field).map { view.reference($0) })
-        }
+        _ bytes: UnsafeRawBufferPointer, in tables: EntityTables
+    ) throws -> (version: UInt64, values: ContiguousArray<AttributeValue?>, references: [UInt64?]) {
+        let entity = tables.entity
+        let view = try validatedRecord(bytes, of: entity, values: entity.indexedAttributeNumbers)
+        var values = ManagedObject.unsetValues(count: entity.attributes.count)
+        for number in entity.indexedAttributeNumbers { values[number] = view.value(number, of: entity) }
+        return (view.rowVersion, values, entity.links.compactMap(\.field).map { view.reference($0) })
     }
 
     /// Checks stored bytes, naming the store when they are damaged: the whole
