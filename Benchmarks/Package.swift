@@ -3,6 +3,12 @@
 // the benchmark-only dependencies (package-benchmark, GRDB).
 import PackageDescription
 
+// `KURA_COMPARE_WITHOUT_POSTGRES=1 swift build -c release --scratch-path .build-nopg --product kura-compare`
+// builds kura-compare without the PostgreSQL engines: valgrind 3.19 can't
+// read the debug information of a binary that links postgres-nio, and
+// callgrind needs it for line-level counts.
+let withPostgres = Context.environment["KURA_COMPARE_WITHOUT_POSTGRES"] == nil
+
 let package = Package(
     name: "KuraBenchmarks",
     platforms: [.macOS(.v15)],
@@ -10,8 +16,7 @@ let package = Package(
         .package(name: "Kura", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-    ],
+    ] + (withPostgres ? [.package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2")] : []),
     targets: [
         // The shared dataset: News records from a fixed seed.
         .target(name: "NewsDataset"),
@@ -24,14 +29,11 @@ let package = Package(
                 .product(name: "KuraLMDB", package: "Kura"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
-        // PostgreSQL engines, apart so the malloc benchmarks never build postgres-nio.
-        .target(
-            name: "PostgresEngines",
-            dependencies: ["NewsEngines", "NewsDataset", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The comparison report: every engine, interleaved, one table per N.
         .executableTarget(
             name: "kura-compare",
-            dependencies: ["NewsEngines", "PostgresEngines", "NewsDataset", .product(name: "Kura", package: "Kura")]),
+            dependencies: ["NewsEngines", "NewsDataset", .product(name: "Kura", package: "Kura")]
+                + (withPostgres ? ["PostgresEngines"] : [])),
         // KuraLMDB alone: put and get throughput of small values.
         .executableTarget(name: "lmdb-throughput", dependencies: [.product(name: "KuraLMDB", package: "Kura")]),
         // package-benchmark targets: malloc counts of Kura's operations,
@@ -45,5 +47,10 @@ let package = Package(
             ],
             path: "Benchmarks/KuraBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
-    ]
+    ] + (withPostgres ? [
+        // PostgreSQL engines, apart so the malloc benchmarks never build postgres-nio.
+        .target(
+            name: "PostgresEngines",
+            dependencies: ["NewsEngines", "NewsDataset", .product(name: "PostgresNIO", package: "postgres-nio")]),
+    ] : [])
 )

@@ -1,13 +1,15 @@
 import NewsDataset
 import NewsEngines
+#if canImport(PostgresEngines)
 import PostgresEngines
+#endif
 
 /// The News operations (attributes only) at N = `size`: one table row each.
 func runNewsSuite(size: Int, options: Options) throws -> [ResultRow] {
     let iterations = options.iterations
     let dataset = NewsDataset(count: size)
     let directories = try StoreDirectories(label: "news-\(size)")
-    let types: [NewsEngine.Type] = [KuraEngine.self, LMDBEngine.self, GRDBEngine.self, GRDBTunedEngine.self, PostgresNIOEngine.self, PostgresKVEngine.self].filter { options.includes(engine: $0.name) }
+    let types = newsEngineTypes.filter { options.includes(engine: $0.name) }
     let name: (NewsEngine) -> String = { $0.name }
 
     let insert = Operation<NewsEngine>(name: "insert \(size) + save", unit: "objects") { engine, _ in try engine.insert(dataset.news) }
@@ -67,3 +69,13 @@ func runNewsSuite(size: Int, options: Options) throws -> [ResultRow] {
     guard Set(remaining).count == 1 else { throw Mismatch(description: "record counts after deleting differ: \(remaining)") }
     return rows
 }
+
+/// Every News engine, PostgreSQL's when this build has them (see
+/// `KURA_COMPARE_WITHOUT_POSTGRES` in Package.swift).
+let newsEngineTypes: [NewsEngine.Type] = {
+    var types: [NewsEngine.Type] = [KuraEngine.self, LMDBEngine.self, GRDBEngine.self, GRDBTunedEngine.self]
+    #if canImport(PostgresEngines)
+    types += [PostgresNIOEngine.self, PostgresKVEngine.self]
+    #endif
+    return types
+}()
