@@ -80,6 +80,37 @@ import Testing
         #expect(try lookUp(inserted.objectId, pending: false).isEmpty)
     }
 
+    /// A lookup by a unique string takes the index entry as the match, with
+    /// no record check: it must agree with `==` (canonical equivalence) on
+    /// every spelling, found or not, saved or not.
+    @Test func uniqueStringLookupsAgreeWithEqualityOnEverySpelling() throws {
+        let store = try TestStore()
+        let model = try Self.model()
+        let container = try store.open(model)
+        let context = container.newContext()
+        // Keys distinct under canonical equivalence; the queries add other spellings of them.
+        let stored = ["", " ", "a", "A", "a ", "caf\u{E9}", "\u{212B}ngstr\u{F6}m", "e\u{301}\u{323}", "\u{1F1EF}\u{1F1F5}",
+                      "x\u{0}y", "\u{FB01}", "\u{3C3}", "\u{1E9B}\u{323}", "\u{AC00}"]
+        let queries = stored + ["cafe\u{301}", "\u{C5}ngstro\u{308}m", "A\u{30A}ngstr\u{F6}m", "e\u{323}\u{301}", "\u{1E9B}\u{323}",
+                                "\u{17F}\u{323}\u{307}", "fi", "\u{3A3}", "x", "x\u{0}", "\u{1100}\u{1161}", "  ", "caf"]
+        for (number, key) in stored.enumerated() {
+            let news = News(context: context)
+            news.objectId = key
+            news.sortOrder = number
+        }
+        try context.save()
+        func lookUp(_ key: String, in context: ManagedObjectContext) throws -> [Int] {
+            try context.fetch(model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": key]), as: News.self)
+                .map(\.sortOrder)
+        }
+        let fresh = container.newContext()
+        for query in queries {
+            let expected = stored.indices.filter { stored[$0] == query }
+            #expect(try lookUp(query, in: fresh) == expected, "\(query.unicodeScalars.map { String($0.value, radix: 16) })")
+            #expect(try lookUp(query, in: context) == expected, "registered objects, \(query.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+    }
+
     @Test func badTemplatesAreRefusedWhenRegisteredNotAtTheFirstFetch() throws {
         let model = try ManagedObjectModel.news()
         #expect(throws: KuraError.unknownAttribute(entity: "News", key: "objectID")) {
