@@ -134,29 +134,21 @@ extension PersistentStore {
 
         // Deletions, a run of one entity at a time through one cursor on its
         // records: the record is found once, read, and deleted where it is.
-        var runStart = 0
-        while runStart < changes.deletes.count {
-            let entity = changes.deletes[runStart].objectID.entity
-            var runEnd = runStart + 1
-            while runEnd < changes.deletes.count && changes.deletes[runEnd].objectID.entity === entity { runEnd += 1 }
-            let tables = tables(for: entity)
-            try tables.records.withCursor(in: txn) { cursor in
-                for delete in changes.deletes[runStart..<runEnd] {
-                    let key = StoreLayout.key(delete.objectID.number)
-                    guard let entry = try cursor.seek(exactly: key) else { continue }  // already gone
-                    let stored = try storedRecord(entry.value, in: tables)
-                    if let expected = delete.expectedVersion, stored.version != expected {
-                        conflicts.append(delete.objectID)
-                        continue
-                    }
-                    try cursor.deleteCurrent()
-                    for index in tables.indexes {
-                        try index.database.delete(index.key(primaryKey: delete.objectID.number) { stored.values[$0] }.key, in: txn)
-                    }
-                    try deleteRelationshipEntries(of: delete.objectID.number, references: stored.references, tables: tables, in: txn)
+        try forEachRunOfOneEntity(changes.deletes, entity: \.objectID.entity, in: txn) { run, tables, cursor in
+            for delete in run {
+                let key = StoreLayout.key(delete.objectID.number)
+                guard let entry = try cursor.seek(exactly: key) else { continue }  // already gone
+                let stored = try storedRecord(entry.value, in: tables)
+                if let expected = delete.expectedVersion, stored.version != expected {
+                    conflicts.append(delete.objectID)
+                    continue
                 }
+                try cursor.deleteCurrent()
+                for index in tables.indexes {
+                    try index.database.delete(index.key(primaryKey: delete.objectID.number) { stored.values[$0] }.key, in: txn)
+                }
+                try deleteRelationshipEntries(of: delete.objectID.number, references: stored.references, tables: tables, in: txn)
             }
-            runStart = runEnd
         }
 
         // New objects get their keys first, so references to them resolve.
@@ -191,58 +183,51 @@ extension PersistentStore {
         var updateNewKeys: [[(IndexTable, (key: [UInt8], isUniqueKey: Bool))]] = []
         updateNewKeys.reserveCapacity(changes.updates.count)
         result.updatedRecords.reserveCapacity(changes.updates.count)
-        runStart = 0
-        while runStart < changes.updates.count {
-            let entity = changes.updates[runStart].objectID.entity
-            var runEnd = runStart + 1
-            while runEnd < changes.updates.count && changes.updates[runEnd].objectID.entity === entity { runEnd += 1 }
-            let tables = tables(for: entity)
-            try tables.records.withCursor(in: txn) { cursor in
-                for update in changes.updates[runStart..<runEnd] {
-                    let key = StoreLayout.key(update.objectID.number)
-                    guard let entry = try cursor.seek(exactly: key) else {
-                        conflicts.append(update.objectID)
-                        updateNewKeys.append([])
-                        result.updatedRecords.append(nil)
-                        continue
-                    }
-                    let stored = try storedRecord(entry.value, in: tables)
-                    guard update.rewritesRecord else {
-                        updateNewKeys.append([])
-                        result.updatedRecords.append(nil)
-                        continue
-                    }
-                    if let expected = update.expectedVersion, stored.version != expected {
-                        conflicts.append(update.objectID)
-                    }
-                    let references = update.references.map(resolve)
-                    let record = RecordFormat.encode(
-                        update.values, references: references, rowVersion: stored.version + 1,
-                        layout: entity.layout, unloaded: update.unloaded)
-                    try record.withUnsafeBytes { record in try key.withUnsafeBytes { try cursor.replaceCurrent(record, key: $0) } }
-                    result.updatedRecords.append(record)
-
-                    var newKeys: [(IndexTable, (key: [UInt8], isUniqueKey: Bool))] = []
-                    let readChanges = stored.version == update.expectedVersion ? update.changedAttributes : nil
-                    for index in tables.indexes {
-                        if let readChanges, !index.attributeNumbers.contains(where: readChanges.contains) { continue }
-                        let old = index.key(primaryKey: update.objectID.number) { stored.values[$0] }
-                        let new = index.key(primaryKey: update.objectID.number) { update.values[$0] }
-                        if old.key != new.key {
-                            try index.database.delete(old.key, in: txn)
-                            newKeys.append((index, new))
-                        }
-                    }
-                    let source = update.objectID.number
-                    for (link, (old, new)) in zip(tables.entity.toOneLinks, zip(stored.references, references)) where old != new {
-                        let references = table(of: link).references!
-                        if let old { try references.deletePair(old, source, in: txn) }
-                        if let new { try references.putPair(new, source, in: txn) }
-                    }
-                    updateNewKeys.append(newKeys)
+        try forEachRunOfOneEntity(changes.updates, entity: \.objectID.entity, in: txn) { run, tables, cursor in
+            let entity = tables.entity
+            for update in run {
+                let key = StoreLayout.key(update.objectID.number)
+                guard let entry = try cursor.seek(exactly: key) else {
+                    conflicts.append(update.objectID)
+                    updateNewKeys.append([])
+                    result.updatedRecords.append(nil)
+                    continue
                 }
+                let stored = try storedRecord(entry.value, in: tables)
+                guard update.rewritesRecord else {
+                    updateNewKeys.append([])
+                    result.updatedRecords.append(nil)
+                    continue
+                }
+                if let expected = update.expectedVersion, stored.version != expected {
+                    conflicts.append(update.objectID)
+                }
+                let references = update.references.map(resolve)
+                let record = RecordFormat.encode(
+                    update.values, references: references, rowVersion: stored.version + 1,
+                    layout: entity.layout, unloaded: update.unloaded)
+                try record.withUnsafeBytes { record in try key.withUnsafeBytes { try cursor.replaceCurrent(record, key: $0) } }
+                result.updatedRecords.append(record)
+
+                var newKeys: [(IndexTable, (key: [UInt8], isUniqueKey: Bool))] = []
+                let readChanges = stored.version == update.expectedVersion ? update.changedAttributes : nil
+                for index in tables.indexes {
+                    if let readChanges, !index.attributeNumbers.contains(where: readChanges.contains) { continue }
+                    let old = index.key(primaryKey: update.objectID.number) { stored.values[$0] }
+                    let new = index.key(primaryKey: update.objectID.number) { update.values[$0] }
+                    if old.key != new.key {
+                        try index.database.delete(old.key, in: txn)
+                        newKeys.append((index, new))
+                    }
+                }
+                let source = update.objectID.number
+                for (link, (old, new)) in zip(tables.entity.toOneLinks, zip(stored.references, references)) where old != new {
+                    let references = table(of: link).references!
+                    if let old { try references.deletePair(old, source, in: txn) }
+                    if let new { try references.putPair(new, source, in: txn) }
+                }
+                updateNewKeys.append(newKeys)
             }
-            runStart = runEnd
         }
         if !conflicts.isEmpty { throw KuraError.conflict(objectIDs: conflicts) }
 
@@ -370,6 +355,23 @@ extension PersistentStore {
     /// A stored record's row version, the values its index entries are made
     /// of (the others are `nil`: a save needs only these, to remove the
     /// entries), and its references; `nil` when absent.
+    /// Calls `body` with each run of consecutive changes of one entity, that
+    /// entity's tables, and one cursor on its records for the whole run.
+    private func forEachRunOfOneEntity<Change>(
+        _ changes: [Change], entity: (Change) -> EntityDescription, in txn: borrowing Transaction,
+        _ body: (ArraySlice<Change>, EntityTables, borrowing Cursor) throws -> Void
+    ) throws {
+        var start = 0
+        while start < changes.count {
+            let current = entity(changes[start])
+            var end = start + 1
+            while end < changes.count && entity(changes[end]) === current { end += 1 }
+            let tables = tables(for: current)
+            try tables.records.withCursor(in: txn) { cursor in try body(changes[start..<end], tables, cursor) }
+            start = end
+        }
+    }
+
     /// What a save needs of a stored record: its row version, its indexed
     /// values (the others unset) and its to-one references.
     private func storedRecord(
