@@ -1,5 +1,4 @@
 import Foundation
-import KuraLMDB
 
 /// An error from Kura: bad input named precisely, or a store that cannot do
 /// what was asked. Match the cases you handle:

@@ -10,6 +10,13 @@ public struct Entry {
     /// The value's bytes.
     public let value: UnsafeRawBufferPointer
 
+    /// An entry of bytes that live elsewhere (another store's, for instance),
+    /// valid as long as they are.
+    public init(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        self.key = key
+        self.value = value
+    }
+
     @inlinable
     init(_ key: MDB_val, _ value: MDB_val) {
         self.key = UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
@@ -128,4 +135,31 @@ extension Database {
         defer { mdb_cursor_close(cursor) }
         return try body(Cursor(pointer: cursor, mapFull: txn.mapFull))
     }
+}
+
+/// A handle to a cursor for code that can't take it as a `borrowing`
+/// parameter. Like ``UnsafeTransactionHandle``, it doesn't own the cursor:
+/// use it only inside the closure that lent the cursor.
+public struct UnsafeCursorHandle {
+    @usableFromInline let pointer: OpaquePointer
+    @usableFromInline let mapFull: UnsafeMutablePointer<Bool>?
+
+    @usableFromInline
+    init(pointer: OpaquePointer, mapFull: UnsafeMutablePointer<Bool>?) {
+        self.pointer = pointer
+        self.mapFull = mapFull
+    }
+
+    /// Runs `body` with the cursor this handle names.
+    @inlinable
+    public func withCursor<Result>(_ body: (borrowing Cursor) throws -> Result) rethrows -> Result {
+        try body(Cursor(pointer: pointer, mapFull: mapFull))
+    }
+}
+
+extension Cursor {
+    /// A handle to this cursor, valid only until the closure that lent it
+    /// returns; see ``UnsafeCursorHandle``.
+    @inlinable
+    public var unsafeHandle: UnsafeCursorHandle { UnsafeCursorHandle(pointer: pointer, mapFull: mapFull) }
 }

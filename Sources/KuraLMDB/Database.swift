@@ -20,7 +20,9 @@ public struct Database: Hashable, Sendable {
     /// LMDB's handle for the database.
     public let handle: UInt32
 
-    init(handle: MDB_dbi) {
+    /// The database LMDB knows by `handle`, as a transaction of this
+    /// process opened it.
+    public init(handle: MDB_dbi) {
         self.handle = handle
     }
 }

@@ -49,7 +49,7 @@ public struct UnsafeTransactionHandle: @unchecked Sendable {
     // @unchecked: a plain pointer, valid while the transaction is; with
     // MDB_NOTLS a read transaction may be used from any thread.
     @usableFromInline let pointer: OpaquePointer
-    @usableFromInline let isReadOnly: Bool
+    public let isReadOnly: Bool
     @usableFromInline let mapFull: UnsafeMutablePointer<Bool>?
 
     /// Runs `body` with the transaction this handle names.

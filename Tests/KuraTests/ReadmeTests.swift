@@ -6,6 +6,20 @@ import Testing
 /// The README's examples, as written there (News is the same class), so the
 /// README stays true.
 @Suite struct ReadmeTests {
+    @Test func theStoreDescriptionExampleRunsAsWritten() throws {
+        let directory = try TemporaryDirectory()
+        let model = try ManagedObjectModel(News.self)
+        let onDisk = try PersistentContainer(store: .lmdb(path: directory.file("news.kura")), model: model)
+        let forTests = try PersistentContainer(store: .inMemory(), model: model)   // Core Data's in-memory store
+        for container in [onDisk, forTests] {
+            let context = container.newContext()
+            News(context: context).title = "Hello"
+            try context.save()
+            #expect(try container.newContext().count(for: FetchRequest(entityName: "News")) == 1)
+        }
+        #expect(FileManager.default.fileExists(atPath: directory.file("news.kura")))
+    }
+
     @Test func theFetchingExampleRunsAsWritten() throws {
         let store = try TestStore()
         let model = try ManagedObjectModel(News.self)

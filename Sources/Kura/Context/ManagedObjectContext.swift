@@ -1,5 +1,4 @@
 import Foundation
-import KuraLMDB
 
 /// A scratchpad of objects: it fetches them from a store, tracks what you
 /// insert, change and delete, and writes all of it in one ``save()``.
@@ -393,7 +392,7 @@ public final class ManagedObjectContext {
     }
 
     /// Runs `body` in a read transaction of the store, its errors as ``KuraError``.
-    private func readStore<Result>(_ body: (borrowing Transaction) throws -> Result) throws(KuraError) -> Result {
+    private func readStore<Result>(_ body: (any StorageTransaction) throws -> Result) throws(KuraError) -> Result {
         do {
             return try store.read { txn in try body(txn) }
         } catch let error as KuraError {

@@ -6,6 +6,13 @@
 /// let context = container.newContext()
 /// ```
 ///
+/// `PersistentContainer(path:model:)` is the embedded LMDB store; the store
+/// can be any engine's (``StoreDescription``), and everything else reads the same:
+///
+/// ```swift
+/// let container = try PersistentContainer(store: .lmdb(path: "news.kura"), model: model)
+/// ```
+///
 /// The container is `Sendable`: share it between tasks and threads, and give
 /// each its own context. LMDB lets any number of readers work while one
 /// writer saves, without blocking each other.
@@ -33,6 +40,20 @@ public final class PersistentContainer: Sendable {
     public init(path: String, model: ManagedObjectModel, options: StoreOptions = StoreOptions(),
                 migration: MigrationOptions = .automatic) throws {
         store = try PersistentStore(path: path, model: model, options: options, migration: migration)
+    }
+
+    /// Opens (or creates) the store `store` describes for `model`, migrating
+    /// a store made with an earlier version of the model.
+    ///
+    /// - Throws: see ``init(path:model:options:migration:)``.
+    public init(store: StoreDescription, model: ManagedObjectModel, migration: MigrationOptions = .automatic) throws {
+        self.store = try PersistentStore(store, model: model, migration: migration)
+    }
+
+    /// Opens an existing store with the model it keeps, without the app's
+    /// classes (see ``init(path:options:)``), on any engine.
+    public init(store: StoreDescription) throws {
+        self.store = try PersistentStore(store, model: nil)
     }
 
     /// Opens an existing store with the model it keeps, without the app's

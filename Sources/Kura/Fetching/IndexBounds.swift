@@ -1,5 +1,3 @@
-import KuraLMDB
-
 /// A part of a predicate an index can answer: key ranges over the index
 /// that hold every object the predicate can match. A class, so a plan that
 /// holds one is cheap to pass around.

@@ -1,5 +1,3 @@
-import KuraLMDB
-
 extension ManagedObjectContext {
     /// The objects `request` describes, loaded batch by batch of
     /// ``FetchRequest/fetchBatchSize`` as they are reached (1,000 when the

@@ -1,5 +1,3 @@
-import KuraLMDB
-
 extension ManagedObjectContext {
     /// The results of a request made from a template whose predicate looks
     /// up a unique index (`objectId == $objectId`), found without building a
@@ -23,23 +21,16 @@ extension ManagedObjectContext {
         // The index key decides, or the record found is checked against the predicate.
         let predicate = lookup.decidesMatch ? nil : try box.compiled()
         return try store.read { txn -> [ManagedObject] in
-            guard let primaryKey = try store.uniqueEntry(lookup.prefix, in: index, txn) else { return [] }
             try CancellationCheck.check()
-            let found = try StoreLayout.withKey(primaryKey) { key in
-                try tables.records.withValue(forKey: key, in: txn) { bytes -> ManagedObject? in
-                    // An object keeps its record: check all of it first.
-                    let view = try store.validatedRecord(bytes, of: entity)
-                    if let predicate, try !predicate.evaluate(on: RecordSource(view: view, entity: entity, primaryKey: primaryKey)) {
-                        return nil
-                    }
-                    return registeredObject(for: entity, primaryKey: primaryKey, record: bytes, in: registry)
+            let found = try store.withUniqueRecord(lookup.prefix, in: index, of: tables, txn) { primaryKey, bytes -> ManagedObject? in
+                // An object keeps its record: check all of it first.
+                let view = try store.validatedRecord(bytes, of: entity)
+                if let predicate, try !predicate.evaluate(on: RecordSource(view: view, entity: entity, primaryKey: primaryKey)) {
+                    return nil
                 }
+                return registeredObject(for: entity, primaryKey: primaryKey, record: bytes, in: registry)
             }
-            guard let found else {
-                throw KuraError.corruptStore(
-                    path: store.path, reason: "an index of \(entity.name) names record \(primaryKey), which is missing")
-            }
-            return found.map { [$0] } ?? []
+            return (found ?? nil).map { [$0] } ?? []
         }
     }
 }

@@ -1,5 +1,3 @@
-import KuraLMDB
-
 extension ManagedObjectContext {
     /// The objects with these IDs, loaded rather than faults, read in one
     /// read transaction, with the relationships named in `relationships`
@@ -57,7 +55,7 @@ extension ManagedObjectContext {
     }
 
     /// Loads one relationship of `objects`; returns the destinations reached.
-    private func prefetch(_ link: RelationshipLink, of objects: [ManagedObject], in txn: borrowing Transaction) throws -> [ManagedObject] {
+    private func prefetch(_ link: RelationshipLink, of objects: [ManagedObject], in txn: any StorageTransaction) throws -> [ManagedObject] {
         var reached: [ManagedObject] = []
         var seen = Set<ObjectIdentifier>()
         func reach(_ destination: ManagedObject) {
@@ -99,7 +97,7 @@ extension ManagedObjectContext {
 
     /// The registered object with its values loaded: registered already, or
     /// made from its record; `nil` when the record is gone.
-    private func loadedObject(of entity: EntityDescription, primaryKey: UInt64, in txn: borrowing Transaction) throws -> ManagedObject? {
+    private func loadedObject(of entity: EntityDescription, primaryKey: UInt64, in txn: any StorageTransaction) throws -> ManagedObject? {
         let registry = registry(for: entity)
         if let registered = registry.objects[primaryKey], !registered.isFault { return registered }
         guard let record = try store.record(of: ObjectID(entity: entity, number: primaryKey, isTemporaryID: false), in: txn) else {

@@ -1,5 +1,3 @@
-import KuraLMDB
-
 /// How a fetch reads the store, as ``ManagedObjectContext/explain(_:)`` and
 /// `kura plan` show it:
 ///
@@ -33,7 +31,7 @@ public struct QueryPlan: Sendable, CustomStringConvertible {
         case search(IndexAccess)
         /// An entire index, in its order (for the sort).
         case walk(IndexTable)
-        /// Only a count: LMDB's entry count, adjusted for unsaved changes.
+        /// Only a count: the engine's count of the records, adjusted for unsaved changes.
         case entryCount
         /// The objects pointing to destinations a term names, found through
         /// a relationship (``foundPrimaryKeys`` holds them).

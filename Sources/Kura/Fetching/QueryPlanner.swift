@@ -1,5 +1,4 @@
 import Foundation
-import KuraLMDB
 
 /// Chooses how a fetch reads the store, by estimated cost.
 ///
@@ -18,7 +17,7 @@ enum QueryPlanner {
     ///   search goes through a relationship to them.
     static func plan(
         _ fetch: PreparedFetch, tables: EntityTables, store: PersistentStore,
-        forCount: Bool = false, changedEntities: Set<ObjectIdentifier> = [], in txn: borrowing Transaction
+        forCount: Bool = false, changedEntities: Set<ObjectIdentifier> = [], in txn: any StorageTransaction
     ) throws -> QueryPlan {
 
         // A template's lookup by a unique index, decided at registration.
@@ -134,7 +133,7 @@ enum QueryPlanner {
     /// count (at least `cap` when cut short) and, when every key was seen,
     /// their primary keys in index order.
     private static func estimateRows(
-        of access: IndexAccess, cap: Int, store: PersistentStore, in txn: borrowing Transaction
+        of access: IndexAccess, cap: Int, store: PersistentStore, in txn: any StorageTransaction
     ) throws -> (Int, [UInt64]?) {
         if access.isUniqueLookup && access.ranges.count <= cap {
             return (access.ranges.count, nil)

@@ -1,5 +1,3 @@
-import KuraLMDB
-
 /// Runs a query plan inside one read transaction: finds the matching
 /// records, in the fetch's order, without making any object.
 ///
@@ -20,7 +18,7 @@ struct StoreQuery {
 
     /// The matching records in order: the first offset + limit of them when
     /// there is a limit, else all.
-    func rows(in txn: borrowing Transaction) throws -> [SortableRow<RecordView>] {
+    func rows(in txn: any StorageTransaction) throws -> [SortableRow<RecordView>] {
         let window = fetch.window
         let ordering = ordering
         let entity = fetch.entity
@@ -117,7 +115,7 @@ struct StoreQuery {
     /// (no sort: primary-key order), calls `body` with each, up to the
     /// window, and returns true; else calls nothing and returns false.
     /// Unlike ``rows(in:)``, nothing is kept per record.
-    func streamInOrder(in txn: borrowing Transaction, graph: PredicateGraph?, _ body: (UInt64, RecordView) throws -> Void) throws -> Bool {
+    func streamInOrder(in txn: any StorageTransaction, graph: PredicateGraph?, _ body: (UInt64, RecordView) throws -> Void) throws -> Bool {
         guard plan.isInSortOrder && fetch.sorts.isEmpty else { return false }
         let window = fetch.window
         if window == 0 { return true }
@@ -131,7 +129,7 @@ struct StoreQuery {
     }
 
     /// How many records match, not counting excluded ones.
-    func count(in txn: borrowing Transaction) throws -> Int {
+    func count(in txn: any StorageTransaction) throws -> Int {
         if case .entryCount = plan.access {
             var count = try tables.records.count(in: txn)
             for primaryKey in excluded where try tables.records.contains(StoreLayout.key(primaryKey), in: txn) {
@@ -149,15 +147,15 @@ struct StoreQuery {
 
     /// The graph predicates and sorts that follow relationships read
     /// through, in this transaction; `nil` when nothing follows one.
-    func graph(in txn: borrowing Transaction) -> PredicateGraph? {
+    func graph(in txn: any StorageTransaction) -> PredicateGraph? {
         guard fetch.followsRelationships else { return nil }
-        return PredicateGraph(store: store, transaction: txn.unsafeHandle, pending: pendingObjects)
+        return PredicateGraph(store: store, transaction: txn, pending: pendingObjects)
     }
 
     /// Calls `body` with each record the plan reads that is not excluded and
     /// matches the predicate, until `body` returns false.
     private func forEachCandidate(
-        in txn: borrowing Transaction, graph: PredicateGraph?, _ body: (UInt64, RecordView) throws -> Bool
+        in txn: any StorageTransaction, graph: PredicateGraph?, _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
         let entity = fetch.entity
         // A `let`: a `var` captured by `consider` would be checked for
@@ -185,8 +183,10 @@ struct StoreQuery {
             if !access.lookupPrefixes.isEmpty && !plan.isReversed {
                 // A unique lookup: one seek per value, no range to walk.
                 for prefix in access.lookupPrefixes {
-                    guard let primaryKey = try store.uniqueEntry(prefix, in: access.index, txn) else { continue }
-                    guard let view = try record(primaryKey, in: txn) else { continue }
+                    let found = try store.withUniqueRecord(prefix, in: access.index, of: tables, txn) { primaryKey, record in
+                        (primaryKey, try view(of: record, primaryKey: primaryKey))
+                    }
+                    guard let (primaryKey, view) = found else { continue }
                     guard try consider(primaryKey, view) else { return }
                 }
                 return
@@ -220,29 +220,32 @@ struct StoreQuery {
 
     /// Reads the records of an index's entries in `range`.
     private func walk(
-        _ index: IndexTable, range: KeyRange, direction: IterationDirection, in txn: borrowing Transaction,
+        _ index: IndexTable, range: KeyRange, direction: IterationDirection, in txn: any StorageTransaction,
         _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
-        try index.database.forEach(in: txn, range: range, direction: direction) { entry in
+        try txn.forEachJoined(in: index.database, range: range, direction: direction, records: tables.records) { entry, record in
             let primaryKey = try IndexTable.primaryKey(of: entry, index: index, path: store.path)
-            guard let view = try record(primaryKey, in: txn) else { return true }
-            return try body(primaryKey, view)
+            return try body(primaryKey, try view(of: record, primaryKey: primaryKey))
         }
+    }
+
+    /// The record an index entry names, checked. A missing one means the
+    /// index and the records disagree: the store is damaged.
+    private func view(of record: UnsafeRawBufferPointer?, primaryKey: UInt64) throws -> RecordView {
+        guard let record else {
+            throw KuraError.corruptStore(
+                path: store.path, reason: "an index of \(fetch.entity.name) names record \(primaryKey), which is missing")
+        }
+        return try store.validatedRecord(record, of: fetch.entity, values: fetch.readAttributes)
     }
 
     /// The record of `primaryKey`, which an index entry names. A missing one
     /// means the index and the records disagree: the store is damaged.
-    private func record(_ primaryKey: UInt64, in txn: borrowing Transaction) throws -> RecordView? {
-        let records = tables.records
-        let view = try StoreLayout.withKey(primaryKey) { key in
-            try records.withValue(forKey: key, in: txn) { bytes in
-                try store.validatedRecord(bytes, of: fetch.entity, values: fetch.readAttributes)
-            }
+    private func record(_ primaryKey: UInt64, in txn: any StorageTransaction) throws -> RecordView? {
+        var view: RecordView?
+        _ = try StoreLayout.withKey(primaryKey) { key in
+            try txn.visitValue(forKey: key, in: tables.records) { view = try self.view(of: $0, primaryKey: primaryKey) }
         }
-        guard let view else {
-            throw KuraError.corruptStore(
-                path: store.path, reason: "an index of \(fetch.entity.name) names record \(primaryKey), which is missing")
-        }
-        return view
+        return try view ?? self.view(of: nil, primaryKey: primaryKey)
     }
 }

@@ -9,7 +9,7 @@ import Synchronization
 final class StoreObservers: Sendable {
     private struct State {
         var inboxes: [WeakObserverInbox] = []
-        var monitor: CommitMonitor?
+        var monitor: (any CommitWatch)?
         /// The newest transaction the monitor accounted for.
         var lastSeen = 0
         /// Transactions this process committed that the monitor hasn't seen yet.
@@ -30,15 +30,13 @@ final class StoreObservers: Sendable {
     func register(_ inbox: ObserverInbox, store: PersistentStore) throws {
         try state.withLock { state in
             if state.monitor == nil {
-                state.lastSeen = try store.read { $0.id }
+                state.lastSeen = try store.engine.latestCommit()
                 state.ownCommits.removeAll()
                 state.historyToken = store.options.tracksHistory ? try store.lastHistoryToken() : nil
-                state.monitor = try CommitMonitor(
-                    path: store.path, transactionID: { [weak store] in try? store?.environment.read { $0.id } },
-                    commit: { [weak store] current in
-                        guard let store else { return }
-                        store.observers.noticeCommit(current, store: store)
-                    })
+                state.monitor = try store.engine.watchCommits { [weak store] current in
+                    guard let store else { return }
+                    store.observers.noticeCommit(current, store: store)
+                }
             }
             state.inboxes.removeAll { $0.inbox == nil }
             state.inboxes.append(WeakObserverInbox(inbox: inbox))

@@ -1,5 +1,3 @@
-import KuraLMDB
-
 /// An object a predicate is evaluated on, or reaches through a relationship:
 /// a stored record read in place, or an object of the fetching context (one
 /// with unsaved changes, or a new one), whose current state counts.
@@ -30,7 +28,7 @@ struct PredicateGraph {
     let store: PersistentStore
     /// The fetch's read transaction, for reading records in place; `nil`
     /// when only the context's objects are evaluated.
-    let transaction: UnsafeTransactionHandle?
+    let transaction: (any StorageTransaction)?
     /// The objects of the fetching context that have unsaved changes, by
     /// entity and primary key: seen instead of their records.
     let pending: [PendingKey: ManagedObject]
@@ -60,11 +58,9 @@ struct PredicateGraph {
         guard let transaction else {
             preconditionFailure("a predicate graph without a transaction reached a record")
         }
-        return try transaction.withTransaction { txn in
-            try StoreLayout.withKey(key) { bytes in
-                try store.tables(for: entity).records.withValue(forKey: bytes, in: txn) { record in
-                    GraphNode.record(entity, key, try store.validatedRecord(record, of: entity))
-                }
+        return try StoreLayout.withKey(key) { bytes in
+            try store.tables(for: entity).records.withValue(forKey: bytes, in: transaction) { record in
+                GraphNode.record(entity, key, try store.validatedRecord(record, of: entity))
             }
         }
     }
@@ -94,9 +90,7 @@ struct PredicateGraph {
         case .record(_, let owner, _):
             guard let transaction else { return [] }
             var keys: [UInt64] = []
-            try transaction.withTransaction { txn in
-                try store.forEachMemberKey(of: link, owner: owner, in: txn) { keys.append($0); return true }
-            }
+            try store.forEachMemberKey(of: link, owner: owner, in: transaction) { keys.append($0); return true }
             return try keys.compactMap { try self.node(link.destination, $0) }
         case .object(let object):
             return try object.members(link).filter { !$0.isDeleted }.map(GraphNode.object)
@@ -110,9 +104,7 @@ struct PredicateGraph {
         case .record(_, let owner, _) where pending.isEmpty:
             guard let transaction else { return 0 }
             var count = 0
-            try transaction.withTransaction { txn in
-                try store.forEachMemberKey(of: link, owner: owner, in: txn) { _ in count += 1; return true }
-            }
+            try store.forEachMemberKey(of: link, owner: owner, in: transaction) { _ in count += 1; return true }
             return count
         default:
             return try members(of: node, link).count

@@ -1,5 +1,4 @@
 import Foundation
-import KuraLMDB
 
 /// The data work of one migration stage, inside the migration's write
 /// transaction: what ``SchemaMapping`` says must touch stored objects, and
@@ -42,7 +41,7 @@ struct MigrationRun {
 
     // MARK: Phase one
 
-    mutating func moveData(in txn: borrowing Transaction) throws {
+    mutating func moveData(in txn: any StorageTransaction) throws {
         for map in mapping.entities where map.source != nil {
             for link in map.target.links where map.rebuiltRelationships[link.number] {
                 try rebuild(link, in: map, txn)
@@ -55,7 +54,7 @@ struct MigrationRun {
 
     /// Fills the databases of `link` (new names) from the entries of the
     /// source relationship it continues, or of its inverse's.
-    private mutating func rebuild(_ link: RelationshipLink, in map: SchemaMapping.EntityMap, _ txn: borrowing Transaction) throws {
+    private mutating func rebuild(_ link: RelationshipLink, in map: SchemaMapping.EntityMap, _ txn: any StorageTransaction) throws {
         let started = Date()
         var pairs: [(owner: UInt64, members: [UInt64])] = []
         if let number = map.relationshipSources[link.number], let old = map.source {
@@ -99,7 +98,7 @@ struct MigrationRun {
 
     /// Every owner of `link` (a source relationship) with its members: in
     /// stored order for an ordered one, else ascending.
-    private func members(of link: RelationshipLink, _ txn: borrowing Transaction) throws -> [(owner: UInt64, members: [UInt64])] {
+    private func members(of link: RelationshipLink, _ txn: any StorageTransaction) throws -> [(owner: UInt64, members: [UInt64])] {
         var byOwner: [UInt64: [UInt64]] = [:]
         switch link.storage {
         case .reference:
@@ -133,7 +132,7 @@ struct MigrationRun {
 
     /// Rewrites every record of the entity: values converted, references
     /// moved, fields of removed properties kept for the stage's code.
-    private mutating func rewriteRecords(of map: SchemaMapping.EntityMap, in txn: borrowing Transaction) throws {
+    private mutating func rewriteRecords(of map: SchemaMapping.EntityMap, in txn: any StorageTransaction) throws {
         guard let old = map.source else { return }
         let entity = map.target
         let moved = movedReferences[ObjectIdentifier(entity)] ?? [:]
@@ -164,7 +163,7 @@ struct MigrationRun {
     @discardableResult
     private mutating func rewrite(
         _ entity: EntityDescription, step: String, total: Int, reading reader: PersistentStore, as readEntity: EntityDescription,
-        _ txn: borrowing Transaction,
+        _ txn: any StorageTransaction,
         _ transform: (UInt64, RecordView) throws -> (ContiguousArray<AttributeValue?>, [UInt64?])?
     ) throws -> Int {
         let started = Date()
@@ -199,7 +198,7 @@ struct MigrationRun {
 
     // MARK: Phase two
 
-    mutating func finish(in txn: borrowing Transaction) throws {
+    mutating func finish(in txn: any StorageTransaction) throws {
         var failures: [MigrationFailure] = []
         for map in mapping.entities where map.source != nil {
             failures += try fillRequiredValues(of: map, txn)
@@ -218,7 +217,7 @@ struct MigrationRun {
 
     /// Required attributes that may be nil now: nils become the default, or
     /// are reported when there is none.
-    private mutating func fillRequiredValues(of map: SchemaMapping.EntityMap, _ txn: borrowing Transaction) throws -> [MigrationFailure] {
+    private mutating func fillRequiredValues(of map: SchemaMapping.EntityMap, _ txn: any StorageTransaction) throws -> [MigrationFailure] {
         let entity = map.target
         var failures: [MigrationFailure] = []
         for position in map.attributesToFill {
@@ -252,7 +251,7 @@ struct MigrationRun {
 
     /// Required to-ones that are new, rebuilt, or were optional: each
     /// object must have a destination.
-    private func checkRequiredReferences(of map: SchemaMapping.EntityMap, _ txn: borrowing Transaction) throws -> [MigrationFailure] {
+    private func checkRequiredReferences(of map: SchemaMapping.EntityMap, _ txn: any StorageTransaction) throws -> [MigrationFailure] {
         let entity = map.target
         guard let old = map.source else { return [] }
         var failures: [MigrationFailure] = []
@@ -280,7 +279,7 @@ struct MigrationRun {
     /// Fills `indexes` (emptied first) from the records; a unique index
     /// reports the objects that share values.
     private mutating func buildIndexes(_ indexes: [IndexTable], of entity: EntityDescription,
-                                       _ txn: borrowing Transaction) throws -> [MigrationFailure] {
+                                       _ txn: any StorageTransaction) throws -> [MigrationFailure] {
         let started = Date()
         for index in indexes { try index.database.removeAll(in: txn) }
         var failures: [MigrationFailure] = []
@@ -303,12 +302,8 @@ struct MigrationRun {
         for entry in entries {
             let index = indexes[entry.index]
             do {
-                try StoreLayout.withKey(entry.primaryKey) { value in
-                    try entry.key.key.withUnsafeBytes { bytes in
-                        try index.database.put(value, forKey: bytes, in: txn, flags: entry.key.isUniqueKey ? .noOverwrite : [])
-                    }
-                }
-            } catch LMDBError.keyExists {
+                try index.putEntry(entry.key.key, isUniqueKey: entry.key.isUniqueKey, primaryKey: entry.primaryKey, in: txn)
+            } catch StorageEngineError.keyExists {
                 let existing = try index.database.withValue(forKey: entry.key.key, in: txn) { StoreLayout.primaryKey(fromSuffixOf: $0) }
                 var list = conflicts[entry.index, default: []]
                 let object = ObjectID(entity: entity, number: entry.primaryKey, isTemporaryID: false)
@@ -318,7 +313,7 @@ struct MigrationRun {
                     list.append((entry.values, [existing.map { ObjectID(entity: entity, number: $0, isTemporaryID: false) }, object].compactMap { $0 }))
                 }
                 conflicts[entry.index] = list
-            } catch LMDBError.badValueSize {
+            } catch StorageEngineError.keyTooLong {
                 throw KuraError.indexKeyTooLong(entity: entity.name, index: index.description.name,
                                                 objectID: ObjectID(entity: entity, number: entry.primaryKey, isTemporaryID: false))
             }
@@ -335,7 +330,7 @@ struct MigrationRun {
 
     /// Drops every database of the source model that the target model
     /// doesn't use, and the ID counters of removed entities.
-    private func dropUnusedDatabases(_ txn: borrowing Transaction) throws {
+    private func dropUnusedDatabases(_ txn: any StorageTransaction) throws {
         let kept = Set(Self.databases(of: target).map(\.name))
         for (name, database) in Self.databases(of: source) where !kept.contains(name) {
             try database.drop(in: txn)
@@ -347,15 +342,15 @@ struct MigrationRun {
     }
 
     /// Every database of `store`'s model, by name.
-    private static func databases(of store: PersistentStore) -> [(name: String, database: Database)] {
-        var all: [(String, Database)] = []
+    private static func databases(of store: PersistentStore) -> [(name: String, database: StorageSpace)] {
+        var all: [(String, StorageSpace)] = []
         for entity in store.model.entities {
             let tables = store.tables(for: entity)
             all.append((StoreLayout.recordsDatabase(entity), tables.records))
             for (position, index) in tables.indexes.enumerated() { all.append((StoreLayout.indexDatabase(entity, position), index.database)) }
             for table in tables.relationships {
                 let names = RelationshipTable.databaseNames(of: table.link)
-                let pairs: [(String?, Database?)] = [
+                let pairs: [(String?, StorageSpace?)] = [
                     (names.references, table.references), (names.join, table.join),
                     (names.reverseJoin, table.reverseJoin), (names.order, table.order),
                 ]

@@ -1,5 +1,3 @@
-import KuraLMDB
-
 extension PersistentStore {
     /// Brings a store of an older format (see ``StoreLayout/formatVersion``)
     /// to the current one, in one write transaction: either all of it
@@ -9,23 +7,21 @@ extension PersistentStore {
     /// Upgrade a store while no older version of Kura has it open: such a
     /// process would go on writing the old format until it reopens.
     func upgradeFormat() throws {
-        try storageErrors(path) {
-            try environment.write { txn in
-                let stored = try meta.value(forKey: StoreLayout.formatKey, in: txn)
-                    .flatMap { StoreLayout.littleEndian($0, as: UInt32.self) } ?? StoreLayout.formatVersion
-                // Another process may have upgraded it since this one looked.
-                guard stored < StoreLayout.formatVersion else { return }
-                if stored < 2 { try rebuildDecimalIndexes(in: txn) }
-                // Format 3: the model document numbers every field (the
-                // numbering older stores had implicitly); records don't change.
-                try writeModel(model, change: "upgraded from format \(stored)", in: txn)
-            }
+        try engine.write { txn in
+            let stored = try meta.value(forKey: StoreLayout.formatKey, in: txn)
+                .flatMap { StoreLayout.littleEndian($0, as: UInt32.self) } ?? StoreLayout.formatVersion
+            // Another process may have upgraded it since this one looked.
+            guard stored < StoreLayout.formatVersion else { return }
+            if stored < 2 { try rebuildDecimalIndexes(in: txn) }
+            // Format 3: the model document numbers every field (the
+            // numbering older stores had implicitly); records don't change.
+            try writeModel(model, change: "upgraded from format \(stored)", in: txn)
         }
     }
 
     /// Format 1 → 2: index keys of a decimal NaN. Every index over a decimal
     /// attribute is emptied and filled again from the records.
-    private func rebuildDecimalIndexes(in txn: borrowing Transaction) throws {
+    private func rebuildDecimalIndexes(in txn: any StorageTransaction) throws {
         for entity in model.entities {
             let tables = tables(for: entity)
             let indexes = tables.indexes.filter { index in
@@ -44,9 +40,7 @@ extension PersistentStore {
             }
             for (position, key) in entries.enumerated() {
                 let index = indexes[position % indexes.count]
-                try StoreLayout.withKey(primaryKeys[position]) { value in
-                    try key.withUnsafeBytes { try index.database.put(value, forKey: $0, in: txn) }
-                }
+                try index.putEntry(key, isUniqueKey: false, primaryKey: primaryKeys[position], in: txn)
             }
         }
     }

@@ -1,5 +1,4 @@
 import Foundation
-import KuraLMDB
 
 #if canImport(Glibc)
 import Glibc
@@ -9,7 +8,7 @@ extension PersistentStore {
     /// Appends the transaction of a save to the store's history, in the
     /// save's own write transaction (with ``StoreOptions/tracksHistory``).
     func recordHistory(
-        _ draft: ChangeSet.History, of changes: ChangeSet, insertedKeys: [UInt64], in txn: borrowing Transaction
+        _ draft: ChangeSet.History, of changes: ChangeSet, insertedKeys: [UInt64], in txn: any StorageTransaction
     ) throws {
         var record = HistoryRecord(date: Date(), processIdentifier: getpid(), author: draft.author)
         func object(_ id: ObjectID, _ key: UInt64) -> HistoryRecord.Object {
@@ -18,7 +17,7 @@ extension PersistentStore {
         record.inserted = zip(changes.inserts, insertedKeys).map { object($0.objectID, $1) }
         record.updated = zip(changes.updates, draft.updatedKeys).map { (object($0.objectID, $0.objectID.number), $1) }
         record.deleted = changes.deletes.map { object($0.objectID, $0.objectID.number) }
-        let history = try txn.createDatabase(named: StoreLayout.historyDatabase)
+        let history = try txn.createSpace(named: StoreLayout.historyDatabase)
         let sequence = try meta.value(forKey: StoreLayout.historySequenceKey, in: txn)
             .flatMap { StoreLayout.littleEndian($0, as: UInt64.self) } ?? 1
         try history.put(record.encoded(), forKey: StoreLayout.key(sequence), in: txn, flags: .append)
@@ -36,7 +35,7 @@ extension PersistentStore {
     /// - Throws: ``KuraError/corruptStore(path:reason:)`` for a damaged entry.
     public func history(after token: HistoryToken? = nil) throws -> [HistoryTransaction] {
         try read { txn in
-            guard let history = try txn.openDatabase(named: StoreLayout.historyDatabase) else { return [] }
+            guard let history = try txn.openSpace(named: StoreLayout.historyDatabase) else { return [] }
             var transactions: [HistoryTransaction] = []
             let start = StoreLayout.key((token?.sequence ?? 0) &+ 1)
             try history.forEach(in: txn, range: KeyRange(lower: .init(start, isInclusive: true), upper: nil)) { entry in
@@ -64,17 +63,15 @@ extension PersistentStore {
     @discardableResult
     public func purgeHistory(through token: HistoryToken) throws -> Int {
         if isReadOnly { throw KuraError.storeReadOnly(path: path) }
-        return try storageErrors(path) {
-            try environment.write { txn in
-                guard let history = try txn.openDatabase(named: StoreLayout.historyDatabase) else { return 0 }
-                var keys: [[UInt8]] = []
-                try history.forEach(in: txn, range: KeyRange(lower: nil, upper: .init(StoreLayout.key(token.sequence), isInclusive: true))) { entry in
-                    keys.append(Array(entry.key))
-                    return true
-                }
-                for key in keys { _ = try history.delete(key, in: txn) }
-                return keys.count
+        return try engine.write { txn in
+            guard let history = try txn.openSpace(named: StoreLayout.historyDatabase) else { return 0 }
+            var keys: [[UInt8]] = []
+            try history.forEach(in: txn, range: KeyRange(lower: nil, upper: .init(StoreLayout.key(token.sequence), isInclusive: true))) { entry in
+                keys.append(Array(entry.key))
+                return true
             }
+            for key in keys { _ = try history.delete(key, in: txn) }
+            return keys.count
         }
     }
 
@@ -94,5 +91,26 @@ extension PersistentStore {
         return HistoryTransaction(
             token: HistoryToken(sequence: sequence), date: record.date, author: record.author,
             processIdentifier: record.processIdentifier, changes: changes, changedKeys: changedKeys)
+    }
+}
+
+extension PersistentStore {
+    /// The store's commits, by any process using the file (this one
+    /// included), as the transaction ID each made current: the way to learn
+    /// that another process saved, then read what it saved with
+    /// ``history(after:)``.
+    ///
+    /// On LMDB each sequence has a thread of its own that sleeps until the
+    /// file is written (inotify), so waiting costs no CPU; several commits in quick
+    /// succession may arrive as one (the newest). The sequence ends when the
+    /// task iterating it is cancelled or stops iterating.
+    ///
+    /// - Throws: ``KuraError/storage(path:failure:)`` when the system has no
+    ///   inotify instance to give.
+    public func commits() throws -> AsyncStream<Int> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
+        let watch = try engine.watchCommits { continuation.yield($0) }
+        continuation.onTermination = { _ in watch.stop() }
+        return stream
     }
 }

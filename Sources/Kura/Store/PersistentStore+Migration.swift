@@ -1,5 +1,4 @@
 import Foundation
-import KuraLMDB
 
 extension PersistentStore {
     /// This store, opened on its own stored model, reopened with `model`: as
@@ -14,11 +13,9 @@ extension PersistentStore {
                 // Same schema: keep the app's document (order, defaults,
                 // templates, version) in the store for `kura`.
                 if !isReadOnly && model.document != self.model.document {
-                    try storageErrors(path) {
-                        try environment.write { txn in try writeModel(model, change: nil, in: txn) }
-                    }
+                    try engine.write { txn in try writeModel(model, change: nil, in: txn) }
                 }
-                return try PersistentStore(opening: environment, model: model, path: path, options: options,
+                return try PersistentStore(opening: engine, model: model, options: options,
                                            format: StoreLayout.formatVersion)
             }
             stages = [.lightweight(from: self.model, to: model)]
@@ -32,7 +29,7 @@ extension PersistentStore {
             throw KuraError.modelMismatch(path: path, differences: differences(from: model, plan: migration.plan))
         }
         let report = try migrate(through: stages, to: model, progress: migration.progress)
-        return try PersistentStore(opening: environment, model: model, path: path, options: options,
+        return try PersistentStore(opening: engine, model: model, options: options,
                                    format: StoreLayout.formatVersion, lastMigration: report)
     }
 
@@ -67,49 +64,42 @@ extension PersistentStore {
     ) throws -> MigrationReport {
         let started = Date()
         var report = MigrationReport(versions: [], differences: [], steps: [], seconds: 0)
-        do {
-            try storageErrors(path) {
-                try environment.write { txn in
-                    report = MigrationReport(versions: [self.model.versionIdentifier], differences: [], steps: [], seconds: 0)
-                    let handle = txn.unsafeHandle
-                    var current = try PersistentStore(
-                        opening: environment, model: self.model, path: path, options: options,
-                        format: StoreLayout.formatVersion, ambient: handle)
-                    for (number, stage) in stages.enumerated() {
-                        if let willMigrate = stage.willMigrate {
-                            try runStageCode(willMigrate, on: current, source: nil, stage: number)
-                        }
-                        let mapping = SchemaMapping(from: current.model, to: stage.destination, replacingIncompatible: stage.isCustom)
-                        report.differences += mapping.differences.filter { $0.cost != .none }
-                        let blocked = mapping.needsCustomStage
-                        guard blocked.isEmpty else {
-                            throw KuraError.migrationFailed(path: path, failures: blocked.map { MigrationFailure(.needsCustomStage($0)) })
-                        }
-                        try stage.destination.bindLayouts(mapping.entities.map(\.layout))
-                        let target = try PersistentStore(
-                            opening: environment, model: stage.destination, path: path, options: options,
-                            format: StoreLayout.formatVersion, ambient: handle)
-                        var run = MigrationRun(mapping: mapping, source: current, target: target, stage: number, progress: progress)
-                        try run.moveData(in: txn)
-                        if let didMigrate = stage.didMigrate {
-                            try runStageCode(didMigrate, on: target, source: current, stage: number)
-                        }
-                        try run.finish(in: txn)
-                        report.steps += run.steps
-                        report.versions.append(stage.destination.versionIdentifier)
-                        current = target
-                    }
-                    if current.model !== model {
-                        // The plan ended at another instance of the app's model.
-                        try model.bindLayouts(SchemaMapping(from: current.model, to: model).entities.map(\.layout))
-                    }
-                    try writeModel(model, change: "migrated", in: txn)
-                    let next = try Self.generation(meta, in: txn) + 1
-                    try meta.put(StoreLayout.littleEndianBytes(next), forKey: StoreLayout.generationKey, in: txn)
+        try engine.write { txn in
+            report = MigrationReport(versions: [self.model.versionIdentifier], differences: [], steps: [], seconds: 0)
+            var current = try PersistentStore(
+                opening: engine, model: self.model, options: options,
+                format: StoreLayout.formatVersion, ambient: txn)
+            for (number, stage) in stages.enumerated() {
+                if let willMigrate = stage.willMigrate {
+                    try runStageCode(willMigrate, on: current, source: nil, stage: number)
                 }
+                let mapping = SchemaMapping(from: current.model, to: stage.destination, replacingIncompatible: stage.isCustom)
+                report.differences += mapping.differences.filter { $0.cost != .none }
+                let blocked = mapping.needsCustomStage
+                guard blocked.isEmpty else {
+                    throw KuraError.migrationFailed(path: path, failures: blocked.map { MigrationFailure(.needsCustomStage($0)) })
+                }
+                try stage.destination.bindLayouts(mapping.entities.map(\.layout))
+                let target = try PersistentStore(
+                    opening: engine, model: stage.destination, options: options,
+                    format: StoreLayout.formatVersion, ambient: txn)
+                var run = MigrationRun(mapping: mapping, source: current, target: target, stage: number, progress: progress)
+                try run.moveData(in: txn)
+                if let didMigrate = stage.didMigrate {
+                    try runStageCode(didMigrate, on: target, source: current, stage: number)
+                }
+                try run.finish(in: txn)
+                report.steps += run.steps
+                report.versions.append(stage.destination.versionIdentifier)
+                current = target
             }
-        } catch KuraError.storage(_, .engine(let code, _)) where code == LMDBError.mapFull.code {
-            throw KuraError.storeFull(maximumBytes: options.maximumSize)
+            if current.model !== model {
+                // The plan ended at another instance of the app's model.
+                try model.bindLayouts(SchemaMapping(from: current.model, to: model).entities.map(\.layout))
+            }
+            try writeModel(model, change: "migrated", in: txn)
+            let next = try Self.generation(meta, in: txn) + 1
+            try meta.put(StoreLayout.littleEndianBytes(next), forKey: StoreLayout.generationKey, in: txn)
         }
         report.seconds = Date().timeIntervalSince(started)
         return report
@@ -133,7 +123,7 @@ extension PersistentStore {
 
     /// Writes `model` as the store's model, its fingerprint and format, and
     /// (with `change`) a new entry in the store's model history.
-    func writeModel(_ model: ManagedObjectModel, change: String?, in txn: borrowing Transaction) throws {
+    func writeModel(_ model: ManagedObjectModel, change: String?, in txn: any StorageTransaction) throws {
         try meta.put(try model.encoded(), forKey: StoreLayout.modelKey, in: txn)
         try meta.put(Array(model.fingerprint.utf8), forKey: StoreLayout.fingerprintKey, in: txn)
         try meta.put(StoreLayout.littleEndianBytes(StoreLayout.formatVersion), forKey: StoreLayout.formatKey, in: txn)
@@ -149,7 +139,7 @@ extension PersistentStore {
         try read { txn in try Self.history(meta, in: txn) }
     }
 
-    static func history(_ meta: Database, in txn: borrowing Transaction) throws -> [ModelHistoryEntry] {
+    static func history(_ meta: StorageSpace, in txn: any StorageTransaction) throws -> [ModelHistoryEntry] {
         guard let bytes = try meta.value(forKey: StoreLayout.historyKey, in: txn) else { return [] }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601

@@ -1,16 +1,18 @@
-import KuraLMDB
-
 extension PersistentStore {
     /// Runs `body` in a read transaction: one consistent snapshot of the
     /// whole store, which writers never block or change.
-    func read<Result>(_ body: (borrowing Transaction) throws -> Result) throws -> Result {
-        if let ambient { return try storageErrors(path) { try ambient.withTransaction(body) } }
-        return try storageErrors(path) { try environment.read(body) }
+    func read<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
+        if hasAmbient, let ambient { return try body(ambient) }
+        // Through the requirement itself, so that this method specializes
+        // for `Result` (a protocol extension on `any StorageEngine` would not).
+        var result: Result?
+        try engine.performRead { result = try body($0) }
+        return result!
     }
 
     /// A copy of the stored record of `objectID`, checked, or `nil` when the
     /// object is not in the store.
-    func record(of objectID: ObjectID, in txn: borrowing Transaction) throws -> [UInt8]? {
+    func record(of objectID: ObjectID, in txn: any StorageTransaction) throws -> [UInt8]? {
         let records = tables(for: objectID.entity).records
         return try StoreLayout.withKey(objectID.number) { key in
             try records.withValue(forKey: key, in: txn) { bytes in
@@ -22,7 +24,7 @@ extension PersistentStore {
 
     /// How many objects of `entity` the store holds, from LMDB's own count.
     /// - Complexity: O(1).
-    func count(of entity: EntityDescription, in txn: borrowing Transaction) throws -> Int {
+    func count(of entity: EntityDescription, in txn: any StorageTransaction) throws -> Int {
         try tables(for: entity).records.count(in: txn)
     }
 
@@ -31,7 +33,7 @@ extension PersistentStore {
     /// values at `values`; all of them when `nil`), and valid only until the
     /// transaction ends.
     func forEachRecord(
-        of entity: EntityDescription, values: [Int]? = nil, in txn: borrowing Transaction,
+        of entity: EntityDescription, values: [Int]? = nil, in txn: any StorageTransaction,
         _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
         try tables(for: entity).records.forEach(in: txn) { entry in
@@ -42,14 +44,31 @@ extension PersistentStore {
         }
     }
 
-    /// The primary key of the entry of a unique index whose values are
-    /// `values` (the whole key), or `nil`.
-    func uniqueEntry(_ values: [UInt8], in index: IndexTable, _ txn: borrowing Transaction) throws -> UInt64? {
-        try index.database.withValue(forKey: values, in: txn) { value in
-            guard value.count == 8 else {
-                throw KuraError.corruptStore(path: path, reason: "an entry of index \(index.description.name) has a \(value.count)-byte value")
+    /// Calls `body` with the primary key and the record that the entry of a
+    /// unique index whose values are `values` (the whole key) names, and
+    /// returns what it returns; `nil` when there is no such entry. The
+    /// entry and the record are read together (one request on an engine
+    /// that pays per request).
+    /// - Throws: ``KuraError/corruptStore(path:reason:)`` when the entry is
+    ///   damaged or names a missing record.
+    func withUniqueRecord<Result>(
+        _ values: [UInt8], in index: IndexTable, of tables: EntityTables, _ txn: any StorageTransaction,
+        _ body: (UInt64, UnsafeRawBufferPointer) throws -> Result
+    ) throws -> Result? {
+        var result: Result?
+        _ = try values.withUnsafeBytes { key in
+            try txn.visitJoined(forKey: key, in: index.database, records: tables.records) { value, record in
+                guard value.count == 8 else {
+                    throw KuraError.corruptStore(path: path, reason: "an entry of index \(index.description.name) has a \(value.count)-byte value")
+                }
+                let primaryKey = StoreLayout.primaryKey(fromSuffixOf: value)
+                guard let record else {
+                    throw KuraError.corruptStore(
+                        path: path, reason: "an index of \(tables.entity.name) names record \(primaryKey), which is missing")
+                }
+                result = try body(primaryKey, record)
             }
-            return StoreLayout.primaryKey(fromSuffixOf: value)
         }
+        return result
     }
 }

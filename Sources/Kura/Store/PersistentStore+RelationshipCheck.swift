@@ -1,5 +1,3 @@
-import KuraLMDB
-
 extension PersistentStore {
     /// Checks every relationship of `entity`: each reference points to an
     /// existing object (a reference left by a `noAction` delete rule is
@@ -9,7 +7,7 @@ extension PersistentStore {
     /// side (the inverse's entries, or the reverse entries of a to-many
     /// without inverse); each ordered to-many's order lists exactly its members.
     func checkRelationships(
-        of entity: EntityDescription, in txn: borrowing Transaction, readable: (String) -> Bool,
+        of entity: EntityDescription, in txn: any StorageTransaction, readable: (String) -> Bool,
         problem: (String) -> Void, report: inout StoreCheckReport.EntityReport
     ) throws {
         let tables = tables(for: entity)
@@ -72,7 +70,7 @@ extension PersistentStore {
                                   StoreLayout.secondKey(of: entry.key)))
                     return true
                 }
-                let other: Database? = link.inverse.map { self.table(of: $0).join! } ?? table.reverseJoin
+                let other: StorageSpace? = link.inverse.map { self.table(of: $0).join! } ?? table.reverseJoin
                 for (owner, member) in pairs {
                     if try !tables.records.contains(StoreLayout.key(owner), in: txn) {
                         problem("\(label): an entry names record \(owner), which doesn't exist")
@@ -106,7 +104,7 @@ extension PersistentStore {
     }
 
     /// Every (record, destination) pair of a to-one's references.
-    private func references(of link: RelationshipLink, in txn: borrowing Transaction) throws -> [(UInt64, UInt64)] {
+    private func references(of link: RelationshipLink, in txn: any StorageTransaction) throws -> [(UInt64, UInt64)] {
         let entity = link.source
         var pairs: [(UInt64, UInt64)] = []
         try tables(for: entity).records.forEach(in: txn) { entry in
@@ -126,7 +124,7 @@ extension PersistentStore {
     }
 
     /// The destination a to-one of the record `owner` holds.
-    private func reference(_ link: RelationshipLink, of owner: UInt64, in txn: borrowing Transaction) throws -> UInt64? {
+    private func reference(_ link: RelationshipLink, of owner: UInt64, in txn: any StorageTransaction) throws -> UInt64? {
         let entity = link.source
         let records = tables(for: entity).records
         let found: UInt64?? = try records.withValue(forKey: StoreLayout.key(owner), in: txn) { bytes in

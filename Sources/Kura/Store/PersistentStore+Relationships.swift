@@ -1,5 +1,3 @@
-import KuraLMDB
-
 extension PersistentStore {
     /// The tables of a relationship.
     func table(of link: RelationshipLink) -> RelationshipTable {
@@ -9,7 +7,7 @@ extension PersistentStore {
     /// The stored members of the to-many `link` of the object `owner`: their
     /// primary keys, in the stored order for an ordered relationship, else
     /// ascending.
-    func memberKeys(of link: RelationshipLink, owner: UInt64, in txn: borrowing Transaction) throws -> [UInt64] {
+    func memberKeys(of link: RelationshipLink, owner: UInt64, in txn: any StorageTransaction) throws -> [UInt64] {
         var keys: [UInt64] = []
         try forEachMemberKey(of: link, owner: owner, in: txn) { key in
             keys.append(key)
@@ -32,9 +30,9 @@ extension PersistentStore {
     /// Calls `body` with each stored member key of a to-many, ascending,
     /// until it returns false. No record is read.
     func forEachMemberKey(
-        of link: RelationshipLink, owner: UInt64, in txn: borrowing Transaction, _ body: (UInt64) throws -> Bool
+        of link: RelationshipLink, owner: UInt64, in txn: any StorageTransaction, _ body: (UInt64) throws -> Bool
     ) throws {
-        let database: Database
+        let database: StorageSpace
         switch link.storage {
         case .reference:
             preconditionFailure("\(link.name) is a to-one")
@@ -48,7 +46,7 @@ extension PersistentStore {
 
     /// The second keys of the 16-byte pair entries whose first key is `first`.
     func forEachSecondKey(
-        in database: Database, first: UInt64, in txn: borrowing Transaction, _ body: (UInt64) throws -> Bool
+        in database: StorageSpace, first: UInt64, in txn: any StorageTransaction, _ body: (UInt64) throws -> Bool
     ) throws {
         try database.forEach(in: txn, range: .prefix(StoreLayout.key(first))) { entry in
             guard entry.key.count == 16 else {

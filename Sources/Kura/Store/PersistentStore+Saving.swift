@@ -1,5 +1,3 @@
-import KuraLMDB
-
 /// What a context asks the store to write in one save.
 struct ChangeSet {
     /// An object a change points to: stored already, or inserted by this save.
@@ -105,29 +103,25 @@ extension PersistentStore {
         // process's (and forgotten if the commit fails).
         var committing: Int?
         do {
-            return try storageErrors(path) {
-                // The closure runs again after the map grows: it only builds
-                // its result, it changes nothing outside.
-                if let ambient { return try ambient.withNestedTransaction { txn in try write(changes, in: txn) } }
-                return try environment.write { txn in
-                    let result = try write(changes, in: txn)
-                    if !observers.isEmpty {
-                        committing = txn.id
-                        observers.noteOwnCommit(txn.id)
-                    }
-                    return result
+            // The closure runs again after the map grows: it only builds
+            // its result, it changes nothing outside.
+            if hasAmbient, let ambient { return try ambient.withNestedTransaction { txn in try write(changes, in: txn) } }
+            var result: SaveResult?
+            try engine.performWrite { txn in
+                result = try write(changes, in: txn)
+                if !observers.isEmpty {
+                    committing = txn.id
+                    observers.noteOwnCommit(txn.id)
                 }
             }
-        } catch KuraError.storage(_, .engine(let code, _)) where code == LMDBError.mapFull.code {
-            if let committing { observers.forgetOwnCommit(committing) }
-            throw KuraError.storeFull(maximumBytes: options.maximumSize)
+            return result!
         } catch {
             if let committing { observers.forgetOwnCommit(committing) }
             throw error
         }
     }
 
-    private func write(_ changes: ChangeSet, in txn: borrowing Transaction) throws -> SaveResult {
+    private func write(_ changes: ChangeSet, in txn: any StorageTransaction) throws -> SaveResult {
         guard try Self.generation(meta, in: txn) == generation else { throw KuraError.storeMigrated(path: path) }
         var result = SaveResult()
         var conflicts: [ObjectID] = []
@@ -264,7 +258,7 @@ extension PersistentStore {
                 try StoreLayout.withKey(primaryKey) { key in
                     try record.withUnsafeBytes { try tables.records.put($0, forKey: key, in: txn, flags: .append) }
                 }
-            } catch LMDBError.keyExists {
+            } catch StorageEngineError.keyExists {
                 throw KuraError.corruptStore(path: path, reason: "the ID counter of \(entity.name) is behind its records")
             }
             result.insertedRecords.append(record)
@@ -300,7 +294,7 @@ extension PersistentStore {
     /// of its to-ones, its joined members (and their reverse entries), its
     /// members' order.
     private func deleteRelationshipEntries(
-        of owner: UInt64, references: [UInt64?], tables: EntityTables, in txn: borrowing Transaction
+        of owner: UInt64, references: [UInt64?], tables: EntityTables, in txn: any StorageTransaction
     ) throws {
         for (link, destination) in zip(tables.entity.toOneLinks, references) {
             guard let destination else { continue }
@@ -321,7 +315,7 @@ extension PersistentStore {
 
     /// The next primary key of `entity`: its counter, which only grows, so a
     /// key is never reused even after deletions.
-    private func nextPrimaryKey(of entity: EntityDescription, in txn: borrowing Transaction) throws -> UInt64 {
+    private func nextPrimaryKey(of entity: EntityDescription, in txn: any StorageTransaction) throws -> UInt64 {
         guard let bytes = try meta.value(forKey: StoreLayout.counterKey(entity), in: txn) else { return 1 }
         guard let next = StoreLayout.littleEndian(bytes, as: UInt64.self) else {
             throw KuraError.corruptStore(path: path, reason: "the ID counter of \(entity.name) is damaged")
@@ -333,21 +327,17 @@ extension PersistentStore {
     /// (a unique index, no nil value) must not be there yet.
     private func putIndexEntry(
         _ key: (key: [UInt8], isUniqueKey: Bool), index: IndexTable, objectID: ObjectID, primaryKey: UInt64,
-        values: ContiguousArray<AttributeValue?>, in txn: borrowing Transaction
+        values: ContiguousArray<AttributeValue?>, in txn: any StorageTransaction
     ) throws {
         let entity = objectID.entity
         let reportedID = objectID.isTemporaryID ? nil : objectID
         do {
-            try StoreLayout.withKey(primaryKey) { value in
-                try key.key.withUnsafeBytes { bytes in
-                    try index.database.put(value, forKey: bytes, in: txn, flags: key.isUniqueKey ? .noOverwrite : [])
-                }
-            }
-        } catch LMDBError.keyExists {
+            try index.putEntry(key.key, isUniqueKey: key.isUniqueKey, primaryKey: primaryKey, in: txn)
+        } catch StorageEngineError.keyExists {
             throw KuraError.uniqueConstraintViolated(
                 entity: entity.name, index: index.description.name,
                 values: index.attributeNumbers.map { values[$0].map { "\($0)" } ?? "nil" }, objectID: reportedID)
-        } catch LMDBError.badValueSize {
+        } catch StorageEngineError.keyTooLong {
             throw KuraError.indexKeyTooLong(entity: entity.name, index: index.description.name, objectID: reportedID)
         }
     }
@@ -358,8 +348,8 @@ extension PersistentStore {
     /// Calls `body` with each run of consecutive changes of one entity, that
     /// entity's tables, and one cursor on its records for the whole run.
     private func forEachRunOfOneEntity<Change>(
-        _ changes: [Change], entity: (Change) -> EntityDescription, in txn: borrowing Transaction,
-        _ body: (ArraySlice<Change>, EntityTables, borrowing Cursor) throws -> Void
+        _ changes: [Change], entity: (Change) -> EntityDescription, in txn: any StorageTransaction,
+        _ body: (ArraySlice<Change>, EntityTables, any StorageCursor) throws -> Void
     ) throws {
         var start = 0
         while start < changes.count {

@@ -1,10 +1,5 @@
 import Foundation
-import KuraLMDB
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A Kura store: one LMDB file holding a model and the objects of its
 /// entities, with their indexes.
@@ -30,13 +25,16 @@ public final class PersistentStore: Sendable {
     /// when none ran.
     public let lastMigration: MigrationReport?
 
-    let environment: Environment
-    let meta: Database
+    /// The engine holding the store's spaces.
+    let engine: any StorageEngine
+    let meta: StorageSpace
     private let tables: [IdentityKey: EntityTables]
     /// For the stores a migration's custom stages use: the migration's write
     /// transaction, which their reads and saves join (see
     /// ``MigrationStage/custom(from:to:willMigrate:didMigrate:)``).
-    let ambient: UnsafeTransactionHandle?
+    let ambient: (any StorageTransaction)?
+    /// `ambient != nil`, read without copying the existential out.
+    let hasAmbient: Bool
     /// The store's schema generation when it opened: one more each
     /// migration, so a process with an older model can't save into a
     /// migrated store.
@@ -46,8 +44,8 @@ public final class PersistentStore: Sendable {
     /// The fetch requests observed in this process (``ManagedObjectContext/results(for:sectionNameKey:)``).
     let observers = StoreObservers()
 
-    /// Opens the store in the file at `path`, creating it when it doesn't
-    /// exist (unless read-only).
+    /// Opens the store in the LMDB file at `path`, creating it when it
+    /// doesn't exist (unless read-only).
     ///
     /// - Parameters:
     ///   - path: The store file; its directory must exist. LMDB keeps a lock
@@ -64,112 +62,92 @@ public final class PersistentStore: Sendable {
         path: String, model: ManagedObjectModel?, options: StoreOptions = StoreOptions(),
         migration: MigrationOptions = .automatic
     ) throws {
-        var environmentOptions = Environment.Options(
-            mapSize: options.initialSize, maxMapSize: options.maximumSize,
-            maxDatabases: Self.databaseCount(for: model), maxReaders: options.maxReaders)
-        if options.isReadOnly { environmentOptions.flags.insert(.readOnly) }
-        switch options.durability {
-        case .full: break
-        case .noMetaSync: environmentOptions.flags.insert(.noMetaSync)
-        case .noSync: environmentOptions.flags.insert(.noSync)
-        }
+        try self.init(.lmdb(path: path, options: options), model: model, migration: migration)
+    }
 
-        var environment: Environment
-        do {
-            environment = try Self.openEnvironment(path: path, options: environmentOptions)
-        } catch KuraError.storage(_, .permissionDenied) where options.isReadOnly && options.allowsReadingWithoutLock
-            && Self.cannotHaveALockFile(path) {
-            environmentOptions.flags.insert(.noLock)
-            environment = try Self.openEnvironment(path: path, options: environmentOptions)
-        }
-        // Reader slots of processes that died holding a snapshot would keep
-        // old pages from being reused: clear them now.
-        _ = try? environment.clearStaleReaders()
-        var stored = try Self.readStoredModel(environment, path: path)
-        if let (storedModel, _) = stored {
-            // Room for the store's databases and the model's, which a
-            // migration has open at once.
-            let needed = Self.databaseCount(for: storedModel) + (model.map { Self.databaseCount(for: $0) } ?? 0)
-            if needed > environmentOptions.maxDatabases {
-                environment.close()
-                environmentOptions.maxDatabases = needed
-                environment = try Self.openEnvironment(path: path, options: environmentOptions)
-                stored = try Self.readStoredModel(environment, path: path)
-            }
-        }
-
-        guard let (storedModel, format) = stored else {
-            guard let model, !options.isReadOnly else {
+    /// Opens the store an engine holds, making it a Kura store when the
+    /// engine holds nothing yet (unless it is read-only).
+    ///
+    /// This is how stores on other engines open (a product of their own
+    /// gives ``StoreDescription`` a way to make theirs); the engine is the
+    /// store's from then on, and ``close()`` closes it.
+    ///
+    /// - Parameters:
+    ///   - engine: The engine, open.
+    ///   - model: The model the app expects, or `nil` to use the store's own.
+    ///   - options: Of these, ``StoreOptions/maximumSize`` names the limit
+    ///     in ``KuraError/storeFull(maximumBytes:)``; the rest are LMDB's.
+    /// - Throws: as ``init(path:model:options:migration:)``.
+    public convenience init(
+        engine: any StorageEngine, model: ManagedObjectModel?, options: StoreOptions = StoreOptions(),
+        migration: MigrationOptions = .automatic
+    ) throws {
+        let path = engine.location
+        guard let (storedModel, format) = try Self.readStoredModel(engine) else {
+            guard let model, !engine.isReadOnly else {
+                engine.close()
                 throw KuraError.notAKuraStore(path: path)
             }
             try model.bindLayouts(model.entities.map(\.layout))
-            try Self.initialize(environment, with: model, path: path)
-            try self.init(opening: environment, model: model, path: path, options: options, format: StoreLayout.formatVersion)
+            try engine.prepare(toOpen: model, alongside: nil)
+            try Self.initialize(engine, with: model)
+            try self.init(opening: engine, model: model, options: options, format: StoreLayout.formatVersion)
             return
         }
+        try engine.prepare(toOpen: storedModel, alongside: model)
 
         // The store as it is, on its own model; an older format is upgraded
         // now when the store is writable, else read as it is.
-        let upgrading = format < StoreLayout.formatVersion && !options.isReadOnly
+        let upgrading = format < StoreLayout.formatVersion && !engine.isReadOnly
         var current = try PersistentStore(
-            opening: environment, model: storedModel, path: path, options: options,
+            opening: engine, model: storedModel, options: options,
             format: upgrading ? StoreLayout.formatVersion : format)
         if upgrading { try current.upgradeFormat() }
         if let model {
             current = try current.opening(model, migration: migration)
         }
-        try self.init(opening: environment, model: current.model, path: path, options: options,
+        try self.init(opening: engine, model: current.model, options: options,
                       format: upgrading ? StoreLayout.formatVersion : format, lastMigration: current.lastMigration)
     }
 
-    /// A store on an open environment, with `model` (whose layouts are set).
-    init(opening environment: Environment, model: ManagedObjectModel, path: String, options: StoreOptions,
-         format: UInt32, lastMigration: MigrationReport? = nil, ambient: UnsafeTransactionHandle? = nil) throws {
-        self.path = path
+    /// A store on an open engine, with `model` (whose layouts are set).
+    init(opening engine: any StorageEngine, model: ManagedObjectModel, options: StoreOptions,
+         format: UInt32, lastMigration: MigrationReport? = nil, ambient: (any StorageTransaction)? = nil) throws {
+        self.path = engine.location
         self.options = options
-        self.environment = environment
+        self.engine = engine
         self.model = model
         self.lastMigration = lastMigration
         self.ambient = ambient
+        hasAmbient = ambient != nil
+        let path = engine.location
         if let ambient {
-            (meta, tables) = try ambient.withTransaction { txn in
-                try Self.openTables(model: model, path: path, format: format) { name in try txn.createDatabase(named: name) }
-            }
+            (meta, tables) = try Self.openTables(model: model, path: path, format: format) { name in try ambient.createSpace(named: name) }
         } else {
-            (meta, tables) = try Self.openTables(model: model, path: path, format: format) { name in
-                try storageErrors(path) { try environment.database(named: name) }
-            }
+            (meta, tables) = try Self.openTables(model: model, path: path, format: format) { name in try engine.space(named: name) }
         }
         let meta = meta
-        generation = try storageErrors(path) {
-            try ambient?.withTransaction { try Self.generation(meta, in: $0) } ?? environment.read { try Self.generation(meta, in: $0) }
-        }
+        generation = try ambient.map { try Self.generation(meta, in: $0) } ?? engine.read { try Self.generation(meta, in: $0) }
         model.freeze()
     }
 
     /// The schema generation `meta` records: 0 until the first migration.
-    static func generation(_ meta: Database, in txn: borrowing Transaction) throws -> UInt64 {
+    static func generation(_ meta: StorageSpace, in txn: any StorageTransaction) throws -> UInt64 {
         try meta.value(forKey: StoreLayout.generationKey, in: txn).flatMap { StoreLayout.littleEndian($0, as: UInt64.self) } ?? 0
     }
 
     /// Closes the store. Contexts using it throw ``KuraError/storeClosed(path:)``
     /// from then on.
     public func close() {
-        environment.close()
+        engine.close()
     }
 
     /// True when opened read-only.
-    public var isReadOnly: Bool { options.isReadOnly }
+    public var isReadOnly: Bool { engine.isReadOnly }
 
     /// True when the store opened without LMDB's lock file (see
-    /// ``StoreOptions/allowsReadingWithoutLock``).
-    public var isReadingWithoutLock: Bool { environment.options.flags.contains(.noLock) }
-
-    /// True when no lock file is beside the store and this user can't make one.
-    private static func cannotHaveALockFile(_ path: String) -> Bool {
-        let directory = (path as NSString).deletingLastPathComponent
-        return access(path + "-lock", F_OK) != 0 && access(directory.isEmpty ? "." : directory, W_OK) != 0
-    }
+    /// ``StoreOptions/allowsReadingWithoutLock``); false on other engines.
+    public var isReadingWithoutLock: Bool { (engine as? LMDBEngine)?.isReadingWithoutLock ?? false }
 
     /// The tables of `entity`, an entity of this store's model.
     func tables(for entity: EntityDescription) -> EntityTables {
@@ -181,45 +159,18 @@ public final class PersistentStore: Sendable {
 
     // MARK: Opening
 
-    /// Room for the meta database, every entity's records and every index,
-    /// with some to spare; at least 128.
-    private static func databaseCount(for model: ManagedObjectModel?) -> Int {
-        guard let model else { return 128 }
-        let needed = 1 + model.entities.reduce(0) { $0 + 1 + $1.indexes.count + 3 * $1.links.count }
-        return max(128, needed + 16)
-    }
-
-    private static func openEnvironment(path: String, options: Environment.Options) throws -> Environment {
-        do {
-            return try Environment(path: path, options: options)
-        } catch let error as EnvironmentError {
-            switch error {
-            case .cannotOpen(_, .invalid), .cannotOpen(_, .versionMismatch), .emptyFile:
+    /// The model and format the store holds, or `nil` for an engine with
+    /// nothing in it yet. The structure holding the meta space is checked
+    /// first (on LMDB, its pages are read from the file, not the map), so a
+    /// damaged store is a clear error here rather than a crash.
+    static func readStoredModel(_ engine: any StorageEngine) throws -> (ManagedObjectModel, UInt32)? {
+        let path = engine.location
+        let stored: (format: [UInt8]?, model: [UInt8]?)? = try engine.readChecked(spaces: [StoreLayout.metaDatabase]) { txn in
+            guard let meta = try txn.openSpace(named: StoreLayout.metaDatabase) else {
+                if try txn.isEmpty() { return nil }
                 throw KuraError.notAKuraStore(path: path)
-            case .truncated:
-                throw KuraError.corruptStore(path: path, reason: error.description)
-            default:
-                throw KuraError.storage(error, path: path)
             }
-        }
-    }
-
-    /// The model and format the store holds, or `nil` for an LMDB file with
-    /// nothing in it yet. The pages of the main and meta databases are
-    /// checked first (read from the file, not the map), so a damaged store is
-    /// a clear error here rather than a crash.
-    private static func readStoredModel(_ environment: Environment, path: String) throws -> (ManagedObjectModel, UInt32)? {
-        let stored: (format: [UInt8]?, model: [UInt8]?)? = try storageErrors(path) {
-            try environment.readCheckingStructure(databases: [StoreLayout.metaDatabase], problemLimit: 3) { txn, report in
-                guard report.isIntact(database: nil) && report.problemCount == 0 else {
-                    throw KuraError.corruptStore(path: path, reason: report.problems.joined(separator: "; "))
-                }
-                guard let meta = try txn.openDatabase(named: StoreLayout.metaDatabase) else {
-                    if report.databases.first?.entries == 0 { return nil }
-                    throw KuraError.notAKuraStore(path: path)
-                }
-                return (try meta.value(forKey: StoreLayout.formatKey, in: txn), try meta.value(forKey: StoreLayout.modelKey, in: txn))
-            }
+            return (try meta.value(forKey: StoreLayout.formatKey, in: txn), try meta.value(forKey: StoreLayout.modelKey, in: txn))
         }
         guard let stored else { return nil }
         guard let format = stored.format, let version = StoreLayout.littleEndian(format, as: UInt32.self) else {
@@ -239,27 +190,25 @@ public final class PersistentStore: Sendable {
     }
 
     /// Writes the format, the model and every entity's databases, in one transaction.
-    private static func initialize(_ environment: Environment, with model: ManagedObjectModel, path: String) throws {
+    private static func initialize(_ engine: any StorageEngine, with model: ManagedObjectModel) throws {
         let modelBytes = try model.encoded()
-        try storageErrors(path) {
-            try environment.write { txn in
-                let meta = try txn.createDatabase(named: StoreLayout.metaDatabase)
-                try meta.put(StoreLayout.littleEndianBytes(StoreLayout.formatVersion), forKey: StoreLayout.formatKey, in: txn)
-                try meta.put(modelBytes, forKey: StoreLayout.modelKey, in: txn)
-                try meta.put(Array(model.fingerprint.utf8), forKey: StoreLayout.fingerprintKey, in: txn)
-                try meta.put(try ModelHistoryEntry.encode([ModelHistoryEntry(
-                    version: model.versionIdentifier, fingerprint: model.fingerprint, date: Date(), change: "created")]),
-                    forKey: StoreLayout.historyKey, in: txn)
-                for entity in model.entities {
-                    _ = try txn.createDatabase(named: StoreLayout.recordsDatabase(entity))
-                    for position in entity.indexes.indices {
-                        _ = try txn.createDatabase(named: StoreLayout.indexDatabase(entity, position))
-                    }
-                    for link in entity.links {
-                        let names = RelationshipTable.databaseNames(of: link)
-                        for name in [names.references, names.join, names.reverseJoin, names.order].compactMap({ $0 }) {
-                            _ = try txn.createDatabase(named: name)
-                        }
+        try engine.write { txn in
+            let meta = try txn.createSpace(named: StoreLayout.metaDatabase)
+            try meta.put(StoreLayout.littleEndianBytes(StoreLayout.formatVersion), forKey: StoreLayout.formatKey, in: txn)
+            try meta.put(modelBytes, forKey: StoreLayout.modelKey, in: txn)
+            try meta.put(Array(model.fingerprint.utf8), forKey: StoreLayout.fingerprintKey, in: txn)
+            try meta.put(try ModelHistoryEntry.encode([ModelHistoryEntry(
+                version: model.versionIdentifier, fingerprint: model.fingerprint, date: Date(), change: "created")]),
+                forKey: StoreLayout.historyKey, in: txn)
+            for entity in model.entities {
+                _ = try txn.createSpace(named: StoreLayout.recordsDatabase(entity))
+                for position in entity.indexes.indices {
+                    _ = try txn.createSpace(named: StoreLayout.indexDatabase(entity, position))
+                }
+                for link in entity.links {
+                    let names = RelationshipTable.databaseNames(of: link)
+                    for name in [names.references, names.join, names.reverseJoin, names.order].compactMap({ $0 }) {
+                        _ = try txn.createSpace(named: name)
                     }
                 }
             }
@@ -268,9 +217,9 @@ public final class PersistentStore: Sendable {
 
     /// The databases of `model`'s entities, read as a store of `format` keeps them.
     private static func openTables(
-        model: ManagedObjectModel, path: String, format: UInt32, database: (String) throws -> Database?
-    ) throws -> (Database, [IdentityKey: EntityTables]) {
-        func open(_ name: String) throws -> Database {
+        model: ManagedObjectModel, path: String, format: UInt32, database: (String) throws -> StorageSpace?
+    ) throws -> (StorageSpace, [IdentityKey: EntityTables]) {
+        func open(_ name: String) throws -> StorageSpace {
             guard let database = try database(name) else {
                 throw KuraError.corruptStore(path: path, reason: "the database \(name) is missing")
             }
@@ -296,14 +245,5 @@ public final class PersistentStore: Sendable {
                 entity: entity, records: records, indexes: indexes, relationships: relationships)
         }
         return (meta, tables)
-    }
-}
-
-/// Runs `body`, turning LMDB's errors into ``KuraError``s that name the store.
-func storageErrors<Result>(_ path: String, _ body: () throws -> Result) throws -> Result {
-    do {
-        return try body()
-    } catch {
-        throw KuraError.storage(error, path: path)
     }
 }

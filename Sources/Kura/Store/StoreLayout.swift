@@ -1,5 +1,3 @@
-import KuraLMDB
-
 /// Where a store keeps things: the names of its LMDB databases and the keys
 /// of its `meta` database.
 ///
@@ -134,12 +132,12 @@ enum StoreLayout {
 /// one reference count, not one per database and index.
 final class EntityTables: Sendable {
     let entity: EntityDescription
-    let records: Database
+    let records: StorageSpace
     let indexes: [IndexTable]
     /// One per relationship, in the entity's order.
     let relationships: [RelationshipTable]
 
-    init(entity: EntityDescription, records: Database, indexes: [IndexTable], relationships: [RelationshipTable] = []) {
+    init(entity: EntityDescription, records: StorageSpace, indexes: [IndexTable], relationships: [RelationshipTable] = []) {
         self.entity = entity
         self.records = records
         self.indexes = indexes
@@ -151,15 +149,15 @@ final class EntityTables: Sendable {
 final class RelationshipTable: Sendable {
     let link: RelationshipLink
     /// A to-one's entries (destination key, source key).
-    let references: Database?
+    let references: StorageSpace?
     /// A joined to-many's entries (owner key, member key).
-    let join: Database?
+    let join: StorageSpace?
     /// For a to-many without inverse: (member key, owner key).
-    let reverseJoin: Database?
+    let reverseJoin: StorageSpace?
     /// For an ordered to-many: owner key → member keys in order.
-    let order: Database?
+    let order: StorageSpace?
 
-    init(link: RelationshipLink, references: Database?, join: Database?, reverseJoin: Database?, order: Database?) {
+    init(link: RelationshipLink, references: StorageSpace?, join: StorageSpace?, reverseJoin: StorageSpace?, order: StorageSpace?) {
         self.link = link
         self.references = references
         self.join = join
@@ -184,13 +182,13 @@ final class RelationshipTable: Sendable {
 final class IndexTable: Sendable {
     let description: IndexDescription
     let attributeNumbers: [Int]
-    let database: Database
+    let database: StorageSpace
     /// True for an index over decimals in a format-1 store opened read-only:
     /// its keys write NaN as zero, so queries don't use it (see
     /// ``StoreLayout/formatVersion``).
     let hasLegacyDecimalKeys: Bool
 
-    init(description: IndexDescription, attributeNumbers: [Int], database: Database, hasLegacyDecimalKeys: Bool = false) {
+    init(description: IndexDescription, attributeNumbers: [Int], database: StorageSpace, hasLegacyDecimalKeys: Bool = false) {
         self.description = description
         self.attributeNumbers = attributeNumbers
         self.database = database
@@ -225,25 +223,27 @@ final class IndexTable: Sendable {
         return isUniqueKey
     }
 
+    /// The longest index key, in bytes, on every engine: LMDB's limit, kept
+    /// by the store itself so that a model that works on one engine works
+    /// on all.
+    static let maximumKeyLength = 511
+
+    /// Adds the entry `key` → `primaryKey`. A unique key must not be there yet.
+    /// - Throws: ``StorageEngineError/keyExists``, ``StorageEngineError/keyTooLong``.
+    func putEntry(_ key: [UInt8], isUniqueKey: Bool, primaryKey: UInt64, in txn: any StorageTransaction) throws {
+        guard key.count <= Self.maximumKeyLength else { throw StorageEngineError.keyTooLong }
+        try StoreLayout.withKey(primaryKey) { value in
+            try key.withUnsafeBytes { bytes in
+                try database.put(value, forKey: bytes, in: txn, flags: isUniqueKey ? .noOverwrite : [])
+            }
+        }
+    }
+
     /// The primary key an index entry points to, from the entry's value.
-    static func primaryKey(of entry: Entry, index: IndexTable, path: String) throws -> UInt64 {
+    static func primaryKey(of entry: StorageEntry, index: IndexTable, path: String) throws -> UInt64 {
         guard entry.value.count == 8 else {
             throw KuraError.corruptStore(path: path, reason: "an entry of index \(index.description.name) has a \(entry.value.count)-byte value")
         }
         return StoreLayout.primaryKey(fromSuffixOf: entry.value)
-    }
-}
-
-extension Database {
-    /// Adds the relationship entry of `first` and `second` (a key without a value).
-    func putPair(_ first: UInt64, _ second: UInt64, in txn: borrowing Transaction) throws {
-        try StoreLayout.withPairKey(first, second) { key in
-            try put(UnsafeRawBufferPointer(start: nil, count: 0), forKey: key, in: txn)
-        }
-    }
-
-    /// Removes the relationship entry of `first` and `second`, if there.
-    func deletePair(_ first: UInt64, _ second: UInt64, in txn: borrowing Transaction) throws {
-        _ = try StoreLayout.withPairKey(first, second) { key in try delete(key, in: txn) }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import KuraLMDB
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -70,7 +71,8 @@ extension PersistentStore {
     /// Map size and use, file size, last transaction, readers, and the
     /// B-tree shape of every database of the store.
     public func statistics() throws -> StoreStatistics {
-        try storageErrors(path) {
+        let environment = try lmdbEnvironment(for: "page statistics")
+        return try storageErrors(path) {
             let info = try environment.info()
             let main = try environment.statistics()
             var known: [String: (kind: String, entity: String?, name: String?)] = [StoreLayout.metaDatabase: ("meta", nil, nil)]
@@ -125,6 +127,7 @@ extension PersistentStore {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw KuraError.storage(path: path, failure: .system(errno: EEXIST, message: "the file exists; a backup never overwrites one"))
         }
+        let environment = try lmdbEnvironment(for: "a copy of the store file")
         try storageErrors(path) { try environment.copy(to: path, compacting: compacting) }
     }
 
@@ -132,6 +135,7 @@ extension PersistentStore {
     /// transaction, and returns how many. A writer does this by itself too.
     @discardableResult
     public func clearStaleReaders() throws -> Int {
-        try storageErrors(path) { try environment.clearStaleReaders() }
+        let environment = try lmdbEnvironment(for: "clearing stale readers")
+        return try storageErrors(path) { try environment.clearStaleReaders() }
     }
 }

@@ -11,7 +11,7 @@ import Glibc
 /// so an idle monitor costs no CPU; each wake reads the store's newest
 /// transaction ID and reports it when it moved (looking again for a short
 /// while when the write that woke it isn't published yet).
-final class CommitMonitor: @unchecked Sendable {
+final class CommitMonitor: CommitWatch, @unchecked Sendable {
     // @unchecked: the descriptors are set in init and only closed by the
     // monitor's thread after `stop` (a byte down the pipe) wakes it.
     private let watch: Int32
@@ -82,28 +82,5 @@ final class CommitMonitor: @unchecked Sendable {
     func stop() {
         var byte: UInt8 = 1
         _ = write(stopper.write, &byte, 1)
-    }
-}
-
-extension PersistentStore {
-    /// The store's commits, by any process using the file (this one
-    /// included), as the transaction ID each made current: the way to learn
-    /// that another process saved, then read what it saved with
-    /// ``history(after:)``.
-    ///
-    /// Each sequence has a thread of its own that sleeps until the file is
-    /// written (inotify), so waiting costs no CPU; several commits in quick
-    /// succession may arrive as one (the newest). The sequence ends when the
-    /// task iterating it is cancelled or stops iterating.
-    ///
-    /// - Throws: ``KuraError/storage(path:failure:)`` when the system has no
-    ///   inotify instance to give.
-    public func commits() throws -> AsyncStream<Int> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
-        let monitor = try CommitMonitor(
-            path: path, transactionID: { [weak self] in try? self?.environment.read { $0.id } },
-            commit: { continuation.yield($0) })
-        continuation.onTermination = { _ in monitor.stop() }
-        return stream
     }
 }

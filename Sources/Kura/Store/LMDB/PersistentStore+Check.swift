@@ -56,7 +56,8 @@ extension PersistentStore {
     /// - Complexity: O(n) in records and index entries, with the index keys of
     ///   one entity in memory at a time.
     public func check(problemLimit: Int = 100) throws -> StoreCheckReport {
-        try storageErrors(path) {
+        let environment = try lmdbEnvironment(for: "a check of the store file")
+        return try storageErrors(path) {
             try environment.readCheckingStructure(problemLimit: problemLimit) { txn, structure in
                 var report = StoreCheckReport()
                 report.totalPages = structure.totalPages
@@ -65,7 +66,7 @@ extension PersistentStore {
                 report.pageSize = structure.pageSize
                 for line in structure.problems { report.problems.append("file: \(line)") }
                 report.problemCount = structure.problemCount
-                try check(structure: structure, in: txn) { text in
+                try check(structure: structure, in: LMDBTransaction(txn.unsafeHandle)) { text in
                     report.problemCount += 1
                     if report.problems.count < problemLimit { report.problems.append(text) }
                 } entity: { report.entities.append($0) }
@@ -75,7 +76,7 @@ extension PersistentStore {
     }
 
     private func check(
-        structure: StructureReport, in txn: borrowing Transaction,
+        structure: StructureReport, in txn: any StorageTransaction,
         problem: (String) -> Void, entity addEntity: (StoreCheckReport.EntityReport) -> Void
     ) throws {
         func readable(_ database: String) -> Bool { structure.isIntact(database: database) }

@@ -1,0 +1,282 @@
+import KuraLMDB
+
+
+/// A range of keys in a ``StorageSpace``, in the engine's key order (bytes,
+/// compared like `memcmp`, shorter first).
+public typealias KeyRange = KuraLMDB.KeyRange
+/// Which way a scan of a ``StorageSpace`` walks its keys.
+public typealias IterationDirection = KuraLMDB.IterationDirection
+/// How ``StorageTransaction/put(_:forKey:in:flags:)`` stores a value:
+/// `.noOverwrite` fails with ``StorageEngineError/keyExists`` when the key is
+/// there; `.append` promises the key sorts after every key of the space.
+public typealias PutFlags = KuraLMDB.PutFlags
+/// A key and its value, lent to a closure: valid only during the call.
+public typealias StorageEntry = KuraLMDB.Entry
+
+/// The order of keys in every engine's spaces: `memcmp` over the common
+/// length, then the shorter first (LMDB's default order, which Kura's record
+/// and index keys are made for). Negative, zero or positive.
+@inlinable
+public func compareStorageKeys(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+    KuraLMDB.compareKeys(a, b)
+}
+
+/// The storage seam: the ordered, transactional key-value store a Kura store
+/// keeps its records, indexes, relationships, history and model in.
+///
+/// Everything above it (the model, contexts, change tracking, hooks,
+/// predicates, the planner, and the store's record and index layout) is the
+/// same on every engine; an engine only stores bytes under keys in named
+/// spaces, in key order, in transactions that see one consistent snapshot.
+/// Kura's own engine is LMDB (``StoreDescription/lmdb(path:options:)``);
+/// others live in products of their own, so that an app that uses only the
+/// embedded store never builds their clients.
+///
+/// An engine is shared by every context of a container and used from many
+/// threads at once: it must be `Sendable`, and a transaction it lends is used
+/// only by the thread it was lent to, only until the closure returns.
+public protocol StorageEngine: AnyObject, Sendable {
+    /// Where the data is, for messages: a file path, a URL without its password.
+    var location: String { get }
+    /// True when the engine can't write.
+    var isReadOnly: Bool { get }
+
+    /// Runs `body` in a read transaction: one snapshot of every space, which
+    /// writers never change. Errors are Kura's (``KuraError``).
+    ///
+    /// The requirements that take a closure return nothing, so that calling
+    /// them through `any StorageEngine` makes no generic type at run time;
+    /// ``read(_:)`` and its kin return what the closure returns.
+    func performRead(_ body: (any StorageTransaction) throws -> Void) throws
+
+    /// Runs `body` in the write transaction, committed when it returns and
+    /// undone when it throws: all of it is written or none. `body` may run
+    /// more than once (an engine retries after growing its file, for
+    /// instance), so it only builds its result and changes nothing outside.
+    /// - Throws: what `body` throws, ``KuraError/storeFull(maximumBytes:)``,
+    ///   ``KuraError/storage(path:failure:)``.
+    func performWrite(_ body: (any StorageTransaction) throws -> Void) throws
+
+    /// Like ``performRead(_:)``, after checking that the structure holding the
+    /// spaces named `spaces` is sound, so that a damaged store is a clear
+    /// error (``KuraError/corruptStore(path:reason:)``) before anything is
+    /// decoded. Engines that can't be damaged under their client just read.
+    func performCheckedRead(spaces: Set<String>, _ body: (any StorageTransaction) throws -> Void) throws
+
+    /// Makes the engine ready to have the spaces of `model` open, and those
+    /// of `other` beside them (a migration has both), before the store
+    /// opens them. LMDB sizes its table of named databases here.
+    func prepare(toOpen model: ManagedObjectModel, alongside other: ManagedObjectModel?) throws
+
+    /// The space named `name`, or `nil` when there is none, outside any
+    /// transaction.
+    func space(named name: String) throws -> StorageSpace?
+
+    /// An identifier of the newest committed write transaction, which grows
+    /// with every commit by any process.
+    func latestCommit() throws -> Int
+
+    /// Calls `onCommit` with ``latestCommit()`` after commits of any
+    /// process using the store, this one included, on a thread of the
+    /// engine's, until the returned watch stops; several commits in quick
+    /// succession may arrive as one (the newest). Waiting costs no CPU.
+    func watchCommits(_ onCommit: @escaping @Sendable (Int) -> Void) throws -> any CommitWatch
+
+    /// Releases the engine; using the store afterwards throws
+    /// ``KuraError/storeClosed(path:)``.
+    func close()
+}
+
+extension StorageEngine {
+    public func prepare(toOpen model: ManagedObjectModel, alongside other: ManagedObjectModel?) throws {}
+
+    /// Runs `body` in a read transaction and returns what it returns (see ``performRead(_:)``).
+    @inline(__always)
+    public func read<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
+        var result: Result?
+        try performRead { result = try body($0) }
+        return result!
+    }
+
+    /// Runs `body` in the write transaction and returns what it returns (see ``performWrite(_:)``).
+    @inline(__always)
+    public func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
+        var result: Result?
+        try performWrite { result = try body($0) }
+        return result!
+    }
+
+    /// ``performCheckedRead(spaces:_:)``, returning what `body` returns.
+    public func readChecked<Result>(spaces: Set<String>, _ body: (any StorageTransaction) throws -> Result) throws -> Result {
+        var result: Result?
+        try performCheckedRead(spaces: spaces) { result = try body($0) }
+        return result!
+    }
+}
+
+/// A watch started by ``StorageEngine/watchCommits(_:)``.
+public protocol CommitWatch: Sendable {
+    /// Stops the watch: no call after this one returns.
+    func stop()
+}
+
+/// What a ``StorageEngine`` lends to the closure of a read or write: reads of
+/// one snapshot and, in a write, changes that become visible together.
+///
+/// Bytes lent to a closure (a value, an entry) are valid only during the call.
+public protocol StorageTransaction: Sendable {
+    /// True in a read transaction.
+    var isReadOnly: Bool { get }
+
+    /// In a read, the commit whose snapshot it sees; in a write, the
+    /// ``StorageEngine/latestCommit()`` its commit will make current.
+    var id: Int { get }
+
+    /// The space named `name`, or `nil` when there is none.
+    func openSpace(named name: String) throws -> StorageSpace?
+
+    /// The space named `name`, created (empty) when there is none; in a write.
+    func createSpace(named name: String) throws -> StorageSpace
+
+    /// Calls `body` with the value of `key` and returns true, or returns
+    /// false when the key is absent.
+    func visitValue(
+        forKey key: UnsafeRawBufferPointer, in space: StorageSpace, _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Bool
+
+    /// How many keys `space` holds.
+    func count(in space: StorageSpace) throws -> Int
+
+    /// True when the store holds no space at all (a new, empty file).
+    func isEmpty() throws -> Bool
+
+    /// Calls `body` for each entry of `space` in `range`, in key order or
+    /// reversed, until it returns false or the range ends.
+    func forEach(
+        in space: StorageSpace, range: KeyRange, direction: IterationDirection, _ body: (StorageEntry) throws -> Bool
+    ) throws
+
+    /// Calls `body` with each entry of `index` in `range`, in key order or
+    /// reversed, and the value `records` holds under the key the entry's
+    /// value names (`nil` when absent), until it returns false: an index
+    /// walk that reads each entry's record, in one request on an engine
+    /// that pays per request.
+    func forEachJoined(
+        in index: StorageSpace, range: KeyRange, direction: IterationDirection, records: StorageSpace,
+        _ body: (StorageEntry, UnsafeRawBufferPointer?) throws -> Bool
+    ) throws
+
+    /// Calls `body` with the value of `key` in `index` and the value
+    /// `records` holds under the key that value names (`nil` when absent),
+    /// and returns true; false when `index` has no `key`. A unique lookup
+    /// and its record, in one request on an engine that pays per request.
+    func visitJoined(
+        forKey key: UnsafeRawBufferPointer, in index: StorageSpace, records: StorageSpace,
+        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> Void
+    ) throws -> Bool
+
+    /// Calls `body` with a cursor on `space`, for reading and changing entries where they are.
+    func visitCursor(in space: StorageSpace, _ body: (any StorageCursor) throws -> Void) throws
+
+    /// Stores `value` under `key`.
+    /// - Throws: ``StorageEngineError/keyExists`` (with `.noOverwrite`, or
+    ///   `.append` out of order), ``StorageEngineError/keyTooLong``.
+    func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in space: StorageSpace, flags: PutFlags) throws
+
+    /// Removes `key`; false when it wasn't there.
+    @discardableResult
+    func delete(_ key: UnsafeRawBufferPointer, in space: StorageSpace) throws -> Bool
+
+    /// Removes every key of `space`, keeping the space.
+    func removeAll(in space: StorageSpace) throws
+
+    /// Removes `space` and every key in it.
+    func drop(_ space: StorageSpace) throws
+
+    /// Runs `body` in a transaction nested in this write transaction: its
+    /// changes join this one when `body` returns and are undone alone when it throws.
+    func performNested(_ body: (any StorageTransaction) throws -> Void) throws
+}
+
+extension StorageTransaction {
+    /// ``forEachJoined(in:range:direction:records:_:)`` from the other
+    /// requirements: a record read per entry.
+    public func forEachJoined(
+        in index: StorageSpace, range: KeyRange, direction: IterationDirection, records: StorageSpace,
+        _ body: (StorageEntry, UnsafeRawBufferPointer?) throws -> Bool
+    ) throws {
+        try forEach(in: index, range: range, direction: direction) { entry in
+            var go = true
+            let found = try visitValue(forKey: entry.value, in: records) { go = try body(entry, $0) }
+            if !found { go = try body(entry, nil) }
+            return go
+        }
+    }
+
+    /// ``visitJoined(forKey:in:records:_:)`` from the other requirements: two reads.
+    public func visitJoined(
+        forKey key: UnsafeRawBufferPointer, in index: StorageSpace, records: StorageSpace,
+        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> Void
+    ) throws -> Bool {
+        try visitValue(forKey: key, in: index) { value in
+            let found = try visitValue(forKey: value, in: records) { try body(value, $0) }
+            if !found { try body(value, nil) }
+        }
+    }
+
+    /// Calls `body` with the value of `key`, or returns `nil` when the key is absent.
+    @inline(__always)
+    public func withValue<Result>(
+        forKey key: UnsafeRawBufferPointer, in space: StorageSpace, _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) throws -> Result? {
+        var result: Result?
+        _ = try visitValue(forKey: key, in: space) { result = try body($0) }
+        return result
+    }
+
+    /// Calls `body` with a cursor on `space` and returns what it returns.
+    @inline(__always)
+    public func withCursor<Result>(in space: StorageSpace, _ body: (any StorageCursor) throws -> Result) throws -> Result {
+        var result: Result?
+        try visitCursor(in: space) { result = try body($0) }
+        return result!
+    }
+
+    /// Runs `body` in a nested transaction (see ``performNested(_:)``) and returns what it returns.
+    public func withNestedTransaction<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
+        var result: Result?
+        try performNested { result = try body($0) }
+        return result!
+    }
+}
+
+/// A position in a ``StorageSpace``, lent by ``StorageTransaction/visitCursor(in:_:)``.
+public protocol StorageCursor {
+    /// Moves to `key` and returns its entry, or `nil` (the position is then undefined).
+    func seek(exactly key: [UInt8]) throws -> StorageEntry?
+    /// Removes the entry the cursor is on.
+    func deleteCurrent() throws
+    /// Replaces the value of the entry the cursor is on; `key` is its key.
+    func replaceCurrent(_ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws
+}
+
+/// A named key space of an engine, as a ``StorageTransaction`` opened it:
+/// what LMDB calls a named database.
+public struct StorageSpace: Hashable, Sendable {
+    /// The engine's number for the space.
+    public let number: UInt32
+
+    public init(number: UInt32) {
+        self.number = number
+    }
+}
+
+/// The errors of a ``StorageEngine`` that Kura's store turns into its own.
+public enum StorageEngineError: Error, Sendable, Hashable {
+    /// A put with `.noOverwrite` met an existing key.
+    case keyExists
+    /// A key longer than the engine allows.
+    case keyTooLong
+    /// A cursor changed its entry before it was on one.
+    case noCurrentEntry
+}

@@ -1,0 +1,185 @@
+import Foundation
+@testable import Kura
+import KuraTestSupport
+import Testing
+
+/// The in-memory engine against LMDB's: the same operations give the same
+/// answers, reads see snapshots, failed writes leave nothing.
+@Suite struct InMemoryEngineTests {
+    /// A key of one or two bytes from a small alphabet, so operations meet.
+    static func key(_ random: inout SplitMix64) -> [UInt8] {
+        (0..<(1 + Int(random.next() % 2))).map { _ in UInt8(random.next() % 6) * 40 }
+    }
+
+    static func bound(_ random: inout SplitMix64) -> KeyRange.Bound? {
+        random.next() % 4 == 0 ? nil : KeyRange.Bound(key(&random), isInclusive: random.next() % 2 == 0)
+    }
+
+    /// Runs a random mix of puts (plain, no-overwrite, append), deletes,
+    /// cursor replacements and deletions, gets, counts, range scans both
+    /// ways and joined reads on `engine`, and returns a transcript of every
+    /// answer.
+    static func transcript(_ engine: any StorageEngine, seed: UInt64) throws -> [String] {
+        var random = SplitMix64(seed: seed)
+        var lines: [String] = []
+        for _ in 0..<40 {
+            try engine.write { txn in
+                let spaces = [try txn.createSpace(named: "a"), try txn.createSpace(named: "b")]
+                for _ in 0..<10 {
+                    let space = spaces[Int(random.next() % 2)]
+                    let key = key(&random)
+                    let value = [UInt8(random.next() % 256)]
+                    switch random.next() % 8 {
+                    case 0, 1:
+                        try key.withUnsafeBytes { k in try value.withUnsafeBytes { try txn.put($0, forKey: k, in: space, flags: []) } }
+                        lines.append("put \(key)")
+                    case 2:
+                        do {
+                            try key.withUnsafeBytes { k in try value.withUnsafeBytes { try txn.put($0, forKey: k, in: space, flags: .noOverwrite) } }
+                            lines.append("insert \(key)")
+                        } catch StorageEngineError.keyExists {
+                            lines.append("insert \(key): exists")
+                        }
+                    case 3:
+                        do {
+                            try key.withUnsafeBytes { k in try value.withUnsafeBytes { try txn.put($0, forKey: k, in: space, flags: .append) } }
+                            lines.append("append \(key)")
+                        } catch StorageEngineError.keyExists {
+                            lines.append("append \(key): out of order")
+                        }
+                    case 4:
+                        lines.append("delete \(key): \(try key.withUnsafeBytes { try txn.delete($0, in: space) })")
+                    case 5:
+                        let found = try txn.withCursor(in: space) { cursor -> [UInt8]? in
+                            guard let entry = try cursor.seek(exactly: key) else { return nil }
+                            let old = Array(entry.value)
+                            if random.next() % 2 == 0 {
+                                try cursor.deleteCurrent()
+                            } else {
+                                try value.withUnsafeBytes { v in try key.withUnsafeBytes { try cursor.replaceCurrent(v, key: $0) } }
+                            }
+                            return old
+                        }
+                        lines.append("cursor \(key): \(found.map { "\($0)" } ?? "absent")")
+                    default:
+                        lines.append("get \(key): \(try key.withUnsafeBytes { try txn.withValue(forKey: $0, in: space) { Array($0) } } ?? [])")
+                    }
+                }
+            }
+            try engine.read { txn in
+                for name in ["a", "b"] {
+                    let space = try #require(try txn.openSpace(named: name))
+                    let range = KeyRange(lower: bound(&random), upper: bound(&random))
+                    for direction in [IterationDirection.forward, .reverse] {
+                        var keys: [[UInt8]] = []
+                        var limit = 1 + Int(random.next() % 8)
+                        try txn.forEach(in: space, range: range, direction: direction) { entry in
+                            keys.append(Array(entry.key) + [255] + Array(entry.value))
+                            limit -= 1
+                            return limit > 0
+                        }
+                        lines.append("\(name) \(range) \(direction): \(keys)")
+                    }
+                    lines.append("\(name) count: \(try txn.count(in: space))")
+                }
+                // Joined reads: the values of `a` as keys of `b`.
+                let (a, b) = (try #require(try txn.openSpace(named: "a")), try #require(try txn.openSpace(named: "b")))
+                var joined: [String] = []
+                try txn.forEachJoined(in: a, range: .all, direction: .forward, records: b) { entry, record in
+                    joined.append("\(Array(entry.key))→\(record.map { Array($0) } ?? [])")
+                    return true
+                }
+                lines.append("joined: \(joined)")
+                let key = key(&random)
+                let found = try key.withUnsafeBytes { key in
+                    try txn.visitJoined(forKey: key, in: a, records: b) { value, record in
+                        joined = ["\(Array(value))→\(record.map { Array($0) } ?? [])"]
+                    }
+                }
+                lines.append("joined \(key): \(found) \(joined)")
+            }
+        }
+        return lines
+    }
+
+    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    func everyOperationAnswersAsLMDBDoes(_ seed: UInt64) throws {
+        let directory = try TemporaryDirectory()
+        let lmdb = try LMDBEngine(path: directory.file("engine.kura"), options: StoreOptions(), model: nil)
+        defer { lmdb.close() }
+        let memory = InMemoryEngine(name: "test")
+        let expected = try Self.transcript(lmdb, seed: seed)
+        let found = try Self.transcript(memory, seed: seed)
+        #expect(found.count == expected.count)
+        for (line, (mine, theirs)) in zip(found, expected).enumerated() where mine != theirs {
+            Issue.record("line \(line): memory says \(mine), LMDB \(theirs)")
+            break
+        }
+    }
+
+    @Test func aReadSeesItsSnapshotAndAFailedWriteLeavesNothing() throws {
+        let engine = InMemoryEngine(name: "test")
+        let key: [UInt8] = [1]
+        func put(_ value: UInt8, _ txn: any StorageTransaction) throws {
+            let space = try txn.createSpace(named: "s")
+            try key.withUnsafeBytes { k in try [value].withUnsafeBytes { try txn.put($0, forKey: k, in: space, flags: []) } }
+        }
+        func value(_ txn: any StorageTransaction) throws -> UInt8? {
+            guard let space = try txn.openSpace(named: "s") else { return nil }
+            return try key.withUnsafeBytes { try txn.withValue(forKey: $0, in: space) { $0[0] } }
+        }
+        try engine.write { try put(1, $0) }
+        let before = try engine.latestCommit()
+        try engine.read { reader in
+            try engine.write { try put(2, $0) }
+            #expect(try value(reader) == 1, "a read keeps its snapshot while a write commits")
+        }
+        #expect(try engine.read(value) == 2)
+        #expect(try engine.latestCommit() == before + 1)
+
+        struct Failure: Error {}
+        #expect(throws: Failure.self) {
+            try engine.write { txn in
+                try put(3, txn)
+                throw Failure()
+            }
+        }
+        #expect(try engine.read(value) == 2, "nothing of a failed write is seen")
+        #expect(try engine.latestCommit() == before + 1)
+
+        try engine.write { txn in
+            try put(4, txn)
+            #expect(throws: Failure.self) {
+                try txn.withNestedTransaction { nested in
+                    try put(5, nested)
+                    throw Failure()
+                }
+            }
+            #expect(try value(txn) == 4, "a failed nested transaction is undone alone")
+            try txn.withNestedTransaction { try put(6, $0) }
+        }
+        #expect(try engine.read(value) == 6)
+
+        #expect(throws: KuraError.self) { try engine.write { _ in try engine.write { _ in } } }
+        engine.close()
+        #expect(throws: KuraError.storeClosed(path: "memory:test")) { try engine.read { _ in } }
+    }
+
+    @Test func anInMemoryContainerIsAStoreOfItsOwnUntilItCloses() throws {
+        let first = try PersistentContainer(store: .inMemory(), model: .news())
+        let second = try PersistentContainer(store: .inMemory(), model: .news())
+        let context = first.newContext()
+        let news = News(context: context)
+        news.title = "only in the first"
+        try context.save()
+        #expect(try first.newContext().count(for: FetchRequest(entityName: "News")) == 1)
+        #expect(try second.newContext().count(for: FetchRequest(entityName: "News")) == 0)
+        #expect(throws: KuraError.storage(path: "memory:store", failure: .notSupported("page statistics"))) {
+            try first.store.statistics()
+        }
+        first.close()
+        #expect(throws: KuraError.storeClosed(path: "memory:store")) {
+            try first.newContext().count(for: FetchRequest(entityName: "News"))
+        }
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+@testable import Kura
+import KuraTestSupport
+import Testing
+
+/// The store suite every engine passes: the same contexts, hooks,
+/// templates, predicates, relationships, migrations, history and
+/// observation, whatever holds the bytes.
+@Suite struct StorageEngineTests {
+    static func news(_ context: ManagedObjectContext, _ orders: [Int]) throws -> [News] {
+        let news = orders.map { order in
+            let news = News(context: context)
+            news.title = "News \(order)"
+            news.sortOrder = order
+            return news
+        }
+        try context.save()
+        return news
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func changesAreTrackedSavedAndFetchedWithPredicatesSortsAndLimits(_ engine: TestEngine) throws {
+        let store = try EngineStore(engine)
+        let container = try store.open(.news())
+        let context = container.newContext()
+        let news = try Self.news(context, Array(1...20))
+        #expect(!context.hasChanges)
+
+        news[0].title = "First"
+        context.delete(news[1])
+        #expect(context.updatedObjects.count == 1 && context.deletedObjects.count == 1)
+        try context.save()
+
+        let reader = container.newContext()
+        #expect(try reader.count(for: FetchRequest(entityName: "News")) == 19)
+        let range = FetchRequest(entityName: "News", predicate: "sortOrder BETWEEN {5, 9} AND title BEGINSWITH 'News'")
+        #expect(try reader.fetch(range.sorted(by: "sortOrder", ascending: false)).map { ($0 as! News).sortOrder } == [9, 8, 7, 6, 5])
+        var top = FetchRequest(entityName: "News", sortDescriptors: [FetchSortDescriptor(key: "sortOrder")])
+        top.fetchLimit = 3
+        top.fetchOffset = 1
+        #expect(try reader.fetch(top).map { ($0 as! News).sortOrder } == [3, 4, 5])
+        let first = try #require(try reader.fetch(FetchRequest(entityName: "News", predicate: "title == 'First'")).first as? News)
+        #expect(first.objectID == news[0].objectID && first.sortOrder == 1)
+        #expect(try reader.fetch(FetchRequest(entityName: "News", predicate: "sortOrder == 2")).isEmpty)
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func hooksRunAndAFailedSaveWritesNothingAndKeepsEveryChange(_ engine: TestEngine) throws {
+        let store = try EngineStore(engine)
+        let container = try store.open(.news())
+        let context = container.newContext()
+        let saved = try Self.news(context, [1])[0]
+        #expect(saved.dateUpdated != nil, "willSave ran")
+
+        let clash = News(context: context)
+        clash.objectId = saved.objectId
+        saved.title = "changed"
+        #expect(throws: KuraError.self) { try context.save() }
+        #expect(context.insertedObjects.contains(clash) && saved.isUpdated, "the context keeps its changes")
+        let reader = container.newContext()
+        #expect(try reader.count(for: FetchRequest(entityName: "News")) == 1)
+        #expect(try reader.fetch(FetchRequest(entityName: "News")).map { ($0 as! News).title } == ["News 1"], "nothing written")
+
+        clash.objectId = "another"
+        try context.save()
+        #expect(try container.newContext().count(for: FetchRequest(entityName: "News")) == 2)
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func aValueTooLongForAnIndexKeyIsTheSameErrorOnEveryEngine(_ engine: TestEngine) throws {
+        let store = try EngineStore(engine)
+        let container = try store.open(.news())
+        let context = container.newContext()
+        let news = News(context: context)
+        news.objectId = String(repeating: "x", count: 600)
+        #expect(throws: KuraError.indexKeyTooLong(entity: "News", index: "objectId", objectID: nil)) { try context.save() }
+        news.objectId = String(repeating: "x", count: 500)
+        try context.save()
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func templatesSubstituteVariablesAndUniqueLookupsFindTheirObject(_ engine: TestEngine) throws {
+        let store = try EngineStore(engine)
+        let model = try ManagedObjectModel.news()
+        try model.setFetchRequestTemplate(FetchRequest(entityName: "News", predicate: "objectId == $objectId"), forName: "getNews")
+        try model.setFetchRequestTemplate(
+            FetchRequest(entityName: "News", predicate: "sortOrder IN $orders", sortDescriptors: [FetchSortDescriptor(key: "sortOrder")]),
+            forName: "inOrders")
+        let container = try store.open(model)
+        let news = try Self.news(container.newContext(), [1, 2, 3, 4])
+
+        let reader = container.newContext()
+        let lookup = try model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": news[2].objectId])
+        #expect(try reader.fetch(lookup).map(\.objectID) == [news[2].objectID])
+        let none = try model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": "nobody"])
+        #expect(try reader.fetch(none).isEmpty)
+        let some = try model.fetchRequestFromTemplate(withName: "inOrders", substitutionVariables: ["orders": [4, 1]])
+        #expect(try reader.fetch(some).map { ($0 as! News).sortOrder } == [1, 4])
+        #expect(throws: KuraError.missingSubstitutionVariable("objectId")) {
+            try model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: [:])
+        }
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func relationshipsKeyPathPredicatesAndDeleteRulesWork(_ engine: TestEngine) throws {
+        let store = try EngineStore(engine)
+        let container = try store.open(.blog())
+        let context = container.newContext()
+        let ann = Author(context: context)
+        ann.name = "Ann"
+        let bob = Author(context: context)
+        bob.name = "Bob"
+        let swift = Tag(context: context)
+        swift.name = "swift"
+        var posts: [Post] = []
+        for number in 0..<4 {
+            let post = Post(context: context)
+            post.title = "Post \(number)"
+            post.score = number
+            post.author = number < 3 ? ann : bob
+            if number % 2 == 0 { post.tags = [swift] }
+            posts.append(post)
+        }
+        posts[0].comments = ["c", "a", "b"].map { text in
+            let comment = Comment(context: context)
+            comment.text = text
+            return comment
+        }
+        try context.save()
+
+        let reader = container.newContext()
+        let byAnn = FetchRequest(entityName: "Post", predicate: "author.name == 'Ann' AND score > 0").sorted(by: "score")
+        #expect(try reader.fetch(byAnn).map { ($0 as! Post).title } == ["Post 1", "Post 2"])
+        let tagged = FetchRequest(entityName: "Post", predicate: "ANY tags.name == 'swift'").sorted(by: "score")
+        #expect(try reader.fetch(tagged).map { ($0 as! Post).title } == ["Post 0", "Post 2"])
+        let busy = FetchRequest(entityName: "Author", predicate: "posts.@count >= 3")
+        #expect(try reader.fetch(busy).map { ($0 as! Author).name } == ["Ann"])
+        let first = try #require(try reader.existingObject(with: posts[0].objectID) as? Post)
+        #expect(first.comments.map(\.text) == ["c", "a", "b"], "an ordered to-many keeps its order")
+
+        // Ann's deletion cascades to her posts and their comments, and
+        // leaves the tag without them.
+        context.delete(ann)
+        try context.save()
+        let after = container.newContext()
+        #expect(try after.count(for: FetchRequest(entityName: "Post")) == 1)
+        #expect(try after.count(for: FetchRequest(entityName: "Comment")) == 0)
+        let tag = try #require(try after.fetch(FetchRequest(entityName: "Tag")).first as? Tag)
+        #expect(tag.posts.isEmpty)
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func anUpdateOfAStaleObjectIsAConflictNotALostUpdate(_ engine: TestEngine) throws {
+        let store = try EngineStore(engine)
+        let container = try store.open(.news())
+        let news = try Self.news(container.newContext(), [1])[0]
+        let first = container.newContext()
+        let second = container.newContext()
+        let mine = try #require(try first.existingObject(with: news.objectID) as? News)
+        let theirs = try #require(try second.existingObject(with: news.objectID) as? News)
+        _ = (mine.title, theirs.title)
+        mine.sortOrder = 10
+        try first.save()
+        theirs.sortOrder = 20
+        #expect(throws: KuraError.conflict(objectIDs: [news.objectID])) { try second.save() }
+        #expect(theirs.isUpdated)
+        let stored = try #require(try container.newContext().existingObject(with: news.objectID) as? News)
+        #expect(stored.sortOrder == 10)
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func historyRecordsEverySaveAndAnotherContextMergesIt(_ engine: TestEngine) throws {
+        let store = try EngineStore(engine)
+        var options = StoreOptions()
+        options.tracksHistory = true
+        let container = try store.open(.news(), options: options)
+        let reader = container.newContext()
+        let seen = try Self.news(reader, [1, 2])
+        let token = try #require(try container.store.lastHistoryToken())
+
+        let writer = container.newContext()
+        writer.transactionAuthor = "writer"
+        let mine = try #require(try writer.existingObject(with: seen[0].objectID) as? News)
+        mine.title = "retitled"
+        try writer.save()
+
+        let history = try container.store.history(after: token)
+        #expect(history.count == 1 && history[0].author == "writer")
+        #expect(history[0].changes.updatedObjectIDs == [seen[0].objectID])
+        reader.mergeChanges(history[0].changes)
+        #expect(seen[0].title == "retitled")
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func observedResultsFollowTheSavesOfAnotherContext(_ engine: TestEngine) async throws {
+        let store = try EngineStore(engine)
+        let container = try store.open(.news())
+        let writer = container.newContext()
+        let written = try Self.news(writer, [1, 2])
+        let observer = container.newContext()
+        var results = observer.results(for: FetchRequest(entityName: "News").sorted(by: "sortOrder")).makeAsyncIterator()
+        let first = try #require(try await results.next())
+        #expect(first.objects.count == 2)
+
+        written[0].sortOrder = 3
+        try writer.save()
+        let second = try #require(try await results.next())
+        #expect(second.objects.map { ($0 as! News).title } == ["News 2", "News 1"])
+        #expect(second.difference.moved.count == 1 || !second.difference.updated.isEmpty)
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func aChangedModelMigratesTheStoreWhenItOpensAgain(_ engine: TestEngine) throws {
+        let store = try EngineStore(engine)
+        let container = try store.open(ModelVersions.v1(version: "1"))
+        try ModelVersions.fillV1(container, count: 10)
+        let v2 = try ModelVersions.articles([
+            ModelVersions.attribute("title", .string, default: .string("")),
+            ModelVersions.attribute("views", .int64, default: .int(0)),
+            ModelVersions.attribute("summary", .string, optional: true),
+            ModelVersions.attribute("likes", .int32, default: .int(7)),
+        ], indexes: [IndexDescription(["views"], name: "byViews")], version: "2")
+
+        let migrated = try store.reopen(container, v2)
+        #expect(migrated.store.lastMigration != nil)
+        let rows = try ModelVersions.rows(migrated, ["title", "views", "likes"])
+        #expect(rows.count == 10)
+        #expect(rows.allSatisfy { $0["likes"] == .int(7) })
+        let context = migrated.newContext()
+        let request = FetchRequest(entityName: "Article", predicate: "views >= 8").sorted(by: "views")
+        #expect(try context.fetch(request).map { try $0.value(forKey: "title", as: String.self) } == ["article 8", "article 9"])
+        let plan = try context.explain(request)
+        #expect(plan.description.contains("byViews"), "the new index is filled and used: \(plan)")
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+@testable import Kura
+import KuraTestSupport
+import Testing
+
+/// The engines the store suite runs on (``StorageEngineTests``).
+enum TestEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case lmdb
+    case memory
+
+    var testDescription: String { rawValue }
+}
+
+/// A store of a parameterized test on one engine: a file in the test's own
+/// directory for LMDB; for memory, one engine kept for the test's life, so
+/// the store can be opened again (with another model, for instance).
+final class EngineStore {
+    let engine: TestEngine
+    let directory: TemporaryDirectory
+    private let memory: InMemoryEngine
+
+    init(_ engine: TestEngine, function: String = #function) throws {
+        self.engine = engine
+        directory = try TemporaryDirectory(function: function)
+        memory = InMemoryEngine(name: function)
+    }
+
+    /// The store's description on this engine.
+    func description(options: StoreOptions = StoreOptions()) -> StoreDescription {
+        switch engine {
+        case .lmdb: .lmdb(path: directory.file("test.kura"), options: options)
+        case .memory: StoreDescription(options: options) { [memory] _ in memory }
+        }
+    }
+
+    func open(_ model: ManagedObjectModel, options: StoreOptions = StoreOptions(),
+              migration: MigrationOptions = .automatic) throws -> PersistentContainer {
+        let container = try PersistentContainer(store: description(options: options), model: model, migration: migration)
+        #expect(container.store.path.hasPrefix("memory:") == (engine == .memory), "on the engine asked for")
+        return container
+    }
+
+    /// Lets `container` go and opens the store again with `model`: LMDB's
+    /// file is closed first (a process opens it once); the memory engine
+    /// stays open, since closing it ends the store.
+    func reopen(_ container: PersistentContainer, _ model: ManagedObjectModel, options: StoreOptions = StoreOptions(),
+                migration: MigrationOptions = .automatic) throws -> PersistentContainer {
+        if engine == .lmdb { container.close() }
+        return try open(model, options: options, migration: migration)
+    }
+}
