@@ -34,7 +34,9 @@ import Testing
         let reader = container.newContext()
         #expect(try reader.count(for: FetchRequest(entityName: "News")) == 19)
         let range = FetchRequest(entityName: "News", predicate: "sortOrder BETWEEN {5, 9} AND title BEGINSWITH 'News'")
-        #expect(try reader.fetch(range.sorted(by: "sortOrder", ascending: false)).map { ($0 as! News).sortOrder } == [9, 8, 7, 6, 5])
+        let descending = try reader.fetch(range.sorted(by: "sortOrder", ascending: false)).map { ($0 as! News).sortOrder }
+        let plan = try reader.explain(range.sorted(by: "sortOrder", ascending: false))
+        #expect(descending == [9, 8, 7, 6, 5], "\(plan)")
         var top = FetchRequest(entityName: "News", sortDescriptors: [FetchSortDescriptor(key: "sortOrder")])
         top.fetchLimit = 3
         top.fetchOffset = 1

@@ -337,7 +337,7 @@ struct MigrationRun {
         }
         let entities = Set(target.model.entities.map(\.layout.storageName))
         for entity in source.model.entities where !entities.contains(entity.layout.storageName) {
-            _ = try target.meta.delete(StoreLayout.counterKey(entity), in: txn)
+            try target.meta.delete(StoreLayout.counterKey(entity), in: txn)
         }
     }
 

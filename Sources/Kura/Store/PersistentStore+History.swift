@@ -70,7 +70,7 @@ extension PersistentStore {
                 keys.append(Array(entry.key))
                 return true
             }
-            for key in keys { _ = try history.delete(key, in: txn) }
+            for key in keys { try history.delete(key, in: txn) }
             return keys.count
         }
     }

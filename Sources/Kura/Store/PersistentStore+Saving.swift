@@ -115,10 +115,33 @@ extension PersistentStore {
                 }
             }
             return result!
+        } catch StorageEngineError.keyExistsInSpace(let space, let key) {
+            if let committing { observers.forgetOwnCommit(committing) }
+            throw uniqueViolation(in: space, key: key, of: changes)
         } catch {
             if let committing { observers.forgetOwnCommit(committing) }
             throw error
         }
+    }
+
+    /// The error for a unique key an engine found taken when it sent a
+    /// batch of writes (``StorageEngineError/keyExistsInSpace(_:key:)``):
+    /// the object of `changes` whose entry in that index has `key`, and its values.
+    private func uniqueViolation(in space: StorageSpace, key: [UInt8], of changes: ChangeSet) -> KuraError {
+        for entity in model.entities {
+            guard let index = tables(for: entity).indexes.first(where: { $0.database == space }) else { continue }
+            let changed = changes.inserts.lazy.map { ($0.objectID, $0.values) } + changes.updates.lazy.map { ($0.objectID, $0.values) }
+            for (objectID, values) in changed where objectID.entity === entity {
+                let made = index.key(primaryKey: objectID.number) { values[$0] }
+                guard made.isUniqueKey && made.key == key else { continue }
+                return KuraError.uniqueConstraintViolated(
+                    entity: entity.name, index: index.description.name,
+                    values: index.attributeNumbers.map { values[$0].map { "\($0)" } ?? "nil" },
+                    objectID: objectID.isTemporaryID ? nil : objectID)
+            }
+            return KuraError.uniqueConstraintViolated(entity: entity.name, index: index.description.name, values: [], objectID: nil)
+        }
+        return KuraError.corruptStore(path: path, reason: "the engine reported a taken key in a space that is no index")
     }
 
     private func write(_ changes: ChangeSet, in txn: any StorageTransaction) throws -> SaveResult {

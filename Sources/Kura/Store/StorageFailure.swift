@@ -45,6 +45,11 @@ public enum StorageFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case system(errno: Int32, message: String)
     /// The engine reported an error: its result code and text.
     case engine(code: Int32, message: String)
+    /// The database server can't be reached, or the connection to it was
+    /// lost; the text says why. A save that meets it has written nothing
+    /// (the server rolls an unfinished transaction back) and the context
+    /// keeps its changes; the store connects again on its next use.
+    case serverUnavailable(String)
     /// The store's engine can't do what was asked (a file-level operation
     /// on an engine that has no file, for instance); the text says what.
     case notSupported(String)
@@ -64,6 +69,7 @@ public enum StorageFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .tooManyReaders: "every reader slot of the store is taken"
         case .system(_, let message): message
         case .engine(_, let message): message
+        case .serverUnavailable(let reason): "the database server is unavailable: \(reason)"
         case .notSupported(let what): "\(what) is not supported by this store's engine"
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Kura
+import KuraPostgres
 import KuraTestSupport
 import Testing
 
@@ -7,6 +8,7 @@ import Testing
 enum TestEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case lmdb
     case memory
+    case postgres
 
     var testDescription: String { rawValue }
 }
@@ -18,11 +20,14 @@ final class EngineStore {
     let engine: TestEngine
     let directory: TemporaryDirectory
     private let memory: InMemoryEngine
+    /// The test's own database, on the test process's server.
+    private let postgresURL: String?
 
     init(_ engine: TestEngine, function: String = #function) throws {
         self.engine = engine
         directory = try TemporaryDirectory(function: function)
         memory = InMemoryEngine(name: function)
+        postgresURL = engine == .postgres ? try PostgresTestServer.shared.get().newDatabase() : nil
     }
 
     /// The store's description on this engine.
@@ -30,6 +35,7 @@ final class EngineStore {
         switch engine {
         case .lmdb: .lmdb(path: directory.file("test.kura"), options: options)
         case .memory: StoreDescription(options: options) { [memory] _ in memory }
+        case .postgres: .postgres(url: postgresURL!, options: options)
         }
     }
 
@@ -37,15 +43,16 @@ final class EngineStore {
               migration: MigrationOptions = .automatic) throws -> PersistentContainer {
         let container = try PersistentContainer(store: description(options: options), model: model, migration: migration)
         #expect(container.store.path.hasPrefix("memory:") == (engine == .memory), "on the engine asked for")
+        #expect(container.store.path.hasPrefix("postgres:") == (engine == .postgres), "on the engine asked for")
         return container
     }
 
     /// Lets `container` go and opens the store again with `model`: LMDB's
-    /// file is closed first (a process opens it once); the memory engine
-    /// stays open, since closing it ends the store.
+    /// file is closed first (a process opens it once), and PostgreSQL's
+    /// connections; the memory engine stays open, since closing it ends the store.
     func reopen(_ container: PersistentContainer, _ model: ManagedObjectModel, options: StoreOptions = StoreOptions(),
                 migration: MigrationOptions = .automatic) throws -> PersistentContainer {
-        if engine == .lmdb { container.close() }
+        if engine != .memory { container.close() }
         return try open(model, options: options, migration: migration)
     }
 }

@@ -7,10 +7,14 @@ public typealias KeyRange = KuraLMDB.KeyRange
 /// Which way a scan of a ``StorageSpace`` walks its keys.
 public typealias IterationDirection = KuraLMDB.IterationDirection
 /// How ``StorageTransaction/put(_:forKey:in:flags:)`` stores a value:
-/// `.noOverwrite` fails with ``StorageEngineError/keyExists`` when the key is
-/// there; `.append` promises the key sorts after every key of the space.
+/// `.noOverwrite` fails with ``StorageEngineError/keyExists`` (or, from an
+/// engine that sends writes in batches, ``StorageEngineError/keyExistsInSpace(_:key:)``
+/// when it sends them) when the key is there; `.append` promises the key
+/// sorts after every key of the space (a new key: what an engine does with
+/// one that doesn't is its own).
 public typealias PutFlags = KuraLMDB.PutFlags
-/// A key and its value, lent to a closure: valid only during the call.
+/// A key and its value, lent by a transaction (see ``StorageTransaction``
+/// for how long they stay valid).
 public typealias StorageEntry = KuraLMDB.Entry
 
 /// The order of keys in every engine's spaces: `memcmp` over the common
@@ -123,7 +127,9 @@ public protocol CommitWatch: Sendable {
 /// What a ``StorageEngine`` lends to the closure of a read or write: reads of
 /// one snapshot and, in a write, changes that become visible together.
 ///
-/// Bytes lent to a closure (a value, an entry) are valid only during the call.
+/// Bytes lent to a closure (a value, an entry) stay valid until the
+/// transaction ends or writes, as LMDB's pages do: the store keeps views of
+/// the records a fetch read until it has made its objects.
 public protocol StorageTransaction: Sendable {
     /// True in a read transaction.
     var isReadOnly: Bool { get }
@@ -183,9 +189,9 @@ public protocol StorageTransaction: Sendable {
     ///   `.append` out of order), ``StorageEngineError/keyTooLong``.
     func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in space: StorageSpace, flags: PutFlags) throws
 
-    /// Removes `key`; false when it wasn't there.
-    @discardableResult
-    func delete(_ key: UnsafeRawBufferPointer, in space: StorageSpace) throws -> Bool
+    /// Removes `key`, if there. (Whether it was is not asked: an engine
+    /// that sends writes in batches doesn't know yet.)
+    func delete(_ key: UnsafeRawBufferPointer, in space: StorageSpace) throws
 
     /// Removes every key of `space`, keeping the space.
     func removeAll(in space: StorageSpace) throws
@@ -279,4 +285,36 @@ public enum StorageEngineError: Error, Sendable, Hashable {
     case keyTooLong
     /// A cursor changed its entry before it was on one.
     case noCurrentEntry
+    /// A put with `.noOverwrite` met an existing key, found later than the
+    /// put itself: an engine that sends writes in batches reports the
+    /// conflict when it sends them (before a read of the same transaction,
+    /// or at commit), with the space and key, so the store can say which
+    /// object and values clashed.
+    case keyExistsInSpace(StorageSpace, key: [UInt8])
+}
+
+/// A key and a value copied into memory of their own, for a cursor that
+/// lends an entry it doesn't otherwise keep: valid as long as the copy.
+public final class StorageEntryCopy {
+    private let bytes: UnsafeMutableRawBufferPointer
+    private let keyCount: Int
+    private let valueCount: Int
+
+    public init(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, key.count + value.count), alignment: 8)
+        keyCount = key.count
+        if !key.isEmpty { UnsafeMutableRawBufferPointer(rebasing: bytes[0..<key.count]).copyMemory(from: key) }
+        if !value.isEmpty { UnsafeMutableRawBufferPointer(rebasing: bytes[key.count..<(key.count + value.count)]).copyMemory(from: value) }
+        valueCount = value.count
+    }
+
+    /// The entry, valid while this copy lives.
+    public var entry: StorageEntry {
+        StorageEntry(key: UnsafeRawBufferPointer(rebasing: bytes[0..<keyCount]),
+                     value: UnsafeRawBufferPointer(rebasing: bytes[keyCount..<(keyCount + valueCount)]))
+    }
+
+    deinit {
+        bytes.deallocate()
+    }
 }

@@ -64,14 +64,12 @@ extension StorageSpace {
         }
     }
 
-    @discardableResult
-    func delete(_ key: [UInt8], in txn: any StorageTransaction) throws -> Bool {
+    func delete(_ key: [UInt8], in txn: any StorageTransaction) throws {
         try key.withUnsafeBytes { try txn.delete($0, in: self) }
     }
 
-    @discardableResult
     @inline(__always)
-    func delete(_ key: UnsafeRawBufferPointer, in txn: any StorageTransaction) throws -> Bool {
+    func delete(_ key: UnsafeRawBufferPointer, in txn: any StorageTransaction) throws {
         try txn.delete(key, in: self)
     }
 
@@ -92,6 +90,6 @@ extension StorageSpace {
 
     /// Removes the relationship entry of `first` and `second`, if there.
     func deletePair(_ first: UInt64, _ second: UInt64, in txn: any StorageTransaction) throws {
-        _ = try StoreLayout.withPairKey(first, second) { key in try txn.delete(key, in: self) }
+        try StoreLayout.withPairKey(first, second) { key in try txn.delete(key, in: self) }
     }
 }

@@ -85,8 +85,8 @@ struct LMDBTransaction: StorageTransaction {
     }
 
     @inline(__always)
-    func delete(_ key: UnsafeRawBufferPointer, in space: StorageSpace) throws -> Bool {
-        try handle.withTransaction { try Database(handle: space.number).delete(key, in: $0) }
+    func delete(_ key: UnsafeRawBufferPointer, in space: StorageSpace) throws {
+        _ = try handle.withTransaction { try Database(handle: space.number).delete(key, in: $0) }
     }
 
     func removeAll(in space: StorageSpace) throws {

@@ -78,9 +78,7 @@ final class InMemoryTransaction: StorageTransaction, @unchecked Sendable {
 
     func visitCursor(in space: StorageSpace, _ body: (any StorageCursor) throws -> Void) throws {
         _ = try self.space(space)
-        let cursor = InMemoryCursor(transaction: self, space: space)
-        defer { cursor.release() }
-        try body(cursor)
+        try body(KeyedCursor(transaction: self, space: space))
     }
 
     func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in space: StorageSpace, flags: PutFlags) throws {
@@ -96,13 +94,12 @@ final class InMemoryTransaction: StorageTransaction, @unchecked Sendable {
         }
     }
 
-    func delete(_ key: UnsafeRawBufferPointer, in space: StorageSpace) throws -> Bool {
+    func delete(_ key: UnsafeRawBufferPointer, in space: StorageSpace) throws {
         try checkWritable()
         let (index, found) = try self.space(space).position(of: key)
-        guard found else { return false }
+        guard found else { return }
         state.spaces[space.number]!.keys.remove(at: index)
         state.spaces[space.number]!.values.remove(at: index)
-        return true
     }
 
     func removeAll(in space: StorageSpace) throws {
@@ -134,51 +131,5 @@ final class InMemoryTransaction: StorageTransaction, @unchecked Sendable {
 
     private func checkWritable() throws {
         if isReadOnly { throw KuraError.storage(path: "memory", failure: .engine(code: 0, message: "a write in a read transaction")) }
-    }
-}
-
-/// A cursor of an ``InMemoryTransaction``. The entry it lends is a copy the
-/// cursor owns, valid until it moves or its closure returns.
-final class InMemoryCursor: StorageCursor {
-    private let transaction: InMemoryTransaction
-    private let space: StorageSpace
-    private var current: [UInt8]?
-    private var entryBytes: UnsafeMutableRawBufferPointer?
-
-    init(transaction: InMemoryTransaction, space: StorageSpace) {
-        self.transaction = transaction
-        self.space = space
-    }
-
-    func seek(exactly key: [UInt8]) throws -> StorageEntry? {
-        release()
-        current = nil
-        guard let value = try key.withUnsafeBytes({ try transaction.withValue(forKey: $0, in: space) { Array($0) } }) else {
-            return nil
-        }
-        current = key
-        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: key.count + value.count, alignment: 8)
-        key.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: bytes[0..<key.count]).copyMemory(from: $0) }
-        value.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: bytes[key.count...]).copyMemory(from: $0) }
-        entryBytes = bytes
-        return StorageEntry(key: UnsafeRawBufferPointer(rebasing: bytes[0..<key.count]),
-                            value: UnsafeRawBufferPointer(rebasing: bytes[key.count...]))
-    }
-
-    func deleteCurrent() throws {
-        guard let current else { throw StorageEngineError.noCurrentEntry }
-        _ = try current.withUnsafeBytes { try transaction.delete($0, in: space) }
-        self.current = nil
-    }
-
-    func replaceCurrent(_ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws {
-        guard current != nil else { throw StorageEngineError.noCurrentEntry }
-        try transaction.put(value, forKey: key, in: space, flags: [])
-    }
-
-    /// Frees the entry lent last.
-    func release() {
-        entryBytes?.deallocate()
-        entryBytes = nil
     }
 }

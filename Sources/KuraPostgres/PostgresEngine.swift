@@ -1,0 +1,230 @@
+import Foundation
+import Kura
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Synchronization
+
+/// Kura's storage engine on a PostgreSQL server: the store's spaces as
+/// rows of one ordered table, read in snapshots, written under one lock.
+///
+/// ```
+/// kura_spaces (name text PRIMARY KEY, number serial, entries int8)
+/// kura_kv     (space int4, key bytea, value bytea, PRIMARY KEY (space, key))
+/// kura_commit (id int8)                        one row: the last commit
+/// ```
+///
+/// A space is what LMDB calls a named database: its keys sort as LMDB's do
+/// (`bytea` compares like `memcmp`, shorter first), so the store's records,
+/// index entries and relationship entries are the same bytes on both
+/// engines, and one planner and one predicate evaluator serve both.
+///
+/// - Reads run in `REPEATABLE READ` transactions: one snapshot, as an LMDB
+///   read transaction. An index walk and its records are one statement
+///   (a join on the server), fetched in growing pages so a `LIMIT` stops early.
+/// - Writes begin by taking the row lock of `kura_commit`
+///   (`UPDATE … RETURNING`): one writer at a time across every process and
+///   machine, so a save's row-version checks see every earlier commit and
+///   no update is lost. Puts and deletes are buffered and sent in batches
+///   (`unnest` of arrays) before a read of the same transaction and at
+///   commit; a taken unique key is reported then
+///   (``StorageEngineError/keyExistsInSpace(_:key:)``).
+/// - Each commit sends `NOTIFY kura_commit` with its number, inside the
+///   transaction: other processes' observers hear of it (`LISTEN`).
+/// - A connection that fails is dropped; the next transaction connects
+///   again. A transaction cut short by a lost connection is rolled back by
+///   the server: nothing partial is ever stored.
+final class PostgresEngine: StorageEngine, @unchecked Sendable {
+    // @unchecked: the connection pool is under a Mutex; the rest is immutable.
+    let configuration: PostgresConnection.Configuration
+    let location: String
+    var isReadOnly: Bool { false }
+    let logger: Logger
+    private let group: any EventLoopGroup
+    private let pool = Mutex<[PostgresConnection]>([])
+    private let isClosed = Atomic(false)
+    private let connectionIDs = Atomic(0)
+
+    /// The event loop every engine of the process shares (one thread: the
+    /// engine's callers block on its futures, from their own threads).
+    private static let sharedGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
+    init(configuration: PostgresConnection.Configuration, location: String) throws {
+        self.configuration = configuration
+        self.location = location
+        logger = Logger(label: "kura.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        group = Self.sharedGroup
+        try withConnection { connection in try Self.createSchema(on: connection, logger: logger) }
+    }
+
+    /// The tables, made once by whichever process comes first.
+    private static func createSchema(on connection: PostgresConnection, logger: Logger) throws {
+        let statements = [
+            "SELECT pg_advisory_lock(7365211)",
+            "CREATE TABLE IF NOT EXISTS kura_spaces (name text PRIMARY KEY, number serial UNIQUE, entries int8 NOT NULL DEFAULT 0)",
+            "CREATE TABLE IF NOT EXISTS kura_kv (space int4 NOT NULL, key bytea NOT NULL, value bytea NOT NULL, PRIMARY KEY (space, key))",
+            "CREATE TABLE IF NOT EXISTS kura_commit (id int8 NOT NULL)",
+            "INSERT INTO kura_commit SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM kura_commit)",
+            "SELECT pg_advisory_unlock(7365211)",
+        ]
+        for statement in statements {
+            _ = try connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).wait()
+        }
+    }
+
+    // MARK: Connections
+
+    /// Runs `body` with a connection of the pool (a new one when none is
+    /// idle), which goes back to the pool unless it failed.
+    func withConnection<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
+        guard !isClosed.load(ordering: .relaxed) else { throw KuraError.storeClosed(path: location) }
+        let connection = try pool.withLock { $0.popLast() } ?? connect()
+        do {
+            let result = try body(connection)
+            pool.withLock { $0.append(connection) }
+            return result
+        } catch {
+            if connection.isClosed {
+                _ = try? connection.close().wait()
+            } else {
+                pool.withLock { $0.append(connection) }
+            }
+            throw translated(error)
+        }
+    }
+
+    private func connect() throws -> PostgresConnection {
+        do {
+            let id = connectionIDs.wrappingAdd(1, ordering: .relaxed).newValue
+            let connection = try PostgresConnection.connect(
+                on: group.next(), configuration: configuration, id: id, logger: logger).wait()
+            // Every join here finds rows by key: keep PostgreSQL to index
+            // lookups in key order (its statistics of one shared table
+            // can't tell, and chose hash joins over every record).
+            for setting in ["enable_hashjoin", "enable_mergejoin", "enable_bitmapscan"] {
+                _ = try connection.query(PostgresQuery(unsafeSQL: "SET \(setting) = off"), logger: logger).wait()
+            }
+            return connection
+        } catch {
+            throw translated(error)
+        }
+    }
+
+    /// Kura's error for a failure of the server or of the connection.
+    func translated(_ error: any Error) -> any Error {
+        switch error {
+        case is KuraError, is StorageEngineError:
+            return error
+        case let error as PSQLError where error.code == .server:
+            let message = error.serverInfo?[.message] ?? "\(error)"
+            let state = error.serverInfo?[.sqlState] ?? ""
+            return KuraError.storage(path: location, failure: .engine(code: 0, message: "\(message) (SQLSTATE \(state))"))
+        case let error as PSQLError:
+            return KuraError.storage(path: location, failure: .serverUnavailable("\(error.code)"))
+        default:
+            return KuraError.storage(path: location, failure: .serverUnavailable(String(describing: error)))
+        }
+    }
+
+    func close() {
+        guard !isClosed.exchange(true, ordering: .relaxed) else { return }
+        for connection in pool.withLock({ pool in defer { pool.removeAll() }; return pool }) {
+            _ = try? connection.close().wait()
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    // MARK: Transactions
+
+    func performRead(_ body: (any StorageTransaction) throws -> Void) throws {
+        try withConnection { connection in
+            let transaction = PostgresTransaction(engine: self, connection: connection, isReadOnly: true, id: 0)
+            try transaction.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            do {
+                try body(transaction)
+                try transaction.execute("COMMIT")
+            } catch {
+                if !connection.isClosed { _ = try? transaction.execute("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
+    func performCheckedRead(spaces: Set<String>, _ body: (any StorageTransaction) throws -> Void) throws {
+        try performRead(body)
+    }
+
+    func performWrite(_ body: (any StorageTransaction) throws -> Void) throws {
+        try withConnection { connection in
+            let begin = PostgresTransaction(engine: self, connection: connection, isReadOnly: false, id: 0)
+            try begin.execute("BEGIN")
+            do {
+                // The row lock of kura_commit: one writer at a time, everywhere.
+                let id = try begin.execute("UPDATE kura_commit SET id = id + 1 RETURNING id").first?.decode(Int64.self) ?? 0
+                let transaction = PostgresTransaction(engine: self, connection: connection, isReadOnly: false, id: Int(id))
+                try body(transaction)
+                try transaction.flush()
+                var binds = PostgresBindings()
+                binds.append(String(id))
+                try transaction.execute("SELECT pg_notify('kura_commit', $1)", binds)
+                try transaction.execute("COMMIT")
+            } catch {
+                if !connection.isClosed { _ = try? begin.execute("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
+    func space(named name: String) throws -> StorageSpace? {
+        try performReadReturning { try $0.openSpace(named: name) }
+    }
+
+    func latestCommit() throws -> Int {
+        try withConnection { connection in
+            Int(try connection.query(PostgresQuery(unsafeSQL: "SELECT id FROM kura_commit"), logger: logger).wait()
+                .first?.decode(Int64.self) ?? 0)
+        }
+    }
+
+    func watchCommits(_ onCommit: @escaping @Sendable (Int) -> Void) throws -> any CommitWatch {
+        let connection = try connect()
+        let context = connection.addListener(channel: "kura_commit") { _, notification in
+            if let commit = Int(notification.payload) { onCommit(commit) }
+        }
+        do {
+            _ = try connection.query(PostgresQuery(unsafeSQL: "LISTEN kura_commit"), logger: logger).wait()
+        } catch {
+            context.stop()
+            _ = try? connection.close().wait()
+            throw translated(error)
+        }
+        return PostgresCommitWatch(connection: connection, context: context)
+    }
+
+    private func performReadReturning<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
+        var result: Result?
+        try performRead { result = try body($0) }
+        return result!
+    }
+}
+
+/// A `LISTEN` on a connection of its own.
+final class PostgresCommitWatch: CommitWatch, @unchecked Sendable {
+    // @unchecked: set once; stop closes the connection.
+    private let connection: PostgresConnection
+    private let context: PostgresListenContext
+
+    init(connection: PostgresConnection, context: PostgresListenContext) {
+        self.connection = connection
+        self.context = context
+    }
+
+    func stop() {
+        context.stop()
+        _ = try? connection.close().wait()
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Kura
+import PostgresNIO
+
+extension StoreDescription {
+    /// The store in a PostgreSQL database, shared by every process and
+    /// machine that opens it (see the "Storage engines" article).
+    ///
+    /// ```swift
+    /// import KuraPostgres
+    /// let container = try PersistentContainer(store: .postgres(url: "postgres://app@db.internal/news"), model: model)
+    /// ```
+    ///
+    /// The URL is `postgres://user[:password]@host[:port]/database`; a
+    /// Unix socket is named by its directory, `postgres://user@/database?host=/run/postgresql`
+    /// (and `port`, whose number names the socket file). The database must
+    /// exist; Kura makes its tables in it the first time. Connections are
+    /// without TLS.
+    ///
+    /// - Parameters:
+    ///   - url: The database.
+    ///   - options: Of these, ``StoreOptions/tracksHistory`` applies.
+    public static func postgres(url: String, options: StoreOptions = StoreOptions()) -> StoreDescription {
+        StoreDescription(options: options) { _ in
+            let (configuration, location) = try PostgresURL.configuration(url)
+            return try PostgresEngine(configuration: configuration, location: location)
+        }
+    }
+}
+
+/// Reading a `postgres://` URL.
+enum PostgresURL {
+    /// The connection configuration of `url`, and the URL without its password.
+    static func configuration(_ url: String) throws -> (PostgresConnection.Configuration, String) {
+        func invalid(_ reason: String) -> KuraError {
+            KuraError.storage(path: url, failure: .engine(code: 0, message: "not a PostgreSQL URL: \(reason)"))
+        }
+        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? "") else {
+            throw invalid("it must start with postgres://")
+        }
+        let database = String(components.path.drop { $0 == "/" })
+        guard !database.isEmpty else { throw invalid("it names no database") }
+        guard let user = components.user, !user.isEmpty else { throw invalid("it names no user") }
+        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+        let port = components.port ?? query["port"].flatMap(Int.init) ?? 5432
+        var location = components
+        location.password = nil
+        let configuration: PostgresConnection.Configuration
+        if let directory = query["host"], directory.hasPrefix("/") {
+            configuration = PostgresConnection.Configuration(
+                unixSocketPath: "\(directory)/.s.PGSQL.\(port)", username: user, password: components.password, database: database)
+        } else {
+            guard let host = components.host, !host.isEmpty else { throw invalid("it names no host") }
+            configuration = PostgresConnection.Configuration(
+                host: host, port: port, username: user, password: components.password, database: database, tls: .disable)
+        }
+        return (configuration, location.string ?? url)
+    }
+}

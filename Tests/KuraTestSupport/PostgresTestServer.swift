@@ -1,0 +1,70 @@
+import Foundation
+
+/// A throwaway PostgreSQL server for the tests of one process, started by
+/// `Scripts/postgres-cluster` (Debian's `postgresql`) in a temporary
+/// directory on first use, reached through its Unix socket only, and
+/// stopped when the process exits. Each test gets a database of its own.
+///
+/// Without PostgreSQL installed, ``shared`` holds the error, and every test
+/// that asks for a database fails with it: none is skipped.
+public final class PostgresTestServer: @unchecked Sendable {
+    // @unchecked: immutable but for `databases`, under `lock`.
+    public let directory: String
+    public let port: String
+    private let lock = NSLock()
+    private var databases = 0
+
+    /// The server of this process.
+    public static let shared: Result<PostgresTestServer, any Error> = Result { try PostgresTestServer() }
+
+    private init() throws {
+        directory = NSTemporaryDirectory() + "kura-pg-\(getpid())"
+        try? FileManager.default.removeItem(atPath: directory)
+        let output = try Self.run(Self.script, ["start", directory])
+        let parts = output.split(separator: " ")
+        guard parts.count == 2 else { throw ChildProcess.Failure(description: "postgres-cluster printed '\(output)'") }
+        port = String(parts[1])
+        atexit {
+            if case .success(let server) = PostgresTestServer.shared {
+                _ = try? PostgresTestServer.run(PostgresTestServer.script, ["stop", server.directory])
+                try? FileManager.default.removeItem(atPath: server.directory)
+            }
+        }
+    }
+
+    /// A new, empty database, as a `postgres://` URL for Kura.
+    public func newDatabase() throws -> String {
+        let name = lock.withLock { databases += 1; return "kura_test_\(databases)" }
+        _ = try Self.run("/usr/bin/createdb", ["-h", directory, "-p", port, "-U", "kura", name])
+        return url(of: name)
+    }
+
+    /// The URL of database `name` on this server.
+    public func url(of name: String) -> String {
+        "postgres://kura@/\(name)?host=\(directory)&port=\(port)"
+    }
+
+    /// Runs SQL in database `name` with `psql`, returning what it printed (unaligned, tuples only).
+    public func psql(_ name: String, _ sql: String) throws -> String {
+        try Self.run("/usr/bin/psql", ["-h", directory, "-p", port, "-U", "kura", "-d", name, "-At", "-c", sql])
+    }
+
+    static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Scripts/postgres-cluster").path
+
+    /// Runs `executable`, returning its output; a failure says what it printed.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String]) throws -> String {
+        let errors = NSTemporaryDirectory() + "kura-pg-\(getpid())-\(UUID().uuidString).err"
+        defer { unlink(errors) }
+        let child = try ChildProcess(executable, arguments, standardOutput: .pipe, standardError: .file(errors))
+        let output = String(decoding: child.standardOutput?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        let termination = try child.wait(timeout: 120)
+        guard termination == .exited(0) else {
+            let message = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+            throw ChildProcess.Failure(description: "\(executable) \(arguments.joined(separator: " ")) \(termination): \(message)")
+        }
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
