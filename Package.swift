@@ -46,12 +46,14 @@ let package = Package(
             dependencies: ["KuraTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/KuraFuzz"),
         .executableTarget(
-            name: "kura-test-helper", dependencies: ["Kura", "KuraLMDB", "KuraTestSupport"], path: "Sources/KuraTestHelper"),
+            name: "kura-test-helper", dependencies: ["Kura", "KuraLMDB", "KuraPostgres", "KuraTestSupport"],
+            path: "Sources/KuraTestHelper"),
         .target(name: "KuraTestSupport", dependencies: ["Kura"], path: "Tests/KuraTestSupport"),
         .testTarget(name: "KuraLMDBTests", dependencies: ["KuraLMDB", "KuraTestSupport", "kura-test-helper"]),
         .testTarget(
             name: "KuraTests", dependencies: ["Kura", "KuraPostgres", "KuraTestSupport", "kura-test-helper", "kura"],
             exclude: ["Fixtures"]),
+        .testTarget(name: "KuraPostgresTests", dependencies: ["KuraPostgres", "Kura", "KuraTestSupport", "kura-test-helper"]),
         .testTarget(name: "KuraInspectTests", dependencies: ["KuraInspect", "Kura", "KuraLMDB", "KuraTestSupport", "kura"]),
     ]
 )

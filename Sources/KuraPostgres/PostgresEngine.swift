@@ -69,7 +69,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
             "SELECT pg_advisory_unlock(7365211)",
         ]
         for statement in statements {
-            _ = try connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).wait()
+            _ = try connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).waitForAnswer()
         }
     }
 
@@ -77,33 +77,80 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
 
     /// Runs `body` with a connection of the pool (a new one when none is
     /// idle), which goes back to the pool unless it failed.
+    ///
+    /// A connection that fails other than with an SQL error is closed, and
+    /// so is every idle one (a server that restarted ended them all). When a
+    /// pooled connection fails before `body` could send anything that
+    /// counts (its `BEGIN`), `body` runs again once on a new connection:
+    /// connections lost while idle are replaced without an error.
     func withConnection<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
         guard !isClosed.load(ordering: .relaxed) else { throw KuraError.storeClosed(path: location) }
-        let connection = try pool.withLock { $0.popLast() } ?? connect()
+        if let pooled = idleConnection() {
+            do {
+                return try run(body, on: pooled)
+            } catch let failure as ConnectionFailure where !failure.sentWork {
+                // Lost while idle: try once more on a new connection.
+            } catch let failure as ConnectionFailure {
+                throw failure.error
+            }
+        }
+        do {
+            return try run(body, on: try connect())
+        } catch let failure as ConnectionFailure {
+            throw failure.error
+        }
+    }
+
+    /// An idle connection of the pool that is still open; the closed ones
+    /// (the server ended them) are let go.
+    private func idleConnection() -> PostgresConnection? {
+        while let connection = pool.withLock({ $0.popLast() }) {
+            if !connection.isClosed { return connection }
+        }
+        return nil
+    }
+
+    /// A failure of the connection itself (not of an SQL statement), and
+    /// whether the transaction had begun.
+    struct ConnectionFailure: Error {
+        let error: any Error
+        let sentWork: Bool
+    }
+
+    private func run<Result>(_ body: (PostgresConnection) throws -> Result, on connection: PostgresConnection) throws -> Result {
         do {
             let result = try body(connection)
             pool.withLock { $0.append(connection) }
             return result
         } catch {
-            if connection.isClosed {
-                _ = try? connection.close().wait()
-            } else {
+            let translated = translated(error)
+            guard isConnectionFailure(error) else {
                 pool.withLock { $0.append(connection) }
+                throw translated
             }
-            throw translated(error)
+            connection.close().whenComplete { _ in }
+            for idle in pool.withLock({ pool in defer { pool.removeAll() }; return pool }) {
+                idle.close().whenComplete { _ in }
+            }
+            throw ConnectionFailure(error: translated, sentWork: !(error is BeginFailure))
         }
+    }
+
+    /// The `BEGIN` of a transaction failed: nothing of it reached the server.
+    struct BeginFailure: Error {
+        let error: any Error
     }
 
     private func connect() throws -> PostgresConnection {
         do {
             let id = connectionIDs.wrappingAdd(1, ordering: .relaxed).newValue
             let connection = try PostgresConnection.connect(
-                on: group.next(), configuration: configuration, id: id, logger: logger).wait()
+                on: group.next(), configuration: configuration, id: id, logger: logger).waitForAnswer()
             // Every join here finds rows by key: keep PostgreSQL to index
             // lookups in key order (its statistics of one shared table
             // can't tell, and chose hash joins over every record).
             for setting in ["enable_hashjoin", "enable_mergejoin", "enable_bitmapscan"] {
-                _ = try connection.query(PostgresQuery(unsafeSQL: "SET \(setting) = off"), logger: logger).wait()
+                _ = try connection.query(PostgresQuery(unsafeSQL: "SET \(setting) = off"), logger: logger).waitForAnswer()
             }
             return connection
         } catch {
@@ -111,11 +158,20 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         }
     }
 
+    /// Whether `error` is the connection's failure (then nothing more is
+    /// sent on it: a statement on a connection the server ended can wait forever).
+    func isConnectionFailure(_ error: any Error) -> Bool {
+        if case KuraError.storage(_, .serverUnavailable) = translated(error) { return true }
+        return false
+    }
+
     /// Kura's error for a failure of the server or of the connection.
     func translated(_ error: any Error) -> any Error {
         switch error {
         case is KuraError, is StorageEngineError:
             return error
+        case let error as BeginFailure:
+            return translated(error.error)
         case let error as PSQLError where error.code == .server:
             let message = error.serverInfo?[.message] ?? "\(error)"
             let state = error.serverInfo?[.sqlState] ?? ""
@@ -143,12 +199,16 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     func performRead(_ body: (any StorageTransaction) throws -> Void) throws {
         try withConnection { connection in
             let transaction = PostgresTransaction(engine: self, connection: connection, isReadOnly: true, id: 0)
-            try transaction.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            do {
+                try transaction.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            } catch {
+                throw BeginFailure(error: error)
+            }
             do {
                 try body(transaction)
                 try transaction.execute("COMMIT")
             } catch {
-                if !connection.isClosed { _ = try? transaction.execute("ROLLBACK") }
+                if !isConnectionFailure(error) { _ = try? transaction.execute("ROLLBACK") }
                 throw error
             }
         }
@@ -161,7 +221,11 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     func performWrite(_ body: (any StorageTransaction) throws -> Void) throws {
         try withConnection { connection in
             let begin = PostgresTransaction(engine: self, connection: connection, isReadOnly: false, id: 0)
-            try begin.execute("BEGIN")
+            do {
+                try begin.execute("BEGIN")
+            } catch {
+                throw BeginFailure(error: error)
+            }
             do {
                 // The row lock of kura_commit: one writer at a time, everywhere.
                 let id = try begin.execute("UPDATE kura_commit SET id = id + 1 RETURNING id").first?.decode(Int64.self) ?? 0
@@ -173,7 +237,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
                 try transaction.execute("SELECT pg_notify('kura_commit', $1)", binds)
                 try transaction.execute("COMMIT")
             } catch {
-                if !connection.isClosed { _ = try? begin.execute("ROLLBACK") }
+                if !isConnectionFailure(error) { _ = try? begin.execute("ROLLBACK") }
                 throw error
             }
         }
@@ -185,24 +249,28 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
 
     func latestCommit() throws -> Int {
         try withConnection { connection in
-            Int(try connection.query(PostgresQuery(unsafeSQL: "SELECT id FROM kura_commit"), logger: logger).wait()
+            Int(try connection.query(PostgresQuery(unsafeSQL: "SELECT id FROM kura_commit"), logger: logger).waitForAnswer()
                 .first?.decode(Int64.self) ?? 0)
         }
     }
 
     func watchCommits(_ onCommit: @escaping @Sendable (Int) -> Void) throws -> any CommitWatch {
         let connection = try connect()
+        let watch = PostgresCommitWatch()
+        let queue = watch.queue
         let context = connection.addListener(channel: "kura_commit") { _, notification in
-            if let commit = Int(notification.payload) { onCommit(commit) }
+            guard let commit = Int(notification.payload) else { return }
+            queue.async { onCommit(commit) }
         }
+        watch.listen(on: connection, context: context)
         do {
-            _ = try connection.query(PostgresQuery(unsafeSQL: "LISTEN kura_commit"), logger: logger).wait()
+            _ = try connection.query(PostgresQuery(unsafeSQL: "LISTEN kura_commit"), logger: logger).waitForAnswer()
         } catch {
             context.stop()
             _ = try? connection.close().wait()
             throw translated(error)
         }
-        return PostgresCommitWatch(connection: connection, context: context)
+        return watch
     }
 
     private func performReadReturning<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
@@ -212,19 +280,23 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     }
 }
 
-/// A `LISTEN` on a connection of its own.
+/// A `LISTEN` on a connection of its own. Commits are reported on a queue
+/// of the watch's own, in order: never on the event loop, where the store
+/// couldn't wait for what it reads next.
 final class PostgresCommitWatch: CommitWatch, @unchecked Sendable {
     // @unchecked: set once; stop closes the connection.
-    private let connection: PostgresConnection
-    private let context: PostgresListenContext
+    let queue = DispatchQueue(label: "Kura PostgreSQL commits")
+    private var connection: PostgresConnection?
+    private var context: PostgresListenContext?
 
-    init(connection: PostgresConnection, context: PostgresListenContext) {
+    func listen(on connection: PostgresConnection, context: PostgresListenContext) {
         self.connection = connection
         self.context = context
     }
 
     func stop() {
-        context.stop()
-        _ = try? connection.close().wait()
+        context?.stop()
+        _ = try? connection?.close().wait()
+        queue.sync {}
     }
 }

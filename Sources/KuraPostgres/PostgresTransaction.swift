@@ -40,13 +40,12 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         self.id = id
     }
 
+    /// Runs one statement. Its errors stay PostgreSQL's: the engine turns
+    /// them into Kura's where the transaction ends, and there tells a lost
+    /// connection from an SQL error.
     @discardableResult
     func execute(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> PostgresQueryResult {
-        do {
-            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: engine.logger).wait()
-        } catch {
-            throw engine.translated(error)
-        }
+        try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: engine.logger).waitForAnswer()
     }
 
     // MARK: Spaces
@@ -251,7 +250,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
             try execute("RELEASE SAVEPOINT kura_nested")
         } catch {
             pending.removeAll()
-            if !connection.isClosed { _ = try? execute("ROLLBACK TO SAVEPOINT kura_nested") }
+            if !engine.isConnectionFailure(error) { _ = try? execute("ROLLBACK TO SAVEPOINT kura_nested") }
             throw error
         }
     }

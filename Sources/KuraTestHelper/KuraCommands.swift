@@ -1,5 +1,6 @@
 import Foundation
 import Kura
+import KuraPostgres
 import KuraTestSupport
 
 #if canImport(Glibc)
@@ -12,9 +13,14 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+/// The store a command's STORE argument names: a `postgres://` URL, or an LMDB file.
+func storeDescription(_ location: String, options: StoreOptions = StoreOptions()) -> StoreDescription {
+    location.hasPrefix("postgres") ? .postgres(url: location, options: options) : .lmdb(path: location, options: options)
+}
+
 /// Commands that exercise Kura across processes.
 enum KuraCommands {
-    /// `crash-writer PATH SEED [MAX]`: saves batches of ``CrashWorkload`` in a
+    /// `crash-writer STORE SEED [MAX]`: saves batches of ``CrashWorkload`` in a
     /// loop, printing `ack N` after batch N's save returned, until killed (or
     /// MAX batches). Continues from the batch the store holds.
     static func crashWriter(_ arguments: [String]) throws {
@@ -24,7 +30,7 @@ enum KuraCommands {
         let maximum = arguments.count > 2 ? Int(arguments[2]) ?? Int.max : Int.max
         var options = StoreOptions()
         options.initialSize = 1 << 20
-        let container = try PersistentContainer(path: arguments[0], model: CrashWorkload.model(), options: options)
+        let container = try PersistentContainer(store: storeDescription(arguments[0], options: options), model: CrashWorkload.model())
         let context = container.newContext()
         var objects: [String: ManagedObject] = [:]
         for item in try context.fetch(FetchRequest(entityName: "Item")) {
@@ -52,14 +58,14 @@ enum KuraCommands {
         say("migrated \(container.store.lastMigration?.seconds ?? 0)")
     }
 
-    /// `history-writer PATH`: with history tracked and the author `helper`,
+    /// `history-writer STORE`: with history tracked and the author `helper`,
     /// retitles "article 0" to "from the helper", deletes "article 1" and
     /// inserts "article new", in one save; says `saved`.
     static func historyWriter(_ arguments: [String]) throws {
-        guard arguments.count == 1 else { throw HelperError.usage("history-writer PATH") }
+        guard arguments.count == 1 else { throw HelperError.usage("history-writer STORE") }
         var options = StoreOptions()
         options.tracksHistory = true
-        let container = try PersistentContainer(path: arguments[0], model: MigrationWorkload.v1(), options: options)
+        let container = try PersistentContainer(store: storeDescription(arguments[0], options: options), model: MigrationWorkload.v1())
         let context = container.newContext()
         context.transactionAuthor = "helper"
         for article in try context.fetch(FetchRequest(entityName: "Article", predicate: try FetchPredicate(format: "title IN {'article 0', 'article 1'}"))) {
@@ -121,20 +127,20 @@ enum KuraCommands {
         say("done")
     }
 
-    /// `increment PATH COUNT`: adds 1 to both counters COUNT times.
+    /// `increment STORE COUNT`: adds 1 to both counters COUNT times.
     static func increment(_ arguments: [String]) throws {
-        guard arguments.count == 2, let count = Int(arguments[1]) else { throw HelperError.usage("increment PATH COUNT") }
-        let container = try PersistentContainer(path: arguments[0], model: ConcurrencyWorkload.model())
+        guard arguments.count == 2, let count = Int(arguments[1]) else { throw HelperError.usage("increment STORE COUNT") }
+        let container = try PersistentContainer(store: storeDescription(arguments[0]), model: ConcurrencyWorkload.model())
         let conflicts = try ConcurrencyWorkload.increment(container, count: count)
         print("done conflicts=\(conflicts)")
     }
 
-    /// `insert-entries PATH WORKER COUNT`.
+    /// `insert-entries STORE WORKER COUNT`.
     static func insertEntries(_ arguments: [String]) throws {
         guard arguments.count == 3, let worker = Int(arguments[1]), let count = Int(arguments[2]) else {
-            throw HelperError.usage("insert-entries PATH WORKER COUNT")
+            throw HelperError.usage("insert-entries STORE WORKER COUNT")
         }
-        let container = try PersistentContainer(path: arguments[0], model: ConcurrencyWorkload.model())
+        let container = try PersistentContainer(store: storeDescription(arguments[0]), model: ConcurrencyWorkload.model())
         try ConcurrencyWorkload.insertEntries(container, worker: worker, count: count)
         print("done")
     }

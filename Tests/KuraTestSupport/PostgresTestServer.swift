@@ -15,21 +15,39 @@ public final class PostgresTestServer: @unchecked Sendable {
     private var databases = 0
 
     /// The server of this process.
-    public static let shared: Result<PostgresTestServer, any Error> = Result { try PostgresTestServer() }
+    public static let shared: Result<PostgresTestServer, any Error> = Result {
+        let server = try PostgresTestServer(directory: NSTemporaryDirectory() + "kura-pg-\(getpid())")
+        atexit {
+            if case .success(let server) = PostgresTestServer.shared { server.remove() }
+        }
+        return server
+    }
 
-    private init() throws {
-        directory = NSTemporaryDirectory() + "kura-pg-\(getpid())"
+    /// Starts a server of its own in `directory` (made anew); stop it with
+    /// ``remove()``. For a test that stops and starts its server.
+    public init(directory: String) throws {
+        self.directory = directory
         try? FileManager.default.removeItem(atPath: directory)
         let output = try Self.run(Self.script, ["start", directory])
         let parts = output.split(separator: " ")
         guard parts.count == 2 else { throw ChildProcess.Failure(description: "postgres-cluster printed '\(output)'") }
         port = String(parts[1])
-        atexit {
-            if case .success(let server) = PostgresTestServer.shared {
-                _ = try? PostgresTestServer.run(PostgresTestServer.script, ["stop", server.directory])
-                try? FileManager.default.removeItem(atPath: server.directory)
-            }
-        }
+    }
+
+    /// Stops the server, keeping its data.
+    public func stop() throws {
+        try Self.run(Self.script, ["stop", directory])
+    }
+
+    /// Starts the stopped server again.
+    public func start() throws {
+        try Self.run(Self.script, ["start", directory])
+    }
+
+    /// Stops the server and removes its directory.
+    public func remove() {
+        _ = try? stop()
+        try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// A new, empty database, as a `postgres://` URL for Kura.

@@ -1,0 +1,153 @@
+import Foundation
+import Kura
+import KuraPostgres
+import KuraTestSupport
+import Testing
+
+/// What only a shared server can show: several processes with their own
+/// connections, a client killed mid-save, a connection lost, another
+/// process's saves heard. (The store suite itself runs on PostgreSQL in
+/// KuraTests' `StorageEngineTests`.)
+@Suite(.serialized) struct PostgresEngineTests {
+    static var server: PostgresTestServer { get throws { try PostgresTestServer.shared.get() } }
+
+    static func databaseName(_ url: String) throws -> String {
+        String(try #require(URLComponents(string: url)).path.dropFirst())
+    }
+
+    @Test func fourProcessesIncrementingCountersLoseNoUpdateAndReadersSeeWholeSaves() throws {
+        let url = try Self.server.newDatabase()
+        let container = try PersistentContainer(store: .postgres(url: url), model: ConcurrencyWorkload.model())
+        try ConcurrencyWorkload.prepare(container)
+        let perProcess = 40
+        let started = Date()
+        let processes = try (0..<4).map { _ in try Helper.start(["increment", url, String(perProcess)]) }
+        var torn = 0
+        var reads = 0
+        while processes.contains(where: { $0.isRunning }) {
+            let (a, b) = try ConcurrencyWorkload.counters(container)
+            if a != b { torn += 1 }
+            reads += 1
+        }
+        var conflicts = 0
+        for process in processes {
+            let text = String(decoding: process.standardOutput!.readDataToEndOfFile(), as: UTF8.self)
+            #expect(try process.wait() == .exited(0), "\(text)")
+            conflicts += Int(text.split(separator: "=").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        }
+        let seconds = Date().timeIntervalSince(started)
+        let (a, b) = try ConcurrencyWorkload.counters(container)
+        #expect(a == 4 * perProcess && b == 4 * perProcess, "a lost update: \(a), \(b)")
+        #expect(torn == 0, "a reader saw half a save")
+        print("postgres counter: 4 processes, \(4 * perProcess) saves in \(String(format: "%.2f", seconds)) s, \(conflicts) conflicts retried, \(reads) reads")
+    }
+
+    @Test func killedWritersLeaveNothingPartial() throws {
+        let url = try Self.server.newDatabase()
+        let seed: UInt64 = 20_261_124
+        var generator = SplitMix64(seed: seed)
+        var replayed = -1
+        var expected: [String: CrashWorkload.ItemState] = [:]
+        for trial in 0..<12 {
+            let child = try Helper.start(["crash-writer", url, String(seed)])
+            var received = Helper.read(child, untilLineStartingWith: "start ")
+            usleep(useconds_t(Int.random(in: 0...150_000, using: &generator)))
+            child.kill(SIGKILL)
+            received.append(child.standardOutput!.readDataToEndOfFile())
+            let termination = try child.wait()
+            #expect(termination == .signaled(SIGKILL) || termination == .exited(0), "trial \(trial): \(termination)")
+            let acknowledged = String(decoding: received, as: UTF8.self).split(separator: "\n")
+                .compactMap { $0.hasPrefix("ack ") ? Int($0.dropFirst(4)) : nil }.max()
+
+            let container = try PersistentContainer(store: .postgres(url: url), model: CrashWorkload.model())
+            let (items, batch) = try CrashWorkload.read(container.newContext())
+            container.close()
+            if let acknowledged { #expect(batch >= acknowledged, "trial \(trial): batch \(acknowledged) acknowledged, \(batch) stored") }
+            #expect(batch >= replayed)
+            while replayed < batch {
+                replayed += 1
+                CrashWorkload.apply(CrashWorkload.batch(replayed, seed: seed, items: expected), to: &expected)
+            }
+            #expect(items == expected, "trial \(trial): the store after batch \(batch) differs from the replay")
+            if items != expected { break }
+        }
+        #expect(replayed > 3, "too few batches were saved (\(replayed)) to prove much")
+    }
+
+    @Test func aLostConnectionIsAClearErrorTheContextKeepsItsChangesAndTheStoreReconnects() throws {
+        let server = try PostgresTestServer(directory: NSTemporaryDirectory() + "kura-pg-outage-\(getpid())")
+        defer { server.remove() }
+        let url = try server.newDatabase()
+        let container = try PersistentContainer(store: .postgres(url: url), model: ConcurrencyWorkload.model())
+        try ConcurrencyWorkload.prepare(container)
+        let context = container.newContext()
+        let counter = try #require(try context.fetch(FetchRequest(entityName: "Counter", predicate: "name == 'a'")).first)
+
+        // Connections lost while idle are replaced: the server ends them all.
+        let ended = try server.psql("postgres", "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(try Self.databaseName(url))'")
+        #expect(Int(ended) ?? 0 >= 1)
+        try counter.setValue(1, forKey: "value")
+        try context.save()
+
+        // The server goes away: a clear error, and nothing lost.
+        try server.stop()
+        try counter.setValue(41, forKey: "value")
+        do {
+            try context.save()
+            Issue.record("a save without a server succeeded")
+        } catch KuraError.storage(_, .serverUnavailable(let reason)) {
+            #expect(!reason.isEmpty)
+        }
+        #expect(counter.isUpdated, "the context keeps its change")
+        #expect(throws: KuraError.self) { try context.count(for: FetchRequest(entityName: "Counter")) }
+
+        // It comes back: the store connects again and the change is saved.
+        try server.start()
+        try context.save()
+        #expect(try ConcurrencyWorkload.counters(container).a == 41)
+    }
+
+    @Test func anotherProcessesSaveReachesObservers() async throws {
+        let url = try Self.server.newDatabase()
+        var options = StoreOptions()
+        options.tracksHistory = true
+        let container = try PersistentContainer(store: .postgres(url: url, options: options), model: MigrationWorkload.v1())
+        try MigrationWorkload.fill(container, count: 3)
+        let observer = container.newContext()
+        var results = observer.results(for: FetchRequest(entityName: "Article").sorted(by: "views")).makeAsyncIterator()
+        let titles = { (results: FetchedResults) in results.objects.map { try! $0.value(forKey: "title", as: String.self) } }
+        var latest = try #require(try await results.next())
+        #expect(titles(latest) == ["article 0", "article 1", "article 2"])
+
+        let (termination, output) = try Helper.run(["history-writer", url])
+        #expect(termination == .exited(0), "\(output)")
+        while titles(latest) != ["from the helper", "article new", "article 2"] {
+            latest = try #require(try await results.next())
+        }
+        let history = try container.store.history()
+        #expect(history.last?.author == "helper" && history.last?.processIdentifier != getpid())
+    }
+
+    @Test func theStoreIsRowsOfOneTableThatPsqlCanRead() throws {
+        let server = try Self.server
+        let url = try server.newDatabase()
+        let name = try Self.databaseName(url)
+        let container = try PersistentContainer(store: .postgres(url: url), model: ConcurrencyWorkload.model())
+        try ConcurrencyWorkload.prepare(container)
+        let entries = try server.psql(name, "SELECT entries FROM kura_spaces WHERE name LIKE 'kura.records.Counter'")
+        #expect(entries == "2")
+        let rows = try server.psql(name, "SELECT count(*) FROM kura_kv k JOIN kura_spaces s ON s.number = k.space WHERE s.name = 'kura.records.Counter'")
+        #expect(rows == "2")
+    }
+
+    @Test func aBadURLOrAnAbsentServerIsAClearError() throws {
+        #expect(throws: KuraError.self) { try PersistentContainer(store: .postgres(url: "mysql://x/y"), model: ConcurrencyWorkload.model()) }
+        #expect(throws: KuraError.self) { try PersistentContainer(store: .postgres(url: "postgres://kura@/"), model: ConcurrencyWorkload.model()) }
+        do {
+            _ = try PersistentContainer(store: .postgres(url: "postgres://kura@/nothing?host=/nonexistent-dir"), model: ConcurrencyWorkload.model())
+            Issue.record("opened a store on no server")
+        } catch KuraError.storage(let location, .serverUnavailable) {
+            #expect(location.hasPrefix("postgres://kura@"))
+        }
+    }
+}
