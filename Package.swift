@@ -40,7 +40,9 @@ let package = Package(
         .target(name: "KuraInspect", dependencies: ["Kura", "KuraLMDB", "CLineEdit"]),
         .executableTarget(
             name: "kura",
-            dependencies: ["KuraInspect", "Kura", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: [
+                "KuraInspect", "Kura", "KuraPostgres", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .executableTarget(
             name: "kura-fuzz",
             dependencies: ["KuraTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -53,7 +55,7 @@ let package = Package(
         .testTarget(
             name: "KuraTests", dependencies: ["Kura", "KuraPostgres", "KuraTestSupport", "kura-test-helper", "kura"],
             exclude: ["Fixtures"]),
-        .testTarget(name: "KuraPostgresTests", dependencies: ["KuraPostgres", "Kura", "KuraTestSupport", "kura-test-helper"]),
+        .testTarget(name: "KuraPostgresTests", dependencies: ["KuraPostgres", "Kura", "KuraTestSupport", "kura-test-helper", "kura"]),
         .testTarget(name: "KuraInspectTests", dependencies: ["KuraInspect", "Kura", "KuraLMDB", "KuraTestSupport", "kura"]),
     ]
 )

@@ -51,6 +51,9 @@ let package = Package(
         // PostgreSQL engines, apart so the malloc benchmarks never build postgres-nio.
         .target(
             name: "PostgresEngines",
-            dependencies: ["NewsEngines", "NewsDataset", .product(name: "PostgresNIO", package: "postgres-nio")]),
+            dependencies: [
+                "NewsEngines", "NewsDataset", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Kura", package: "Kura"), .product(name: "KuraPostgres", package: "Kura"),
+            ]),
     ] : [])
 )

@@ -41,7 +41,7 @@ public final class InspectSession {
     ///   Kura store, a store from a newer Kura, a damaged store.
     ///   - width: How wide tables may be: by default the terminal's width,
     ///     and no limit when the output isn't a terminal.
-    public init(
+    public convenience init(
         path: String, mode: OutputMode = .table, width: OutputWidth = .terminal, output: @escaping (String) -> Void
     ) throws(InspectError) {
         guard FileManager.default.fileExists(atPath: path) else {
@@ -50,8 +50,17 @@ public final class InspectSession {
         var options = StoreOptions()
         options.isReadOnly = true
         options.allowsReadingWithoutLock = true
+        try self.init(store: .lmdb(path: path, options: options), mode: mode, width: width, output: output)
+    }
+
+    /// Opens the store `store` describes (on any engine; open it read-only),
+    /// with the same commands. What only a file has (`.stats`, `.check`,
+    /// `.backup`) says so on other engines.
+    public init(
+        store: StoreDescription, mode: OutputMode = .table, width: OutputWidth = .terminal, output: @escaping (String) -> Void
+    ) throws(InspectError) {
         do {
-            container = try PersistentContainer(path: path, options: options)
+            container = try PersistentContainer(store: store)
         } catch {
             throw InspectError(error)
         }

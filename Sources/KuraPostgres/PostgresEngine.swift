@@ -39,7 +39,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     // @unchecked: the connection pool is under a Mutex; the rest is immutable.
     let configuration: PostgresConnection.Configuration
     let location: String
-    var isReadOnly: Bool { false }
+    let isReadOnly: Bool
     let logger: Logger
     private let group: any EventLoopGroup
     private let pool = Mutex<[PostgresConnection]>([])
@@ -50,12 +50,14 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     /// engine's callers block on its futures, from their own threads).
     private static let sharedGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
-    init(configuration: PostgresConnection.Configuration, location: String) throws {
+    init(configuration: PostgresConnection.Configuration, location: String, isReadOnly: Bool = false) throws {
         self.configuration = configuration
         self.location = location
+        self.isReadOnly = isReadOnly
         logger = Logger(label: "kura.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
         group = Self.sharedGroup
-        try withConnection { connection in try Self.createSchema(on: connection, logger: logger) }
+        // A read-only engine makes nothing: it connects, to fail now if it can't.
+        try withConnection { connection in if !isReadOnly { try Self.createSchema(on: connection, logger: logger) } }
     }
 
     /// The tables, made once by whichever process comes first.
@@ -219,6 +221,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     }
 
     func performWrite(_ body: (any StorageTransaction) throws -> Void) throws {
+        if isReadOnly { throw KuraError.storeReadOnly(path: location) }
         try withConnection { connection in
             let begin = PostgresTransaction(engine: self, connection: connection, isReadOnly: false, id: 0)
             do {

@@ -32,6 +32,12 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     /// The rows whose bytes were lent: kept until the transaction ends, as
     /// an LMDB snapshot keeps its pages (a fetch holds views of its records).
     private var lent: [ByteBuffer] = []
+    /// Values read ahead (``prefetch(keys:in:)``), `nil` for absent keys:
+    /// what is stored, which no other writer changes while this one holds
+    /// the lock (and a read's snapshot never changes).
+    private var prefetched: [PendingKey: ByteBuffer?] = [:]
+
+    var readsAreRequests: Bool { true }
 
     init(engine: PostgresEngine, connection: PostgresConnection, isReadOnly: Bool, id: Int) {
         self.engine = engine
@@ -52,6 +58,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
 
     func openSpace(named name: String) throws -> StorageSpace? {
         try flush()
+        if engine.isReadOnly, try !tablesExist() { return nil }
         var binds = PostgresBindings()
         binds.append(name)
         return try execute("SELECT number FROM kura_spaces WHERE name = $1", binds).first
@@ -69,7 +76,14 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
 
     func isEmpty() throws -> Bool {
         try flush()
+        if engine.isReadOnly, try !tablesExist() { return true }
         return try execute("SELECT NOT EXISTS (SELECT 1 FROM kura_spaces)").first?.decode(Bool.self) ?? true
+    }
+
+    /// Whether Kura's tables are in the database: a read-only engine makes
+    /// none, and finds a database without them empty.
+    private func tablesExist() throws -> Bool {
+        try execute("SELECT to_regclass('kura_spaces') IS NOT NULL").first?.decode(Bool.self) ?? false
     }
 
     func count(in space: StorageSpace) throws -> Int {
@@ -81,9 +95,37 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
 
     // MARK: Reading
 
+    func prefetch(keys: [[UInt8]], in space: StorageSpace) throws {
+        try flush()
+        var binds = PostgresBindings()
+        binds.append(Int32(bitPattern: space.number))
+        binds.append(keys.map { ByteBuffer(bytes: $0) })
+        for key in keys { prefetched[PendingKey(space: space.number, key: key)] = .some(nil) }
+        for row in try execute("SELECT key, value FROM kura_kv WHERE space = $1 AND key = ANY($2::bytea[])", binds) {
+            let (key, value) = try row.decode((ByteBuffer, ByteBuffer).self)
+            prefetched[PendingKey(space: space.number, key: Array(key.readableBytesView))] = value
+        }
+    }
+
     func visitValue(
         forKey key: UnsafeRawBufferPointer, in space: StorageSpace, _ body: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool {
+        // A key this transaction changed, or read ahead, is known here.
+        if !pending.isEmpty || !prefetched.isEmpty {
+            let known = PendingKey(space: space.number, key: Array(key))
+            if let change = pending[known] {
+                guard let value = change.value else { return false }
+                lent.append(value)
+                try value.withUnsafeReadableBytes(body)
+                return true
+            }
+            if let stored = prefetched[known] {
+                guard let value = stored else { return false }
+                lent.append(value)
+                try value.withUnsafeReadableBytes(body)
+                return true
+            }
+        }
         try flush()
         var binds = PostgresBindings()
         binds.append(Int32(bitPattern: space.number))
@@ -227,6 +269,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     func removeAll(in space: StorageSpace) throws {
         try checkWritable()
         try flush()
+        prefetched.removeAll()
         var binds = PostgresBindings()
         binds.append(Int32(bitPattern: space.number))
         try execute("DELETE FROM kura_kv WHERE space = $1", binds)
@@ -250,6 +293,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
             try execute("RELEASE SAVEPOINT kura_nested")
         } catch {
             pending.removeAll()
+            prefetched.removeAll()
             if !engine.isConnectionFailure(error) { _ = try? execute("ROLLBACK TO SAVEPOINT kura_nested") }
             throw error
         }
@@ -261,6 +305,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         guard !pending.isEmpty else { return }
         let changes = pending
         pending.removeAll()
+        for (key, change) in changes where prefetched[key] != nil { prefetched[key] = .some(change.value) }
         var removed: (spaces: [Int32], keys: [ByteBuffer]) = ([], [])
         var new: (spaces: [Int32], keys: [ByteBuffer], values: [ByteBuffer]) = ([], [], [])
         var stored: (spaces: [Int32], keys: [ByteBuffer], values: [ByteBuffer]) = ([], [], [])

@@ -19,11 +19,12 @@ extension StoreDescription {
     ///
     /// - Parameters:
     ///   - url: The database.
-    ///   - options: Of these, ``StoreOptions/tracksHistory`` applies.
+    ///   - options: Of these, ``StoreOptions/tracksHistory`` and
+    ///     ``StoreOptions/isReadOnly`` apply.
     public static func postgres(url: String, options: StoreOptions = StoreOptions()) -> StoreDescription {
         StoreDescription(options: options) { _ in
             let (configuration, location) = try PostgresURL.configuration(url)
-            return try PostgresEngine(configuration: configuration, location: location)
+            return try PostgresEngine(configuration: configuration, location: location, isReadOnly: options.isReadOnly)
         }
     }
 }

@@ -13,6 +13,7 @@ import ArgumentParser
 import Foundation
 import Kura
 import KuraInspect
+import KuraPostgres
 
 #if canImport(Glibc)
 import Glibc
@@ -35,7 +36,7 @@ extension OutputMode: ExpressibleByArgument {}
 extension ExportFormat: ExpressibleByArgument {}
 
 /// Options every command that opens a store shares.
-struct StoreOptions: ParsableArguments {
+struct SessionArguments: ParsableArguments {
     @Flag(name: .long, help: "Print results as JSON Lines (one object per line); the same as --mode jsonl.")
     var json = false
 
@@ -48,7 +49,7 @@ struct StoreOptions: ParsableArguments {
     @Flag(name: .long, help: "Leave the column names out of tables and CSV.")
     var noHeaders = false
 
-    @Argument(help: "The store file, such as news.kura.")
+    @Argument(help: "The store file, such as news.kura, or a PostgreSQL store's URL (postgres://user@host/database).")
     var store: String
 
     func session() throws -> InspectSession {
@@ -58,7 +59,15 @@ struct StoreOptions: ParsableArguments {
             case 0?: .unlimited
             case let columns?: .columns(columns)
             }
-            let session = try InspectSession(path: store, mode: mode ?? (json ? .jsonl : .table), width: width) { print($0) }
+            let mode = mode ?? (json ? .jsonl : .table)
+            let session: InspectSession
+            if store.hasPrefix("postgres://") || store.hasPrefix("postgresql://") {
+                var options = StoreOptions()
+                options.isReadOnly = true
+                session = try InspectSession(store: .postgres(url: store, options: options), mode: mode, width: width) { print($0) }
+            } else {
+                session = try InspectSession(path: store, mode: mode, width: width) { print($0) }
+            }
             session.showsHeaders = !noHeaders
             return session
         } catch {
@@ -75,7 +84,7 @@ func fail(_ error: Any) -> Never {
 
 /// Runs one command line in a new session and exits non-zero on error.
 /// A predicate error hints at the shell, which takes quotes away.
-func runOnce(_ options: StoreOptions, _ line: String) throws {
+func runOnce(_ options: SessionArguments, _ line: String) throws {
     let session = try options.session()
     do {
         try session.run(line)
@@ -118,7 +127,7 @@ extension Kura {
         static let configuration = CommandConfiguration(
             abstract: "Open a store in an interactive shell; with piped input, run the commands and stop at the first error.")
 
-        @OptionGroup var options: StoreOptions
+        @OptionGroup var options: SessionArguments
 
         @Flag(help: "With piped input, run every command even after an error (the exit status is still non-zero).")
         var keepGoing = false
@@ -137,21 +146,21 @@ extension Kura {
 
     struct Stats: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Map size and use, file size, transactions, readers, databases.")
-        @OptionGroup var options: StoreOptions
+        @OptionGroup var options: SessionArguments
         func run() throws { try runOnce(options, "stats") }
     }
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check index ⇄ record consistency and unique indexes; report, never repair. Exits 1 when inconsistent.")
-        @OptionGroup var options: StoreOptions
+        @OptionGroup var options: SessionArguments
         func run() throws { try runOnce(options, "check") }
     }
 
     struct Fetch: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Fetch objects: ENTITY [where PREDICATE] [sort KEY [asc|desc], …] [limit N] [offset N].")
-        @OptionGroup var options: StoreOptions
+        @OptionGroup var options: SessionArguments
         @Argument(parsing: .remaining, help: "The entity and clauses.")
         var words: [String] = []
         func run() throws { try runOnce(options, "fetch " + commandLine(words)) }
@@ -159,7 +168,7 @@ extension Kura {
 
     struct Count: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Count objects: ENTITY [where PREDICATE].")
-        @OptionGroup var options: StoreOptions
+        @OptionGroup var options: SessionArguments
         @Argument(parsing: .remaining, help: "The entity and clauses.")
         var words: [String] = []
         func run() throws { try runOnce(options, "count " + commandLine(words)) }
@@ -167,7 +176,7 @@ extension Kura {
 
     struct Template: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Run a fetch request template: NAME var=value ….")
-        @OptionGroup var options: StoreOptions
+        @OptionGroup var options: SessionArguments
         @Argument(parsing: .remaining, help: "The template's name and its variables.")
         var words: [String] = []
         func run() throws { try runOnce(options, "template " + commandLine(words)) }
@@ -175,7 +184,7 @@ extension Kura {
 
     struct Plan: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show the query plan of a fetch: fetch|count ENTITY ….")
-        @OptionGroup var options: StoreOptions
+        @OptionGroup var options: SessionArguments
         @Argument(parsing: .remaining, help: "fetch or count, the entity and clauses.")
         var words: [String] = []
         func run() throws { try runOnce(options, "plan " + commandLine(words)) }
@@ -183,7 +192,7 @@ extension Kura {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show one object by its ID, such as kura://News/42.")
-        @OptionGroup var options: StoreOptions
+        @OptionGroup var options: SessionArguments
         @Argument(help: "The object ID.")
         var objectID: String
         func run() throws { try runOnce(options, "show " + objectID) }
@@ -191,14 +200,14 @@ extension Kura {
 
     struct History: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The store's model version and the versions it had before.")
-        @OptionGroup var options: StoreOptions
+        @OptionGroup var options: SessionArguments
         func run() throws { try runOnce(options, "history") }
     }
 
     struct Diff: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "What opening STORE with the model of another store would migrate, without migrating.")
-        @OptionGroup var options: StoreOptions
+        @OptionGroup var options: SessionArguments
         @Option(name: .long, help: "A store file holding the newer model, such as one the new app version created.")
         var model: String
         func run() throws { try runOnce(options, "diff " + model) }
@@ -208,7 +217,7 @@ extension Kura {
         static let configuration = CommandConfiguration(
             abstract: "Write objects as JSON Lines or CSV, losslessly, the form kura import reads: [ENTITY [where …]] [--format jsonl|csv].",
             discussion: "Without an entity, every object of every entity (JSON Lines). Redirect to a file: kura export news.kura News > news.jsonl")
-        @OptionGroup var options: StoreOptions
+        @OptionGroup var options: SessionArguments
         @Option(help: "jsonl (default) or csv.")
         var format: ExportFormat?
         @Argument(parsing: .remaining, help: "The entity and clauses.")
@@ -268,7 +277,7 @@ extension Kura {
     struct Backup: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write a consistent copy of a store while its writers go on; --compact leaves free pages out.")
-        @OptionGroup var options: StoreOptions
+        @OptionGroup var options: SessionArguments
         @Argument(help: "The copy to write; it must not exist.")
         var copy: String
         @Flag(help: "Leave free pages out, so the copy is as small as the data (stats shows what it gives back).")
@@ -278,7 +287,7 @@ extension Kura {
 
     struct Dump: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print every object of an entity as JSON Lines (export ENTITY).")
-        @OptionGroup var options: StoreOptions
+        @OptionGroup var options: SessionArguments
         @Argument(help: "The entity.")
         var entity: String
         func run() throws { try runOnce(options, "dump " + entity) }

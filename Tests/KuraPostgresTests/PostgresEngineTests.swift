@@ -140,6 +140,27 @@ import Testing
         #expect(rows == "2")
     }
 
+    @Test func kuraInspectOpensAPostgreSQLStoreWithTheSameCommands() throws {
+        let url = try Self.server.newDatabase()
+        let container = try PersistentContainer(store: .postgres(url: url), model: ConcurrencyWorkload.model())
+        try ConcurrencyWorkload.prepare(container)
+        let kura = Helper.buildDirectory.appendingPathComponent("kura").path
+        let child = try ChildProcess(kura, ["inspect", url], standardInput: .pipe, standardOutput: .pipe, standardError: .pipe)
+        try child.send("count Counter\nmode jsonl\nfetch Counter where name == 'b'\n")
+        let output = String(decoding: child.standardOutput!.readDataToEndOfFile(), as: UTF8.self)
+        let errors = String(decoding: child.standardError!.readDataToEndOfFile(), as: UTF8.self)
+        #expect(try child.wait() == .exited(0), "\(errors)")
+        #expect(output == "2\n{\"objectID\":\"kura://Counter/2\",\"name\":\"b\",\"value\":0}\n", "\(errors)")
+
+        // Read-only: a database without a Kura store is said to be one.
+        let empty = try Self.server.newDatabase()
+        let none = try ChildProcess(kura, ["inspect", empty], standardInput: .pipe, standardOutput: .pipe, standardError: .pipe)
+        try none.send("")
+        let said = String(decoding: none.standardError!.readDataToEndOfFile(), as: UTF8.self)
+        #expect(try none.wait() == .exited(1))
+        #expect(said.contains("not a Kura store"), "\(said)")
+    }
+
     @Test func aBadURLOrAnAbsentServerIsAClearError() throws {
         #expect(throws: KuraError.self) { try PersistentContainer(store: .postgres(url: "mysql://x/y"), model: ConcurrencyWorkload.model()) }
         #expect(throws: KuraError.self) { try PersistentContainer(store: .postgres(url: "postgres://kura@/"), model: ConcurrencyWorkload.model()) }

@@ -59,7 +59,11 @@ import Glibc
         watcher.cancel()
         let wakes = woken.withLock { $0 }
         #expect(wakes.last?.transaction == last, "the last save was never noticed: \(wakes.map(\.transaction)), store at \(last)")
-        #expect(wakes.count > 1)
+        // Several commits in quick succession may arrive as one, and a
+        // machine loaded by the tests running beside this one can hold the
+        // monitor's thread back for the whole run: what must hold is that
+        // commits arrive in order, each newer than the last.
+        #expect(zip(wakes, wakes.dropFirst()).allSatisfy { $0.transaction < $1.transaction })
         // Figures, not assertions: from each save's end to the first wake after it.
         let latencies = saved.map { time -> Double in
             let next = wakes.first { $0.time >= time }?.time ?? time

@@ -19,17 +19,22 @@ final class BenchmarkNews: ManagedObject {
 /// Kura: managed objects through a context, as an app uses it. Each
 /// operation uses a new context, so nothing is served from an earlier
 /// operation's objects.
-public final class KuraEngine: NewsEngine {
-    public static let name = "Kura"
+open class KuraEngine: NewsEngine {
+    open class var name: String { "Kura" }
     let container: PersistentContainer
 
-    public init(directory: String) throws {
+    public required convenience init(directory: String) throws {
+        var options = StoreOptions()
+        options.initialSize = 1 << 30
+        try self.init(store: .lmdb(path: directory + "/news.kura", options: options))
+    }
+
+    /// Kura on the store `store` describes (another engine than LMDB's).
+    public init(store: StoreDescription) throws {
         let model = try ManagedObjectModel(BenchmarkNews.self)
         try model.setFetchRequestTemplate(
             FetchRequest(entityName: "News", predicate: "objectId == $objectId"), forName: "getNews")
-        var options = StoreOptions()
-        options.initialSize = 1 << 30
-        container = try PersistentContainer(path: directory + "/news.kura", model: model, options: options)
+        container = try PersistentContainer(store: store, model: model)
     }
 
     deinit { container.close() }

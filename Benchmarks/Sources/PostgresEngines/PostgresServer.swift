@@ -43,6 +43,15 @@ public final class PostgresServer: @unchecked Sendable {
         return try connect(database: name, logger: logger)
     }
 
+    /// A new, empty database, as the `postgres://` URL Kura opens.
+    func newDatabaseURL(logger: Logger) throws -> String {
+        let name = lock.withLock { databases += 1; return "news_\(databases)" }
+        let admin = try connect(database: "postgres", logger: logger)
+        defer { try? admin.close().wait() }
+        _ = try admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger).wait()
+        return "postgres://kura@/\(name)?host=\(directory)&port=5432"
+    }
+
     private func connect(database: String, logger: Logger) throws -> PostgresConnection {
         let configuration = PostgresConnection.Configuration(
             unixSocketPath: socketPath, username: "kura", password: nil, database: database)

@@ -75,7 +75,7 @@ func runNewsSuite(size: Int, options: Options) throws -> [ResultRow] {
 let newsEngineTypes: [NewsEngine.Type] = {
     var types: [NewsEngine.Type] = [KuraEngine.self, LMDBEngine.self, GRDBEngine.self, GRDBTunedEngine.self]
     #if canImport(PostgresEngines)
-    types += [PostgresNIOEngine.self, PostgresKVEngine.self]
+    types += [PostgresNIOEngine.self, PostgresKVEngine.self, KuraPostgresEngine.self]
     #endif
     return types
 }()

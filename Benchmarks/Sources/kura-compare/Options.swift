@@ -45,13 +45,13 @@ struct Options {
 
     /// Whether an engine type named `name` ("raw LMDB") takes part.
     func includes(engine name: String) -> Bool {
-        engines.contains(name.split(separator: " ")[0].lowercased())
+        engines.contains(name == "Kura on PostgreSQL" ? "kura-postgres" : name.split(separator: " ")[0].lowercased())
     }
 
     struct UsageError: Error, CustomStringConvertible {
         var description: String {
             "usage: kura-compare [--sizes 10000,100000] [--include-1m] [--iterations 5] [--output RESULTS.md] "
-                + "[--only OPERATION-TEXT] [--engines kura,raw,grdb,postgres-nio] [--suites news,graph,migration,changes,memory]"
+                + "[--only OPERATION-TEXT] [--engines kura,raw,grdb,postgres-nio,postgres-kv,kura-postgres] [--suites news,graph,migration,changes,memory]"
         }
     }
 }

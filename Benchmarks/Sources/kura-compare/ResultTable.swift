@@ -14,7 +14,7 @@ struct ResultRow {
 /// ratios Kura / raw LMDB and, for each GRDB engine, GRDB / Kura. Only the
 /// engines that took part in some row get a column.
 func resultTable(title: String, rows: [ResultRow]) -> String {
-    let engines = ["Kura", "raw LMDB", "GRDB", "GRDB tuned", "postgres-nio", "postgres-kv"].filter { name in rows.contains { $0.measurements[name] != nil } }
+    let engines = ["Kura", "raw LMDB", "GRDB", "GRDB tuned", "postgres-nio", "postgres-kv", "Kura on PostgreSQL"].filter { name in rows.contains { $0.measurements[name] != nil } }
     let comparedWithKura = engines.filter { $0.hasPrefix("GRDB") }
     var table = "### \(title)\n\n"
     let columns = ["Operation"] + engines + ["Kura / LMDB"] + comparedWithKura.map { "\($0) / Kura" }

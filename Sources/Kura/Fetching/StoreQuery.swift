@@ -192,6 +192,7 @@ struct StoreQuery {
                 return
             }
             if let keys = plan.foundPrimaryKeys {
+                if txn.readsAreRequests { try txn.prefetch(keys: keys.map(StoreLayout.key), in: tables.records) }
                 for primaryKey in plan.isReversed ? keys.reversed() : keys {
                     guard let view = try record(primaryKey, in: txn) else { continue }
                     guard try consider(primaryKey, view) else { return }

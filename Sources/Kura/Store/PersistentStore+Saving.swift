@@ -151,7 +151,7 @@ extension PersistentStore {
 
         // Deletions, a run of one entity at a time through one cursor on its
         // records: the record is found once, read, and deleted where it is.
-        try forEachRunOfOneEntity(changes.deletes, entity: \.objectID.entity, in: txn) { run, tables, cursor in
+        try forEachRunOfOneEntity(changes.deletes, objectID: \.objectID, in: txn) { run, tables, cursor in
             for delete in run {
                 let key = StoreLayout.key(delete.objectID.number)
                 guard let entry = try cursor.seek(exactly: key) else { continue }  // already gone
@@ -200,7 +200,7 @@ extension PersistentStore {
         var updateNewKeys: [[(IndexTable, (key: [UInt8], isUniqueKey: Bool))]] = []
         updateNewKeys.reserveCapacity(changes.updates.count)
         result.updatedRecords.reserveCapacity(changes.updates.count)
-        try forEachRunOfOneEntity(changes.updates, entity: \.objectID.entity, in: txn) { run, tables, cursor in
+        try forEachRunOfOneEntity(changes.updates, objectID: \.objectID, in: txn) { run, tables, cursor in
             let entity = tables.entity
             for update in run {
                 let key = StoreLayout.key(update.objectID.number)
@@ -371,15 +371,18 @@ extension PersistentStore {
     /// Calls `body` with each run of consecutive changes of one entity, that
     /// entity's tables, and one cursor on its records for the whole run.
     private func forEachRunOfOneEntity<Change>(
-        _ changes: [Change], entity: (Change) -> EntityDescription, in txn: any StorageTransaction,
+        _ changes: [Change], objectID: (Change) -> ObjectID, in txn: any StorageTransaction,
         _ body: (ArraySlice<Change>, EntityTables, any StorageCursor) throws -> Void
     ) throws {
         var start = 0
         while start < changes.count {
-            let current = entity(changes[start])
+            let current = objectID(changes[start]).entity
             var end = start + 1
-            while end < changes.count && entity(changes[end]) === current { end += 1 }
+            while end < changes.count && objectID(changes[end]).entity === current { end += 1 }
             let tables = tables(for: current)
+            if txn.readsAreRequests {
+                try txn.prefetch(keys: changes[start..<end].map { StoreLayout.key(objectID($0).number) }, in: tables.records)
+            }
             try tables.records.withCursor(in: txn) { cursor in try body(changes[start..<end], tables, cursor) }
             start = end
         }

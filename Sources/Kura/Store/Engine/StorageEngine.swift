@@ -181,6 +181,15 @@ public protocol StorageTransaction: Sendable {
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> Void
     ) throws -> Bool
 
+    /// True when each read is a request to a server: the store then reads
+    /// what it knows it will need in one request first
+    /// (``prefetch(keys:in:)``). False for an engine in memory or in a map.
+    var readsAreRequests: Bool { get }
+
+    /// Reads the values of `keys` in `space` ahead, in one request: later
+    /// reads of these keys in this transaction are answered from memory.
+    func prefetch(keys: [[UInt8]], in space: StorageSpace) throws
+
     /// Calls `body` with a cursor on `space`, for reading and changing entries where they are.
     func visitCursor(in space: StorageSpace, _ body: (any StorageCursor) throws -> Void) throws
 
@@ -205,6 +214,10 @@ public protocol StorageTransaction: Sendable {
 }
 
 extension StorageTransaction {
+    public var readsAreRequests: Bool { false }
+
+    public func prefetch(keys: [[UInt8]], in space: StorageSpace) throws {}
+
     /// ``forEachJoined(in:range:direction:records:_:)`` from the other
     /// requirements: a record read per entry.
     public func forEachJoined(
