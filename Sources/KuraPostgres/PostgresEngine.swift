@@ -208,7 +208,10 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
             }
             do {
                 try body(transaction)
-                try transaction.execute("COMMIT")
+                // A read changes nothing: its COMMIT needn't be waited for.
+                // The connection's next statement queues behind it (and
+                // fails, as a lost connection, if it failed).
+                transaction.send("COMMIT")
             } catch {
                 if !isConnectionFailure(error) { _ = try? transaction.execute("ROLLBACK") }
                 throw error

@@ -54,6 +54,11 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: engine.logger).waitForAnswer()
     }
 
+    /// Sends one statement without waiting for its answer.
+    func send(_ sql: String) {
+        connection.query(PostgresQuery(unsafeSQL: sql), logger: engine.logger).whenComplete { _ in }
+    }
+
     // MARK: Spaces
 
     func openSpace(named name: String) throws -> StorageSpace? {
@@ -188,14 +193,16 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     }
 
     /// Runs `select` (which binds the `spaces` from `$1`) over `range` in
-    /// pages that grow (100 rows, then more), until `body` returns false.
+    /// pages that grow (128 rows, a few more than the limits apps use most,
+    /// then twice as many each time, so a walk
+    /// that needs a few rows past a limit fetches few more), until `body` returns false.
     private func pages(
         select: String, column: String, spaces: [StorageSpace], range: KeyRange, direction: IterationDirection,
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> Bool
     ) throws {
         try flush()
         var after: [UInt8]?
-        var limit = 100
+        var limit = 128
         while true {
             var binds = PostgresBindings()
             for space in spaces { binds.append(Int32(bitPattern: space.number)) }
@@ -226,7 +233,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
                 after = Array(key.readableBytesView)
             }
             if count < limit { return }
-            limit = min(limit * 8, 20_000)
+            limit = min(limit * 2, 20_000)
         }
     }
 
