@@ -219,6 +219,20 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         }
     }
 
+    func performSingleRequestRead(_ body: (any StorageTransaction) throws -> Void) throws {
+        let ran: Bool = try withConnection { connection in
+            // One statement is its own snapshot: no BEGIN, no COMMIT.
+            let transaction = PostgresTransaction(engine: self, connection: connection, isReadOnly: true, id: 0, singleRequest: true)
+            do {
+                try body(transaction)
+                return true
+            } catch is PostgresTransaction.SecondRequest {
+                return false
+            }
+        }
+        if !ran { try performRead(body) }
+    }
+
     func performCheckedRead(spaces: Set<String>, _ body: (any StorageTransaction) throws -> Void) throws {
         try performRead(body)
     }

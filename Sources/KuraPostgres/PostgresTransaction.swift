@@ -39,11 +39,20 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
 
     var readsAreRequests: Bool { true }
 
-    init(engine: PostgresEngine, connection: PostgresConnection, isReadOnly: Bool, id: Int) {
+    /// A read of one request outside a transaction: a second request
+    /// throws ``SecondRequest`` (the engine runs the read again in a transaction).
+    private let singleRequest: Bool
+    private var requests = 0
+
+    /// A single-request read made a second request.
+    struct SecondRequest: Error {}
+
+    init(engine: PostgresEngine, connection: PostgresConnection, isReadOnly: Bool, id: Int, singleRequest: Bool = false) {
         self.engine = engine
         self.connection = connection
         self.isReadOnly = isReadOnly
         self.id = id
+        self.singleRequest = singleRequest
     }
 
     /// Runs one statement. Its errors stay PostgreSQL's: the engine turns
@@ -51,7 +60,9 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     /// connection from an SQL error.
     @discardableResult
     func execute(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> PostgresQueryResult {
-        try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: engine.logger).waitForAnswer()
+        requests += 1
+        if singleRequest && requests > 1 { throw SecondRequest() }
+        return try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: engine.logger).waitForAnswer()
     }
 
     /// Sends one statement without waiting for its answer.

@@ -1,5 +1,5 @@
 import Foundation
-import Kura
+@testable import Kura
 import KuraPostgres
 import KuraTestSupport
 import Testing
@@ -159,6 +159,28 @@ import Testing
         let said = String(decoding: none.standardError!.readDataToEndOfFile(), as: UTF8.self)
         #expect(try none.wait() == .exited(1))
         #expect(said.contains("not a Kura store"), "\(said)")
+    }
+
+    @Test func aSingleRequestReadThatMakesASecondRequestRunsAgainInATransaction() throws {
+        let engine = try StoreDescription.postgres(url: try Self.server.newDatabase()).openEngine(nil)
+        defer { engine.close() }
+        let keys: [[UInt8]] = [[1], [2]]
+        try engine.write { txn in
+            let space = try txn.createSpace(named: "s")
+            for key in keys { try key.withUnsafeBytes { k in try key.withUnsafeBytes { try txn.put($0, forKey: k, in: space, flags: []) } } }
+        }
+        var runs = 0
+        var found: [[UInt8]] = []
+        try engine.performSingleRequestRead { txn in
+            runs += 1
+            found = []
+            let space = try #require(try txn.openSpace(named: "s"))
+            for key in keys {
+                _ = try key.withUnsafeBytes { try txn.visitValue(forKey: $0, in: space) { found.append(Array($0)) } }
+            }
+        }
+        #expect(runs == 2, "the second request sent the read into a transaction")
+        #expect(found == keys)
     }
 
     @Test func aBadURLOrAnAbsentServerIsAClearError() throws {

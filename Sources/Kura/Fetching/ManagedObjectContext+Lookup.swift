@@ -20,7 +20,7 @@ extension ManagedObjectContext {
         let registry = registry(for: entity)
         // The index key decides, or the record found is checked against the predicate.
         let predicate = lookup.decidesMatch ? nil : try box.compiled()
-        return try store.read { txn -> [ManagedObject] in
+        return try store.readOneRequest { txn -> [ManagedObject] in
             try CancellationCheck.check()
             let found = try store.withUniqueRecord(lookup.prefix, in: index, of: tables, txn) { primaryKey, bytes -> ManagedObject? in
                 // An object keeps its record: check all of it first.

@@ -10,6 +10,15 @@ extension PersistentStore {
         return result!
     }
 
+    /// ``read(_:)`` for a body that reads one thing (a unique lookup): see
+    /// ``StorageEngine/performSingleRequestRead(_:)``.
+    func readOneRequest<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
+        if hasAmbient, let ambient { return try body(ambient) }
+        var result: Result?
+        try engine.performSingleRequestRead { result = try body($0) }
+        return result!
+    }
+
     /// A copy of the stored record of `objectID`, checked, or `nil` when the
     /// object is not in the store.
     func record(of objectID: ObjectID, in txn: any StorageTransaction) throws -> [UInt8]? {

@@ -61,6 +61,12 @@ public protocol StorageEngine: AnyObject, Sendable {
     ///   ``KuraError/storage(path:failure:)``.
     func performWrite(_ body: (any StorageTransaction) throws -> Void) throws
 
+    /// Like ``performRead(_:)``, for a read that makes one request of the
+    /// engine (one lookup): an engine that pays per request may skip the
+    /// transaction around it, and runs `body` again in a whole read
+    /// transaction if it makes a second one. `body` must only read.
+    func performSingleRequestRead(_ body: (any StorageTransaction) throws -> Void) throws
+
     /// Like ``performRead(_:)``, after checking that the structure holding the
     /// spaces named `spaces` is sound, so that a damaged store is a clear
     /// error (``KuraError/corruptStore(path:reason:)``) before anything is
@@ -93,6 +99,10 @@ public protocol StorageEngine: AnyObject, Sendable {
 
 extension StorageEngine {
     public func prepare(toOpen model: ManagedObjectModel, alongside other: ManagedObjectModel?) throws {}
+
+    public func performSingleRequestRead(_ body: (any StorageTransaction) throws -> Void) throws {
+        try performRead(body)
+    }
 
     /// Runs `body` in a read transaction and returns what it returns (see ``performRead(_:)``).
     @inline(__always)

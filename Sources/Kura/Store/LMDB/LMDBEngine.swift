@@ -76,6 +76,10 @@ final class LMDBEngine: StorageEngine {
         }
     }
 
+    func performSingleRequestRead(_ body: (any StorageTransaction) throws -> Void) throws {
+        try performRead(body)
+    }
+
     func performWrite(_ body: (any StorageTransaction) throws -> Void) throws {
         try translatingErrors {
             try environment.write { txn in try body(LMDBTransaction(txn.unsafeHandle)) }
