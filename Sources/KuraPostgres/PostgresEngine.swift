@@ -201,11 +201,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     func performRead(_ body: (any StorageTransaction) throws -> Void) throws {
         try withConnection { connection in
             let transaction = PostgresTransaction(engine: self, connection: connection, isReadOnly: true, id: 0)
-            do {
-                try transaction.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            } catch {
-                throw BeginFailure(error: error)
-            }
+            try begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", on: transaction)
             do {
                 try body(transaction)
                 // A read changes nothing: its COMMIT needn't be waited for.
@@ -216,6 +212,16 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
                 if !isConnectionFailure(error) { _ = try? transaction.execute("ROLLBACK") }
                 throw error
             }
+        }
+    }
+
+    /// Sends a transaction's `BEGIN`: its failure is a ``BeginFailure``
+    /// (nothing reached the server, so the work may run on a new connection).
+    private func begin(_ sql: String, on transaction: PostgresTransaction) throws {
+        do {
+            try transaction.execute(sql)
+        } catch {
+            throw BeginFailure(error: error)
         }
     }
 
@@ -241,11 +247,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         if isReadOnly { throw KuraError.storeReadOnly(path: location) }
         try withConnection { connection in
             let begin = PostgresTransaction(engine: self, connection: connection, isReadOnly: false, id: 0)
-            do {
-                try begin.execute("BEGIN")
-            } catch {
-                throw BeginFailure(error: error)
-            }
+            try self.begin("BEGIN", on: begin)
             do {
                 // The row lock of kura_commit: one writer at a time, everywhere.
                 let id = try begin.execute("UPDATE kura_commit SET id = id + 1 RETURNING id").first?.decode(Int64.self) ?? 0

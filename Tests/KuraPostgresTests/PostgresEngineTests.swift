@@ -64,10 +64,7 @@ import Testing
             container.close()
             if let acknowledged { #expect(batch >= acknowledged, "trial \(trial): batch \(acknowledged) acknowledged, \(batch) stored") }
             #expect(batch >= replayed)
-            while replayed < batch {
-                replayed += 1
-                CrashWorkload.apply(CrashWorkload.batch(replayed, seed: seed, items: expected), to: &expected)
-            }
+            CrashWorkload.replay(through: batch, seed: seed, replayed: &replayed, items: &expected)
             #expect(items == expected, "trial \(trial): the store after batch \(batch) differs from the replay")
             if items != expected { break }
         }

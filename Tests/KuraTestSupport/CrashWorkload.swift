@@ -113,6 +113,16 @@ public enum CrashWorkload {
         }
     }
 
+    /// Replays the batches after `replayed` up to and including `batch`
+    /// onto `items` (the state after batch `replayed`), and moves
+    /// `replayed` to `batch`.
+    public static func replay(through batch: Int, seed: UInt64, replayed: inout Int, items: inout [String: ItemState]) {
+        while replayed < batch {
+            replayed += 1
+            apply(self.batch(replayed, seed: seed, items: items), to: &items)
+        }
+    }
+
     /// The items and the marker's batch number as stored (-1: no batch yet).
     public static func read(_ context: ManagedObjectContext) throws -> (items: [String: ItemState], batch: Int) {
         var items: [String: ItemState] = [:]

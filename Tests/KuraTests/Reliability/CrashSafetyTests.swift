@@ -52,10 +52,7 @@ import Testing
             if batch > (acknowledged ?? replayed) { killedMidway += 1 }
             // Exactly the batches up to the marker: nothing lost, nothing partial.
             #expect(batch >= replayed)
-            while replayed < batch {
-                replayed += 1
-                CrashWorkload.apply(CrashWorkload.batch(replayed, seed: seed, items: expected), to: &expected)
-            }
+            CrashWorkload.replay(through: batch, seed: seed, replayed: &replayed, items: &expected)
             #expect(items == expected, "trial \(trial): the store after batch \(batch) differs from the replay")
             if items != expected { break }
         }
