@@ -11,7 +11,8 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     let engine: PostgresEngine
     let connection: PostgresConnection
     let isReadOnly: Bool
-    let id: Int
+    /// The commit a write makes (set once it holds the writers' lock); 0 in a read.
+    private(set) var id: Int
 
     /// A key's change waiting to be sent.
     struct Pending {
@@ -26,6 +27,12 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     struct PendingKey: Hashable {
         let space: UInt32
         let key: [UInt8]
+
+        // The bytes at once (the synthesized hash combines them one by one).
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(space)
+            key.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
     }
 
     private var pending: [PendingKey: Pending] = [:]
@@ -55,19 +62,81 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         self.singleRequest = singleRequest
     }
 
-    /// Runs one statement. Its errors stay PostgreSQL's: the engine turns
-    /// them into Kura's where the transaction ends, and there tells a lost
-    /// connection from an SQL error.
-    @discardableResult
-    func execute(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> PostgresQueryResult {
+    /// The `BEGIN` sent ahead of the first statement, until it is answered.
+    private var begin: EventLoopFuture<PostgresQueryResult>?
+    /// Statements sent and not yet answered, in the order sent. The
+    /// connection runs its statements in order, so the first statement
+    /// waited for after them also waits for them, in the same round trip:
+    /// their failure is its failure.
+    private var unanswered: [EventLoopFuture<PostgresQueryResult>] = []
+    /// Each space's count of entries in a read's snapshot, asked for with
+    /// its `BEGIN` (the planner asks for a count in nearly every read).
+    private var snapshotCounts: EventLoopFuture<PostgresQueryResult>?
+    private var knownCounts: [UInt32: Int]?
+
+    /// Sends one statement and returns its answer to come. Its errors stay
+    /// PostgreSQL's: the engine turns them into Kura's where the
+    /// transaction ends, and there tells a lost connection from an SQL error.
+    private func sendQuery(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> EventLoopFuture<PostgresQueryResult> {
         requests += 1
         if singleRequest && requests > 1 { throw SecondRequest() }
-        return try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: engine.logger).waitForAnswer()
+        return connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: engine.logger)
     }
 
-    /// Sends one statement without waiting for its answer.
-    func send(_ sql: String) {
-        connection.query(PostgresQuery(unsafeSQL: sql), logger: engine.logger).whenComplete { _ in }
+    /// Runs one statement: sends it, then waits for what was sent before
+    /// it and for its own answer.
+    @discardableResult
+    func execute(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> PostgresQueryResult {
+        let answer = try sendQuery(sql, binds)
+        try waitForSent()
+        return try answer.waitForAnswer()
+    }
+
+    /// Sends one statement whose answer the next ``execute(_:_:)`` waits for.
+    func send(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws {
+        unanswered.append(try sendQuery(sql, binds))
+    }
+
+    /// Sends the transaction's `BEGIN` without waiting: its failure (a
+    /// connection lost while idle) is a ``PostgresEngine/BeginFailure``
+    /// when the first statement waits for it. A read's `BEGIN` comes with a
+    /// statement reading every space's count of entries, which then takes
+    /// the read's snapshot.
+    func sendBegin(_ sql: String, readingCounts: Bool) throws {
+        begin = try sendQuery(sql)
+        if readingCounts {
+            let counts = try sendQuery("SELECT number, entries FROM kura_spaces")
+            snapshotCounts = counts
+            unanswered.append(counts)
+        }
+    }
+
+    /// Waits for the statements sent ahead, `BEGIN` first.
+    private func waitForSent() throws {
+        if let begin {
+            self.begin = nil
+            do {
+                _ = try begin.waitForAnswer()
+            } catch {
+                throw PostgresEngine.BeginFailure(error: error)
+            }
+        }
+        while !unanswered.isEmpty {
+            _ = try unanswered.removeFirst().waitForAnswer()
+        }
+    }
+
+    /// Waits for the statements sent ahead, whatever their answers: before
+    /// a rollback, which undoes them.
+    func discardUnanswered() {
+        begin = nil
+        for answer in unanswered { _ = try? answer.waitForAnswer() }
+        unanswered.removeAll()
+    }
+
+    /// Marks the transaction as the commit `id`.
+    func holdsLock(asCommit id: Int) {
+        self.id = id
     }
 
     // MARK: Spaces
@@ -103,6 +172,18 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     }
 
     func count(in space: StorageSpace) throws -> Int {
+        if let snapshotCounts {
+            if knownCounts == nil {
+                try waitForSent()
+                var counts: [UInt32: Int] = [:]
+                for row in try snapshotCounts.waitForAnswer() {
+                    let (number, entries) = try row.decode((Int32, Int64).self)
+                    counts[UInt32(bitPattern: number)] = Int(entries)
+                }
+                knownCounts = counts
+            }
+            return knownCounts?[space.number] ?? 0
+        }
         try flush()
         var binds = PostgresBindings()
         binds.append(Int32(bitPattern: space.number))
@@ -181,39 +262,45 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     }
 
     func forEach(
-        in space: StorageSpace, range: KeyRange, direction: IterationDirection, _ body: (StorageEntry) throws -> Bool
+        in space: StorageSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?,
+        _ body: (StorageEntry) throws -> Bool
     ) throws {
         try pages(
             select: "SELECT key, value, NULL::bytea FROM kura_kv WHERE space = $1", column: "key",
-            spaces: [space], range: range, direction: direction
+            spaces: [space], range: range, direction: direction, readAhead: readAhead
         ) { key, value, _ in
             try body(StorageEntry(key: key, value: value))
         }
     }
 
     func forEachJoined(
-        in index: StorageSpace, range: KeyRange, direction: IterationDirection, records: StorageSpace,
+        in index: StorageSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?, records: StorageSpace,
         _ body: (StorageEntry, UnsafeRawBufferPointer?) throws -> Bool
     ) throws {
         try pages(
             select: "SELECT i.key, i.value, r.value FROM kura_kv i LEFT JOIN kura_kv r ON r.space = $2 AND r.key = i.value WHERE i.space = $1",
-            column: "i.key", spaces: [index, records], range: range, direction: direction
+            column: "i.key", spaces: [index, records], range: range, direction: direction, readAhead: readAhead
         ) { key, value, record in
             try body(StorageEntry(key: key, value: value), record)
         }
     }
 
+    /// The most rows one page of a walk asks for: a walk of a whole large
+    /// space is a few requests, not one answer held in memory at once.
+    static let largestPage = 65_536
+
     /// Runs `select` (which binds the `spaces` from `$1`) over `range` in
-    /// pages that grow (128 rows, a few more than the limits apps use most,
-    /// then twice as many each time, so a walk
-    /// that needs a few rows past a limit fetches few more), until `body` returns false.
+    /// pages until `body` returns false. The first page is `readAhead` rows
+    /// (128 when the caller can't tell: a few more than the limits apps use
+    /// most), then each is twice the last, so a walk that needs a few rows
+    /// past its guess fetches few more.
     private func pages(
         select: String, column: String, spaces: [StorageSpace], range: KeyRange, direction: IterationDirection,
-        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> Bool
+        readAhead: Int?, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> Bool
     ) throws {
         try flush()
         var after: [UInt8]?
-        var limit = 128
+        var limit = min(max(readAhead ?? 128, 1), Self.largestPage)
         while true {
             var binds = PostgresBindings()
             for space in spaces { binds.append(Int32(bitPattern: space.number)) }
@@ -227,10 +314,12 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
             if let after { bound(direction == .forward ? ">" : "<", after) }
             sql += " ORDER BY \(column) \(direction == .forward ? "ASC" : "DESC") LIMIT \(limit)"
             var count = 0
+            var last: ByteBuffer?
             for row in try execute(sql, binds) {
                 count += 1
                 let (key, value, record) = try row.decode((ByteBuffer, ByteBuffer, ByteBuffer?).self)
-                lent.append(contentsOf: [key, value])
+                lent.append(key)
+                lent.append(value)
                 if let record { lent.append(record) }
                 let goOn = try key.withUnsafeReadableBytes { key in
                     try value.withUnsafeReadableBytes { value in
@@ -241,10 +330,11 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
                     }
                 }
                 guard goOn else { return }
-                after = Array(key.readableBytesView)
+                last = key
             }
             if count < limit { return }
-            limit = min(limit * 2, 20_000)
+            after = last.map { Array($0.readableBytesView) }
+            limit = min(limit * 2, Self.largestPage)
         }
     }
 
@@ -312,7 +402,10 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         } catch {
             pending.removeAll()
             prefetched.removeAll()
-            if !engine.isConnectionFailure(error) { _ = try? execute("ROLLBACK TO SAVEPOINT kura_nested") }
+            if !engine.isConnectionFailure(error) {
+                discardUnanswered()
+                _ = try? execute("ROLLBACK TO SAVEPOINT kura_nested")
+            }
             throw error
         }
     }
@@ -323,10 +416,17 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         guard !pending.isEmpty else { return }
         let changes = pending
         pending.removeAll()
-        for (key, change) in changes where prefetched[key] != nil { prefetched[key] = .some(change.value) }
+        var isStored: [PendingKey: Bool] = [:]
+        for (key, change) in changes {
+            guard let known = prefetched[key] else { continue }
+            isStored[key] = known != nil
+            prefetched[key] = .some(change.value)
+        }
         var removed: (spaces: [Int32], keys: [ByteBuffer]) = ([], [])
         var new: (spaces: [Int32], keys: [ByteBuffer], values: [ByteBuffer]) = ([], [], [])
         var stored: (spaces: [Int32], keys: [ByteBuffer], values: [ByteBuffer]) = ([], [], [])
+        // Keys known to be stored (read ahead, or sent): rewritten in place.
+        var existing: (spaces: [Int32], keys: [ByteBuffer], values: [ByteBuffer]) = ([], [], [])
         for (key, change) in changes {
             let space = Int32(bitPattern: key.space)
             if change.value == nil || change.removedFirst {
@@ -336,70 +436,136 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
             guard let value = change.value else { continue }
             if change.mustBeNew || change.removedFirst {
                 new.spaces.append(space); new.keys.append(ByteBuffer(bytes: key.key)); new.values.append(value)
+            } else if isStored[key] == true {
+                existing.spaces.append(space); existing.keys.append(ByteBuffer(bytes: key.key)); existing.values.append(value)
             } else {
                 stored.spaces.append(space); stored.keys.append(ByteBuffer(bytes: key.key)); stored.values.append(value)
             }
         }
+        // Sent together, answered in one round trip; removals first (a key
+        // removed and stored anew is in both), new keys last.
+        let removal = try removed.spaces.isEmpty ? nil : sendQuery("""
+            DELETE FROM kura_kv USING unnest($1::int4[], $2::bytea[]) AS gone(space, key)
+            WHERE kura_kv.space = gone.space AND kura_kv.key = gone.key RETURNING kura_kv.space
+            """, Self.bindings(removed.spaces, removed.keys))
+        let rewrite = try existing.spaces.isEmpty ? nil : sendQuery("""
+            UPDATE kura_kv SET value = changed.value FROM unnest($1::int4[], $2::bytea[], $3::bytea[]) AS changed(space, key, value)
+            WHERE kura_kv.space = changed.space AND kura_kv.key = changed.key
+            """, Self.bindings(existing.spaces, existing.keys, existing.values))
+        let upsert = try stored.spaces.isEmpty ? nil : sendQuery("""
+            INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])
+            ON CONFLICT (space, key) DO UPDATE SET value = EXCLUDED.value RETURNING space, (xmax = 0)
+            """, Self.bindings(stored.spaces, stored.keys, stored.values))
+        // New keys are inserted as they are, which costs the server about
+        // two thirds of an insert that checks each key for a conflict,
+        // inside a savepoint: when one is taken, the insert is undone and
+        // done again key by key. (Savepoints are counted: past a few dozen
+        // in one transaction, PostgreSQL's snapshots of every session slow down.)
+        let plainInsert = !new.spaces.isEmpty && savepoints < Self.mostSavepoints
+        var insertion: EventLoopFuture<PostgresQueryResult>?
+        if plainInsert {
+            savepoints += 1
+            unanswered.append(try sendQuery("SAVEPOINT kura_flush"))
+            insertion = try sendQuery(
+                "INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])",
+                Self.bindings(new.spaces, new.keys, new.values))
+        } else if !new.spaces.isEmpty {
+            insertion = try sendNewKeysInsert(new)
+        }
+        try waitForSent()
+
         var delta: [Int32: Int64] = [:]
-        // A taken key is reported once every other change is sent: the
-        // transaction is then as if the put that met it had not happened.
-        var taken: PendingKey?
-        if !removed.spaces.isEmpty {
-            var binds = PostgresBindings()
-            binds.append(removed.spaces)
-            binds.append(removed.keys)
-            for row in try execute("""
-                DELETE FROM kura_kv USING unnest($1::int4[], $2::bytea[]) AS gone(space, key)
-                WHERE kura_kv.space = gone.space AND kura_kv.key = gone.key RETURNING kura_kv.space
-                """, binds) {
-                delta[try row.decode(Int32.self), default: 0] -= 1
-            }
+        if let removal {
+            for row in try removal.waitForAnswer() { delta[try row.decode(Int32.self), default: 0] -= 1 }
         }
-        if !new.spaces.isEmpty {
-            var binds = PostgresBindings()
-            binds.append(new.spaces)
-            binds.append(new.keys)
-            binds.append(new.values)
-            var inserted = Set<PendingKey>()
-            for row in try execute("""
-                INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])
-                ON CONFLICT (space, key) DO NOTHING RETURNING space, key
-                """, binds) {
-                let (space, key) = try row.decode((Int32, ByteBuffer).self)
-                delta[space, default: 0] += 1
-                inserted.insert(PendingKey(space: UInt32(bitPattern: space), key: Array(key.readableBytesView)))
-            }
-            if inserted.count < new.spaces.count {
-                for (space, key) in zip(new.spaces, new.keys) {
-                    let pendingKey = PendingKey(space: UInt32(bitPattern: space), key: Array(key.readableBytesView))
-                    if !inserted.contains(pendingKey) { taken = taken ?? pendingKey }
-                }
-            }
+        if let rewrite, try rewrite.waitForAnswer().metadata.rows != existing.spaces.count {
+            throw KuraError.storage(
+                path: engine.location, failure: .engine(code: 0, message: "a key read in this transaction was gone when rewritten"))
         }
-        if !stored.spaces.isEmpty {
-            var binds = PostgresBindings()
-            binds.append(stored.spaces)
-            binds.append(stored.keys)
-            binds.append(stored.values)
-            for row in try execute("""
-                INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])
-                ON CONFLICT (space, key) DO UPDATE SET value = EXCLUDED.value RETURNING space, (xmax = 0)
-                """, binds) {
+        if let upsert {
+            for row in try upsert.waitForAnswer() {
                 let (space, isNew) = try row.decode((Int32, Bool).self)
                 if isNew { delta[space, default: 0] += 1 }
             }
         }
+        // A taken key is reported once every other change is sent: the
+        // transaction is then as if the put that met it had not happened.
+        var taken: PendingKey?
+        if plainInsert, let insertion {
+            do {
+                _ = try insertion.waitForAnswer()
+                for space in new.spaces { delta[space, default: 0] += 1 }
+                try send("RELEASE SAVEPOINT kura_flush")
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+                // A key was taken (unique_violation): undo the insert, find which.
+                try send("ROLLBACK TO SAVEPOINT kura_flush")
+                try send("RELEASE SAVEPOINT kura_flush")
+                taken = try insertNewKeys(new, counting: &delta, answer: try sendNewKeysInsert(new))
+            }
+        } else if let insertion {
+            taken = try insertNewKeys(new, counting: &delta, answer: insertion)
+        }
         let counted = delta.filter { $0.value != 0 }
         if !counted.isEmpty {
-            var binds = PostgresBindings()
-            binds.append(Array(counted.keys))
-            binds.append(Array(counted.values))
-            try execute("""
+            // Answered with the next statement.
+            try send("""
                 UPDATE kura_spaces SET entries = entries + change.delta FROM unnest($1::int4[], $2::int8[]) AS change(number, delta)
                 WHERE kura_spaces.number = change.number
-                """, binds)
+                """, Self.bindings(Array(counted.keys), Array(counted.values)))
         }
         if let taken { throw StorageEngineError.keyExistsInSpace(StorageSpace(number: taken.space), key: taken.key) }
+    }
+
+    /// The savepoints a transaction may use for inserting new keys.
+    static let mostSavepoints = 32
+    private var savepoints = 0
+
+    /// Sends the insert of keys that must be new, each checked: one taken
+    /// is left as it is, and not in the answer.
+    private func sendNewKeysInsert(
+        _ new: (spaces: [Int32], keys: [ByteBuffer], values: [ByteBuffer])
+    ) throws -> EventLoopFuture<PostgresQueryResult> {
+        try sendQuery("""
+            INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])
+            ON CONFLICT (space, key) DO NOTHING RETURNING space, key
+            """, Self.bindings(new.spaces, new.keys, new.values))
+    }
+
+    /// Counts the keys `answer` (of ``sendNewKeysInsert(_:)``) inserted,
+    /// and returns the first of `new` that was taken.
+    private func insertNewKeys(
+        _ new: (spaces: [Int32], keys: [ByteBuffer], values: [ByteBuffer]), counting delta: inout [Int32: Int64],
+        answer: EventLoopFuture<PostgresQueryResult>
+    ) throws -> PendingKey? {
+        try waitForSent()
+        var inserted = Set<PendingKey>()
+        for row in try answer.waitForAnswer() {
+            let (space, key) = try row.decode((Int32, ByteBuffer).self)
+            delta[space, default: 0] += 1
+            inserted.insert(PendingKey(space: UInt32(bitPattern: space), key: Array(key.readableBytesView)))
+        }
+        guard inserted.count < new.spaces.count else { return nil }
+        for (space, key) in zip(new.spaces, new.keys) {
+            let pendingKey = PendingKey(space: UInt32(bitPattern: space), key: Array(key.readableBytesView))
+            if !inserted.contains(pendingKey) { return pendingKey }
+        }
+        return nil
+    }
+
+    /// Arrays bound as `$1`, `$2`, … of a statement.
+    private static func bindings<A: PostgresArrayEncodable, B: PostgresArrayEncodable>(_ a: [A], _ b: [B]) throws -> PostgresBindings {
+        var binds = PostgresBindings()
+        try binds.append(a)
+        try binds.append(b)
+        return binds
+    }
+
+    private static func bindings<A: PostgresArrayEncodable, B: PostgresArrayEncodable, C: PostgresArrayEncodable>(
+        _ a: [A], _ b: [B], _ c: [C]
+    ) throws -> PostgresBindings {
+        var binds = try bindings(a, b)
+        try binds.append(c)
+        return binds
     }
 
     private func checkWritable() throws {

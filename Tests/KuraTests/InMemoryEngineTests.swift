@@ -80,7 +80,9 @@ import Testing
                     for direction in [IterationDirection.forward, .reverse] {
                         var keys: [[UInt8]] = []
                         var limit = 1 + Int(random.next() % 8)
-                        try txn.forEach(in: space, range: range, direction: direction) { entry in
+                        // Page sizes: none guessed, too few, the whole range.
+                        let readAhead = [nil, 1, 3, Int.max][Int(random.next() % 4)]
+                        try txn.forEach(in: space, range: range, direction: direction, readAhead: readAhead) { entry in
                             keys.append(Array(entry.key) + [255] + Array(entry.value))
                             limit -= 1
                             return limit > 0
@@ -92,7 +94,7 @@ import Testing
                 // Joined reads: the values of `a` as keys of `b`.
                 let (a, b) = (try #require(try txn.openSpace(named: "a")), try #require(try txn.openSpace(named: "b")))
                 var joined: [String] = []
-                try txn.forEachJoined(in: a, range: .all, direction: .forward, records: b) { entry, record in
+                try txn.forEachJoined(in: a, range: .all, direction: .forward, readAhead: 2, records: b) { entry, record in
                     joined.append("\(Array(entry.key))→\(record.map { Array($0) } ?? [])")
                     return true
                 }

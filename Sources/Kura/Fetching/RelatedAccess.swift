@@ -145,7 +145,7 @@ final class RelatedAccess: Sendable {
             }
             for range in access.ranges {
                 var complete = true
-                try access.index.database.forEach(in: txn, range: range) { entry in
+                try access.index.database.forEach(in: txn, range: range, readAhead: cap + 1) { entry in
                     keys.append(try IndexTable.primaryKey(of: entry, index: access.index, path: store.path))
                     if keys.count > cap {
                         complete = false

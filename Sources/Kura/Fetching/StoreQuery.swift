@@ -165,6 +165,16 @@ struct StoreQuery {
         case .related(let access): access.residual
         default: fetch.predicate
         }
+        // How many records the walk will read: the window (and one more, to
+        // see where a run of equal sort keys ends) when it stops there and
+        // every record it reads is a match; all of them when it doesn't stop.
+        let readAhead: Int? = if !plan.isInSortOrder || fetch.window == nil {
+            .max
+        } else if predicate == nil && excluded.isEmpty {
+            fetch.window.map { $0.saturatingAdding(1) }
+        } else {
+            nil
+        }
         // A predicate that follows relationships reads other records in this
         // snapshot, and the context's changed objects instead of theirs.
         func consider(_ primaryKey: UInt64, _ view: RecordView) throws -> Bool {
@@ -178,7 +188,7 @@ struct StoreQuery {
         }
         switch plan.access {
         case .scan, .entryCount:
-            try store.forEachRecord(of: entity, values: fetch.readAttributes, in: txn, consider)
+            try store.forEachRecord(of: entity, values: fetch.readAttributes, readAhead: readAhead, in: txn, consider)
         case .search(let access):
             if !access.lookupPrefixes.isEmpty && !plan.isReversed {
                 // A unique lookup: one seek per value, no range to walk.
@@ -202,7 +212,7 @@ struct StoreQuery {
             let direction: IterationDirection = plan.isReversed ? .reverse : .forward
             for range in plan.isReversed ? access.ranges.reversed() : access.ranges {
                 var stopped = false
-                try walk(access.index, range: range, direction: direction, in: txn) { primaryKey, view in
+                try walk(access.index, range: range, direction: direction, readAhead: readAhead, in: txn) { primaryKey, view in
                     let more = try consider(primaryKey, view)
                     stopped = !more
                     return more
@@ -210,9 +220,11 @@ struct StoreQuery {
                 if stopped { return }
             }
         case .walk(let index):
-            try walk(index, range: .all, direction: plan.isReversed ? .reverse : .forward, in: txn, consider)
+            try walk(index, range: .all, direction: plan.isReversed ? .reverse : .forward, readAhead: readAhead, in: txn, consider)
         case .related:
-            for primaryKey in plan.foundPrimaryKeys ?? [] {
+            let keys = plan.foundPrimaryKeys ?? []
+            if txn.readsAreRequests { try txn.prefetch(keys: keys.map(StoreLayout.key), in: tables.records) }
+            for primaryKey in keys {
                 guard let view = try record(primaryKey, in: txn) else { continue }
                 guard try consider(primaryKey, view) else { return }
             }
@@ -221,10 +233,12 @@ struct StoreQuery {
 
     /// Reads the records of an index's entries in `range`.
     private func walk(
-        _ index: IndexTable, range: KeyRange, direction: IterationDirection, in txn: any StorageTransaction,
+        _ index: IndexTable, range: KeyRange, direction: IterationDirection, readAhead: Int?, in txn: any StorageTransaction,
         _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
-        try txn.forEachJoined(in: index.database, range: range, direction: direction, records: tables.records) { entry, record in
+        try txn.forEachJoined(
+            in: index.database, range: range, direction: direction, readAhead: readAhead, records: tables.records
+        ) { entry, record in
             let primaryKey = try IndexTable.primaryKey(of: entry, index: index, path: store.path)
             return try body(primaryKey, try view(of: record, primaryKey: primaryKey))
         }

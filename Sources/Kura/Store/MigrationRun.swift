@@ -102,12 +102,12 @@ struct MigrationRun {
         var byOwner: [UInt64: [UInt64]] = [:]
         switch link.storage {
         case .reference:
-            try source.table(of: link).references!.forEach(in: txn) { entry in
+            try source.table(of: link).references!.forEach(in: txn, readAhead: .max) { entry in
                 byOwner[StoreLayout.secondKey(of: entry.key), default: []].append(StoreLayout.primaryKey(fromSuffixOf: UnsafeRawBufferPointer(rebasing: entry.key.prefix(8))))
                 return true
             }
         case .inverseOfReference:
-            try source.table(of: link.inverse!).references!.forEach(in: txn) { entry in
+            try source.table(of: link.inverse!).references!.forEach(in: txn, readAhead: .max) { entry in
                 byOwner[StoreLayout.primaryKey(fromSuffixOf: UnsafeRawBufferPointer(rebasing: entry.key.prefix(8))), default: []]
                     .append(StoreLayout.secondKey(of: entry.key))
                 return true
@@ -115,12 +115,12 @@ struct MigrationRun {
         case .join:
             let table = source.table(of: link)
             if let order = table.order {
-                try order.forEach(in: txn) { entry in
+                try order.forEach(in: txn, readAhead: .max) { entry in
                     byOwner[StoreLayout.primaryKey(fromSuffixOf: entry.key)] = StoreLayout.keys(fromList: entry.value)
                     return true
                 }
             } else {
-                try table.join!.forEach(in: txn) { entry in
+                try table.join!.forEach(in: txn, readAhead: .max) { entry in
                     byOwner[StoreLayout.primaryKey(fromSuffixOf: UnsafeRawBufferPointer(rebasing: entry.key.prefix(8))), default: []]
                         .append(StoreLayout.secondKey(of: entry.key))
                     return true

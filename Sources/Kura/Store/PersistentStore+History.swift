@@ -38,7 +38,7 @@ extension PersistentStore {
             guard let history = try txn.openSpace(named: StoreLayout.historyDatabase) else { return [] }
             var transactions: [HistoryTransaction] = []
             let start = StoreLayout.key((token?.sequence ?? 0) &+ 1)
-            try history.forEach(in: txn, range: KeyRange(lower: .init(start, isInclusive: true), upper: nil)) { entry in
+            try history.forEach(in: txn, range: KeyRange(lower: .init(start, isInclusive: true), upper: nil), readAhead: .max) { entry in
                 guard entry.key.count == 8, let record = HistoryRecord(decoding: entry.value) else {
                     throw KuraError.corruptStore(path: path, reason: "a history entry is damaged")
                 }
@@ -66,7 +66,9 @@ extension PersistentStore {
         return try engine.write { txn in
             guard let history = try txn.openSpace(named: StoreLayout.historyDatabase) else { return 0 }
             var keys: [[UInt8]] = []
-            try history.forEach(in: txn, range: KeyRange(lower: nil, upper: .init(StoreLayout.key(token.sequence), isInclusive: true))) { entry in
+            try history.forEach(
+                in: txn, range: KeyRange(lower: nil, upper: .init(StoreLayout.key(token.sequence), isInclusive: true)), readAhead: .max
+            ) { entry in
                 keys.append(Array(entry.key))
                 return true
             }

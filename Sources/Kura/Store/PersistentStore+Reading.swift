@@ -40,12 +40,13 @@ extension PersistentStore {
     /// Calls `body` with each stored record of `entity` in primary-key order
     /// until it returns false. The bytes are checked (their header, and the
     /// values at `values`; all of them when `nil`), and valid only until the
-    /// transaction ends.
+    /// transaction ends. `readAhead`: how many the caller expects to read
+    /// (see ``StorageTransaction/forEach(in:range:direction:readAhead:_:)``), all by default.
     func forEachRecord(
-        of entity: EntityDescription, values: [Int]? = nil, in txn: any StorageTransaction,
+        of entity: EntityDescription, values: [Int]? = nil, readAhead: Int? = .max, in txn: any StorageTransaction,
         _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
-        try tables(for: entity).records.forEach(in: txn) { entry in
+        try tables(for: entity).records.forEach(in: txn, readAhead: readAhead) { entry in
             guard entry.key.count == 8 else {
                 throw KuraError.corruptStore(path: path, reason: "a record key of \(entity.name) is \(entry.key.count) bytes, not 8")
             }

@@ -48,7 +48,7 @@ extension PersistentStore {
                     }
                 }
                 var entries = 0
-                try table.references!.forEach(in: txn) { entry in
+                try table.references!.forEach(in: txn, readAhead: .max) { entry in
                     entries += 1
                     if expected.remove(Array(entry.key)) == nil {
                         problem("\(label): an index entry names a reference no record holds")
@@ -60,7 +60,7 @@ extension PersistentStore {
             case .join:
                 var entries = 0
                 var pairs: [(UInt64, UInt64)] = []
-                try table.join!.forEach(in: txn) { entry in
+                try table.join!.forEach(in: txn, readAhead: .max) { entry in
                     entries += 1
                     guard entry.key.count == 16 else {
                         problem("\(label): an entry has a \(entry.key.count)-byte key")
@@ -88,7 +88,7 @@ extension PersistentStore {
                 break  // its entries are its inverse's, checked there
             }
             if let order = table.order {
-                try order.forEach(in: txn) { entry in
+                try order.forEach(in: txn, readAhead: .max) { entry in
                     guard entry.key.count == 8 else { return true }
                     let owner = StoreLayout.primaryKey(fromSuffixOf: entry.key)
                     let listed = StoreLayout.keys(fromList: entry.value)
@@ -107,7 +107,7 @@ extension PersistentStore {
     private func references(of link: RelationshipLink, in txn: any StorageTransaction) throws -> [(UInt64, UInt64)] {
         let entity = link.source
         var pairs: [(UInt64, UInt64)] = []
-        try tables(for: entity).records.forEach(in: txn) { entry in
+        try tables(for: entity).records.forEach(in: txn, readAhead: .max) { entry in
             guard entry.key.count == 8 else { return true }
             let view: RecordView
             do {

@@ -168,17 +168,24 @@ public protocol StorageTransaction: Sendable {
 
     /// Calls `body` for each entry of `space` in `range`, in key order or
     /// reversed, until it returns false or the range ends.
+    ///
+    /// `readAhead` is how many entries the caller expects to read: `nil`
+    /// when it can't tell, `Int.max` when it reads the whole range. It is
+    /// never a limit (the walk goes on while `body` returns true); an
+    /// engine that reads in pages sizes its first page by it, so a walk is
+    /// one request when the guess is right.
     func forEach(
-        in space: StorageSpace, range: KeyRange, direction: IterationDirection, _ body: (StorageEntry) throws -> Bool
+        in space: StorageSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?,
+        _ body: (StorageEntry) throws -> Bool
     ) throws
 
     /// Calls `body` with each entry of `index` in `range`, in key order or
     /// reversed, and the value `records` holds under the key the entry's
     /// value names (`nil` when absent), until it returns false: an index
     /// walk that reads each entry's record, in one request on an engine
-    /// that pays per request.
+    /// that pays per request. `readAhead` as in ``forEach(in:range:direction:readAhead:_:)``.
     func forEachJoined(
-        in index: StorageSpace, range: KeyRange, direction: IterationDirection, records: StorageSpace,
+        in index: StorageSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?, records: StorageSpace,
         _ body: (StorageEntry, UnsafeRawBufferPointer?) throws -> Bool
     ) throws
 
@@ -228,13 +235,13 @@ extension StorageTransaction {
 
     public func prefetch(keys: [[UInt8]], in space: StorageSpace) throws {}
 
-    /// ``forEachJoined(in:range:direction:records:_:)`` from the other
+    /// ``forEachJoined(in:range:direction:readAhead:records:_:)`` from the other
     /// requirements: a record read per entry.
     public func forEachJoined(
-        in index: StorageSpace, range: KeyRange, direction: IterationDirection, records: StorageSpace,
+        in index: StorageSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?, records: StorageSpace,
         _ body: (StorageEntry, UnsafeRawBufferPointer?) throws -> Bool
     ) throws {
-        try forEach(in: index, range: range, direction: direction) { entry in
+        try forEach(in: index, range: range, direction: direction, readAhead: readAhead) { entry in
             var go = true
             let found = try visitValue(forKey: entry.value, in: records) { go = try body(entry, $0) }
             if !found { go = try body(entry, nil) }

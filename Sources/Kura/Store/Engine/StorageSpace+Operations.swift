@@ -38,9 +38,9 @@ extension StorageSpace {
     @inline(__always)
     func forEach(
         in txn: any StorageTransaction, range: KeyRange = .all, direction: IterationDirection = .forward,
-        _ body: (StorageEntry) throws -> Bool
+        readAhead: Int? = nil, _ body: (StorageEntry) throws -> Bool
     ) throws {
-        try txn.forEach(in: self, range: range, direction: direction, body)
+        try txn.forEach(in: self, range: range, direction: direction, readAhead: readAhead, body)
     }
 
     @inline(__always)

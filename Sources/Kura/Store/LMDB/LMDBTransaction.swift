@@ -38,13 +38,14 @@ struct LMDBTransaction: StorageTransaction {
     }
 
     func forEach(
-        in space: StorageSpace, range: KeyRange, direction: IterationDirection, _ body: (StorageEntry) throws -> Bool
+        in space: StorageSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?,
+        _ body: (StorageEntry) throws -> Bool
     ) throws {
         try handle.withTransaction { try Database(handle: space.number).forEach(in: $0, range: range, direction: direction, body) }
     }
 
     func forEachJoined(
-        in index: StorageSpace, range: KeyRange, direction: IterationDirection, records: StorageSpace,
+        in index: StorageSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?, records: StorageSpace,
         _ body: (StorageEntry, UnsafeRawBufferPointer?) throws -> Bool
     ) throws {
         let records = Database(handle: records.number)

@@ -95,7 +95,7 @@ extension PersistentStore {
             // The entries each index should hold, with the record they point to.
             var expected = [[[UInt8]: UInt64]](repeating: [:], count: tables.indexes.count)
             var largestKey: UInt64 = 0
-            try tables.records.forEach(in: txn) { entry in
+            try tables.records.forEach(in: txn, readAhead: .max) { entry in
                 try CancellationCheck.check()
                 entityReport.records += 1
                 guard entry.key.count == 8 else {
@@ -125,7 +125,7 @@ extension PersistentStore {
                     continue
                 }
                 var entries = 0
-                try index.database.forEach(in: txn) { entry in
+                try index.database.forEach(in: txn, readAhead: .max) { entry in
                     try CancellationCheck.check()
                     entries += 1
                     guard entry.value.count == 8 else {

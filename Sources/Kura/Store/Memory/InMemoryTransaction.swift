@@ -48,7 +48,8 @@ final class InMemoryTransaction: StorageTransaction, @unchecked Sendable {
     }
 
     func forEach(
-        in space: StorageSpace, range: KeyRange, direction: IterationDirection, _ body: (StorageEntry) throws -> Bool
+        in space: StorageSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?,
+        _ body: (StorageEntry) throws -> Bool
     ) throws {
         // A copy shares the arrays: the walk sees the space as it was when it began.
         let stored = try self.space(space)
