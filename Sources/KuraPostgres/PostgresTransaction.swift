@@ -194,13 +194,22 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
 
     func prefetch(keys: [[UInt8]], in space: StorageSpace) throws {
         try flush()
+        var array = BinaryArray.bytea()
+        for key in keys {
+            array.append(key)
+            prefetched[PendingKey(space: space.number, key: key)] = .some(nil)
+        }
         var binds = PostgresBindings()
         binds.append(Int32(bitPattern: space.number))
-        binds.append(keys.map { ByteBuffer(bytes: $0) })
-        for key in keys { prefetched[PendingKey(space: space.number, key: key)] = .some(nil) }
-        for row in try execute("SELECT key, value FROM kura_kv WHERE space = $1 AND key = ANY($2::bytea[])", binds) {
-            let (key, value) = try row.decode((ByteBuffer, ByteBuffer).self)
-            prefetched[PendingKey(space: space.number, key: Array(key.readableBytesView))] = value
+        binds.append(array)
+        // Each key's position comes back, not the key.
+        for row in try execute("""
+            SELECT wanted.position, kura_kv.value FROM unnest($2::bytea[]) WITH ORDINALITY AS wanted(key, position)
+            JOIN kura_kv ON kura_kv.space = $1 AND kura_kv.key = wanted.key
+            """, binds) {
+            let (position, value) = try row.decode((Int64, ByteBuffer).self)
+            guard position >= 1 && position <= keys.count else { continue }
+            prefetched[PendingKey(space: space.number, key: keys[Int(position) - 1])] = value
         }
     }
 
@@ -410,83 +419,71 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         }
     }
 
-    /// Sends the buffered changes: removals, then new keys (checked), then
-    /// the rest, then each space's count of entries, in at most four statements.
+    /// Sends the buffered changes in one round trip: removals, then
+    /// rewrites of keys known to be stored, then other stores, then new
+    /// keys (checked). Each statement keeps its spaces' counts of entries
+    /// itself, on the server.
     func flush() throws {
         guard !pending.isEmpty else { return }
         let changes = pending
         pending.removeAll()
-        var isStored: [PendingKey: Bool] = [:]
-        for (key, change) in changes {
-            guard let known = prefetched[key] else { continue }
-            isStored[key] = known != nil
-            prefetched[key] = .some(change.value)
-        }
-        var removed: (spaces: [Int32], keys: [ByteBuffer]) = ([], [])
-        var new: (spaces: [Int32], keys: [ByteBuffer], values: [ByteBuffer]) = ([], [], [])
-        var stored: (spaces: [Int32], keys: [ByteBuffer], values: [ByteBuffer]) = ([], [], [])
+        var removed = KeyBatch()
+        var new = KeyBatch()
+        var newKeys: [PendingKey] = []
+        var stored = KeyBatch()
         // Keys known to be stored (read ahead, or sent): rewritten in place.
-        var existing: (spaces: [Int32], keys: [ByteBuffer], values: [ByteBuffer]) = ([], [], [])
+        var existing = KeyBatch()
         for (key, change) in changes {
-            let space = Int32(bitPattern: key.space)
-            if change.value == nil || change.removedFirst {
-                removed.spaces.append(space)
-                removed.keys.append(ByteBuffer(bytes: key.key))
-            }
+            let known = prefetched[key]
+            if known != nil { prefetched[key] = .some(change.value) }
+            if change.value == nil || change.removedFirst { removed.append(space: key.space, key: key.key) }
             guard let value = change.value else { continue }
             if change.mustBeNew || change.removedFirst {
-                new.spaces.append(space); new.keys.append(ByteBuffer(bytes: key.key)); new.values.append(value)
-            } else if isStored[key] == true {
-                existing.spaces.append(space); existing.keys.append(ByteBuffer(bytes: key.key)); existing.values.append(value)
+                new.append(space: key.space, key: key.key, value: value)
+                newKeys.append(key)
+            } else if case .some(.some) = known {
+                existing.append(space: key.space, key: key.key, value: value)
             } else {
-                stored.spaces.append(space); stored.keys.append(ByteBuffer(bytes: key.key)); stored.values.append(value)
+                stored.append(space: key.space, key: key.key, value: value)
             }
         }
-        // Sent together, answered in one round trip; removals first (a key
-        // removed and stored anew is in both), new keys last.
-        let removal = try removed.spaces.isEmpty ? nil : sendQuery("""
-            DELETE FROM kura_kv USING unnest($1::int4[], $2::bytea[]) AS gone(space, key)
-            WHERE kura_kv.space = gone.space AND kura_kv.key = gone.key RETURNING kura_kv.space
-            """, Self.bindings(removed.spaces, removed.keys))
-        let rewrite = try existing.spaces.isEmpty ? nil : sendQuery("""
+        if !removed.isEmpty {
+            try send(Self.counting("""
+                DELETE FROM kura_kv USING unnest($1::int4[], $2::bytea[]) AS gone(space, key)
+                WHERE kura_kv.space = gone.space AND kura_kv.key = gone.key RETURNING kura_kv.space, -1 AS change
+                """), removed.keyBindings)
+        }
+        let rewrite = try existing.isEmpty ? nil : sendQuery("""
             UPDATE kura_kv SET value = changed.value FROM unnest($1::int4[], $2::bytea[], $3::bytea[]) AS changed(space, key, value)
             WHERE kura_kv.space = changed.space AND kura_kv.key = changed.key
-            """, Self.bindings(existing.spaces, existing.keys, existing.values))
-        let upsert = try stored.spaces.isEmpty ? nil : sendQuery("""
-            INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])
-            ON CONFLICT (space, key) DO UPDATE SET value = EXCLUDED.value RETURNING space, (xmax = 0)
-            """, Self.bindings(stored.spaces, stored.keys, stored.values))
+            """, existing.entryBindings)
+        if !stored.isEmpty {
+            try send(Self.counting("""
+                INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])
+                ON CONFLICT (space, key) DO UPDATE SET value = EXCLUDED.value RETURNING space, (xmax = 0)::int4 AS change
+                """), stored.entryBindings)
+        }
         // New keys are inserted as they are, which costs the server about
         // two thirds of an insert that checks each key for a conflict,
         // inside a savepoint: when one is taken, the insert is undone and
         // done again key by key. (Savepoints are counted: past a few dozen
         // in one transaction, PostgreSQL's snapshots of every session slow down.)
-        let plainInsert = !new.spaces.isEmpty && savepoints < Self.mostSavepoints
+        let plainInsert = !new.isEmpty && savepoints < Self.mostSavepoints
         var insertion: EventLoopFuture<PostgresQueryResult>?
         if plainInsert {
             savepoints += 1
-            unanswered.append(try sendQuery("SAVEPOINT kura_flush"))
-            insertion = try sendQuery(
-                "INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])",
-                Self.bindings(new.spaces, new.keys, new.values))
-        } else if !new.spaces.isEmpty {
+            try send("SAVEPOINT kura_flush")
+            insertion = try sendQuery(Self.counting("""
+                INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])
+                RETURNING space, 1 AS change
+                """), new.entryBindings)
+        } else if !new.isEmpty {
             insertion = try sendNewKeysInsert(new)
         }
         try waitForSent()
-
-        var delta: [Int32: Int64] = [:]
-        if let removal {
-            for row in try removal.waitForAnswer() { delta[try row.decode(Int32.self), default: 0] -= 1 }
-        }
-        if let rewrite, try rewrite.waitForAnswer().metadata.rows != existing.spaces.count {
+        if let rewrite, try rewrite.waitForAnswer().metadata.rows != existing.count {
             throw KuraError.storage(
                 path: engine.location, failure: .engine(code: 0, message: "a key read in this transaction was gone when rewritten"))
-        }
-        if let upsert {
-            for row in try upsert.waitForAnswer() {
-                let (space, isNew) = try row.decode((Int32, Bool).self)
-                if isNew { delta[space, default: 0] += 1 }
-            }
         }
         // A taken key is reported once every other change is sent: the
         // transaction is then as if the put that met it had not happened.
@@ -494,24 +491,15 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         if plainInsert, let insertion {
             do {
                 _ = try insertion.waitForAnswer()
-                for space in new.spaces { delta[space, default: 0] += 1 }
                 try send("RELEASE SAVEPOINT kura_flush")
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
                 // A key was taken (unique_violation): undo the insert, find which.
                 try send("ROLLBACK TO SAVEPOINT kura_flush")
                 try send("RELEASE SAVEPOINT kura_flush")
-                taken = try insertNewKeys(new, counting: &delta, answer: try sendNewKeysInsert(new))
+                taken = try insertNewKeys(newKeys, answer: try sendNewKeysInsert(new))
             }
         } else if let insertion {
-            taken = try insertNewKeys(new, counting: &delta, answer: insertion)
-        }
-        let counted = delta.filter { $0.value != 0 }
-        if !counted.isEmpty {
-            // Answered with the next statement.
-            try send("""
-                UPDATE kura_spaces SET entries = entries + change.delta FROM unnest($1::int4[], $2::int8[]) AS change(number, delta)
-                WHERE kura_spaces.number = change.number
-                """, Self.bindings(Array(counted.keys), Array(counted.values)))
+            taken = try insertNewKeys(newKeys, answer: insertion)
         }
         if let taken { throw StorageEngineError.keyExistsInSpace(StorageSpace(number: taken.space), key: taken.key) }
     }
@@ -522,50 +510,39 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
 
     /// Sends the insert of keys that must be new, each checked: one taken
     /// is left as it is, and not in the answer.
-    private func sendNewKeysInsert(
-        _ new: (spaces: [Int32], keys: [ByteBuffer], values: [ByteBuffer])
-    ) throws -> EventLoopFuture<PostgresQueryResult> {
-        try sendQuery("""
+    private func sendNewKeysInsert(_ new: KeyBatch) throws -> EventLoopFuture<PostgresQueryResult> {
+        try sendQuery(Self.counting("""
             INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])
-            ON CONFLICT (space, key) DO NOTHING RETURNING space, key
-            """, Self.bindings(new.spaces, new.keys, new.values))
+            ON CONFLICT (space, key) DO NOTHING RETURNING space, 1 AS change, key
+            """, returningKeys: true), new.entryBindings)
     }
 
-    /// Counts the keys `answer` (of ``sendNewKeysInsert(_:)``) inserted,
-    /// and returns the first of `new` that was taken.
-    private func insertNewKeys(
-        _ new: (spaces: [Int32], keys: [ByteBuffer], values: [ByteBuffer]), counting delta: inout [Int32: Int64],
-        answer: EventLoopFuture<PostgresQueryResult>
-    ) throws -> PendingKey? {
+    /// Waits for the answer of ``sendNewKeysInsert(_:)``, and returns the
+    /// first of `new` it didn't insert.
+    private func insertNewKeys(_ new: [PendingKey], answer: EventLoopFuture<PostgresQueryResult>) throws -> PendingKey? {
         try waitForSent()
         var inserted = Set<PendingKey>()
         for row in try answer.waitForAnswer() {
             let (space, key) = try row.decode((Int32, ByteBuffer).self)
-            delta[space, default: 0] += 1
             inserted.insert(PendingKey(space: UInt32(bitPattern: space), key: Array(key.readableBytesView)))
         }
-        guard inserted.count < new.spaces.count else { return nil }
-        for (space, key) in zip(new.spaces, new.keys) {
-            let pendingKey = PendingKey(space: UInt32(bitPattern: space), key: Array(key.readableBytesView))
-            if !inserted.contains(pendingKey) { return pendingKey }
-        }
-        return nil
+        return inserted.count < new.count ? new.first { !inserted.contains($0) } : nil
     }
 
-    /// Arrays bound as `$1`, `$2`, … of a statement.
-    private static func bindings<A: PostgresArrayEncodable, B: PostgresArrayEncodable>(_ a: [A], _ b: [B]) throws -> PostgresBindings {
-        var binds = PostgresBindings()
-        try binds.append(a)
-        try binds.append(b)
-        return binds
-    }
-
-    private static func bindings<A: PostgresArrayEncodable, B: PostgresArrayEncodable, C: PostgresArrayEncodable>(
-        _ a: [A], _ b: [B], _ c: [C]
-    ) throws -> PostgresBindings {
-        var binds = try bindings(a, b)
-        try binds.append(c)
-        return binds
+    /// `change` (a statement returning `space` and `change` of each row)
+    /// made to also add each space's changes to its count of entries in
+    /// `kura_spaces`, on the server; it answers nothing, or with
+    /// `returningKeys` each row's space and key.
+    private static func counting(_ change: String, returningKeys: Bool = false) -> String {
+        """
+        WITH changed AS (\(change)),
+        counted AS (
+            UPDATE kura_spaces SET entries = entries + total.change
+            FROM (SELECT space, sum(change) AS change FROM changed GROUP BY space) AS total
+            WHERE kura_spaces.number = total.space AND total.change <> 0
+        )
+        \(returningKeys ? "SELECT space, key FROM changed" : "SELECT")
+        """
     }
 
     private func checkWritable() throws {

@@ -1,0 +1,89 @@
+import NIOCore
+import PostgresNIO
+
+/// A one-dimensional PostgreSQL array in the binary form of the protocol,
+/// written element by element into one buffer: a batch of thousands of
+/// keys binds without a value per element.
+struct BinaryArray: PostgresDynamicTypeEncodable {
+    let psqlType: PostgresDataType
+    var psqlFormat: PostgresFormat { .binary }
+    private let elementType: PostgresDataType
+    private(set) var count = 0
+    private var elements = ByteBuffer()
+
+    private init(of elementType: PostgresDataType, arrayType: PostgresDataType) {
+        self.elementType = elementType
+        psqlType = arrayType
+    }
+
+    /// An empty `int4[]`.
+    static func int4() -> BinaryArray { BinaryArray(of: .int4, arrayType: .int4Array) }
+
+    /// An empty `bytea[]`.
+    static func bytea() -> BinaryArray { BinaryArray(of: .bytea, arrayType: .byteaArray) }
+
+    var isEmpty: Bool { count == 0 }
+
+    mutating func append(_ value: Int32) {
+        elements.writeInteger(Int32(4))
+        elements.writeInteger(value)
+        count += 1
+    }
+
+    mutating func append(_ bytes: [UInt8]) {
+        elements.writeInteger(Int32(bytes.count))
+        elements.writeBytes(bytes)
+        count += 1
+    }
+
+    mutating func append(_ bytes: ByteBuffer) {
+        elements.writeInteger(Int32(bytes.readableBytes))
+        elements.writeImmutableBuffer(bytes)
+        count += 1
+    }
+
+    func encode<JSONEncoder: PostgresJSONEncoder>(into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
+        // Dimensions, a flag for nulls (none), the element type, then each
+        // dimension's length and lower bound, then the elements.
+        buffer.writeInteger(Int32(count == 0 ? 0 : 1))
+        buffer.writeInteger(Int32(0))
+        buffer.writeInteger(elementType.rawValue)
+        if count > 0 {
+            buffer.writeInteger(Int32(count))
+            buffer.writeInteger(Int32(1))
+            buffer.writeImmutableBuffer(elements)
+        }
+    }
+}
+
+/// Keys and values of one space or more, as the arrays a batch statement
+/// unnests (`$1::int4[]` spaces, `$2::bytea[]` keys, `$3::bytea[]` values).
+struct KeyBatch {
+    var spaces = BinaryArray.int4()
+    var keys = BinaryArray.bytea()
+    var values = BinaryArray.bytea()
+
+    var isEmpty: Bool { spaces.isEmpty }
+    var count: Int { spaces.count }
+
+    mutating func append(space: UInt32, key: [UInt8], value: ByteBuffer? = nil) {
+        spaces.append(Int32(bitPattern: space))
+        keys.append(key)
+        if let value { values.append(value) }
+    }
+
+    /// Spaces and keys as `$1`, `$2`.
+    var keyBindings: PostgresBindings {
+        var binds = PostgresBindings()
+        binds.append(spaces)
+        binds.append(keys)
+        return binds
+    }
+
+    /// Spaces, keys and values as `$1`, `$2`, `$3`.
+    var entryBindings: PostgresBindings {
+        var binds = keyBindings
+        binds.append(values)
+        return binds
+    }
+}
