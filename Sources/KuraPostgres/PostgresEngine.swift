@@ -202,7 +202,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
 
     func performRead(_ body: (any StorageTransaction) throws -> Void) throws {
         try withConnection { connection in
-            let transaction = PostgresTransaction(engine: self, connection: connection, isReadOnly: true, id: 0)
+            let transaction = PostgresTransaction(engine: self, connection: connection, isReadOnly: true)
             // A read-only engine may meet a database without Kura's tables.
             try transaction.sendBegin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", readingCounts: !isReadOnly)
             do {
@@ -228,7 +228,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     func performSingleRequestRead(_ body: (any StorageTransaction) throws -> Void) throws {
         let ran: Bool = try withConnection { connection in
             // One statement is its own snapshot: no BEGIN, no COMMIT.
-            let transaction = PostgresTransaction(engine: self, connection: connection, isReadOnly: true, id: 0, singleRequest: true)
+            let transaction = PostgresTransaction(engine: self, connection: connection, isReadOnly: true, singleRequest: true)
             do {
                 try body(transaction)
                 return true
@@ -246,17 +246,14 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     func performWrite(_ body: (any StorageTransaction) throws -> Void) throws {
         if isReadOnly { throw KuraError.storeReadOnly(path: location) }
         try withConnection { connection in
-            let transaction = PostgresTransaction(engine: self, connection: connection, isReadOnly: false, id: 0)
+            let transaction = PostgresTransaction(engine: self, connection: connection, isReadOnly: false)
             try transaction.sendBegin("BEGIN", readingCounts: false)
             do {
                 // The row lock of kura_commit: one writer at a time, everywhere.
-                let id = try transaction.execute("UPDATE kura_commit SET id = id + 1 RETURNING id").first?.decode(Int64.self) ?? 0
-                transaction.holdsLock(asCommit: Int(id))
+                try transaction.sendLock()
                 try body(transaction)
                 try transaction.flush()
-                var binds = PostgresBindings()
-                binds.append(String(id))
-                try transaction.send("SELECT pg_notify('kura_commit', $1)", binds)
+                try transaction.send("SELECT pg_notify('kura_commit', id::text) FROM kura_commit")
                 try transaction.execute("COMMIT")
             } catch {
                 rollBack(transaction, after: error)

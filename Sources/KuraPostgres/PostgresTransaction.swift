@@ -11,8 +11,16 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     let engine: PostgresEngine
     let connection: PostgresConnection
     let isReadOnly: Bool
-    /// The commit a write makes (set once it holds the writers' lock); 0 in a read.
-    private(set) var id: Int
+    /// The commit a write makes (the answer of its lock); 0 in a read.
+    var id: Int {
+        if knownID == nil, let lockAnswer {
+            // Answered by now: the store asks once its changes are sent.
+            knownID = (try? lockAnswer.waitForAnswer().first?.decode(Int64.self)).flatMap { $0 }.map(Int.init) ?? 0
+        }
+        return knownID ?? 0
+    }
+    private var knownID: Int?
+    private var lockAnswer: EventLoopFuture<PostgresQueryResult>?
 
     /// A key's change waiting to be sent.
     struct Pending {
@@ -54,11 +62,11 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     /// A single-request read made a second request.
     struct SecondRequest: Error {}
 
-    init(engine: PostgresEngine, connection: PostgresConnection, isReadOnly: Bool, id: Int, singleRequest: Bool = false) {
+    init(engine: PostgresEngine, connection: PostgresConnection, isReadOnly: Bool, singleRequest: Bool = false) {
         self.engine = engine
         self.connection = connection
         self.isReadOnly = isReadOnly
-        self.id = id
+        knownID = isReadOnly ? 0 : nil
         self.singleRequest = singleRequest
     }
 
@@ -134,9 +142,13 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         unanswered.removeAll()
     }
 
-    /// Marks the transaction as the commit `id`.
-    func holdsLock(asCommit id: Int) {
-        self.id = id
+    /// Sends the statement that takes the writers' lock (the row of
+    /// `kura_commit`) and numbers the commit, answered with the next
+    /// statement: the server runs what follows once the lock is held.
+    func sendLock() throws {
+        let answer = try sendQuery("UPDATE kura_commit SET id = id + 1 RETURNING id")
+        lockAnswer = answer
+        unanswered.append(answer)
     }
 
     // MARK: Spaces

@@ -53,3 +53,31 @@ public enum ChangeWorkload {
         try context.save()
     }
 }
+
+extension ChangeWorkload {
+    /// `saves` saves, each adding one to the revision of the first item of
+    /// group 0 or 1 (alternating from `worker`), which other processes
+    /// change too: a conflict is retried in a new context. Returns the
+    /// conflicts retried.
+    public static func concurrentSaves(_ container: PersistentContainer, saves: Int, worker: Int) throws -> Int {
+        var conflicts = 0
+        for save in 0..<saves {
+            while true {
+                do {
+                    try touch(group: (save + worker) % 2, in: container.newContext())
+                    break
+                } catch KuraError.conflict {
+                    conflicts += 1
+                }
+            }
+        }
+        return conflicts
+    }
+
+    /// The sum of every item's revision: the saves made, when none was lost.
+    public static func revisionSum(_ container: PersistentContainer) throws -> Int {
+        try container.newContext().fetch(FetchRequest(entityName: "Item")).reduce(0) {
+            $0 + Int(try $1.value(forKey: "revision", as: Int64.self))
+        }
+    }
+}

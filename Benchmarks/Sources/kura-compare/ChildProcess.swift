@@ -5,20 +5,52 @@ import Foundation
 /// Suites that must measure another process (memory peaks, cross-process changes) use this instead of each
 /// spawning its own `Process`.
 func runChild(_ arguments: [String]) throws -> (output: String, status: Int32) {
-    let child = Process()
-    child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    child.arguments = arguments
-    let output = Pipe()
-    child.standardOutput = output
-    try child.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    child.waitUntilExit()
-    return (text, child.terminationStatus)
+    let child = try startChild(arguments)
+    let output = child.readOutput()
+    return (output, child.exitStatus())
+}
+
+/// This executable started again in a child mode, running alongside this process.
+final class StartedChild {
+    private let process = Process()
+    private let output = Pipe()
+
+    fileprivate init(_ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = arguments
+        process.standardOutput = output
+        try process.run()
+    }
+
+    /// Everything it prints, once it closes its output.
+    func readOutput() -> String {
+        String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    /// Waits for it to end; its exit status.
+    func exitStatus() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// What it printed, once it ended with status 0.
+    func finish() throws -> String {
+        let text = readOutput()
+        let status = exitStatus()
+        guard status == 0 else { throw Mismatch(description: "child \(process.arguments ?? []) exited with \(status): \(text)") }
+        return text
+    }
+}
+
+/// Starts this executable again with `arguments` (a child mode) and returns at once.
+func startChild(_ arguments: [String]) throws -> StartedChild {
+    try StartedChild(arguments)
 }
 
 /// The child modes `runChild` starts, by their first argument.
 let childModes: [String: @Sendable ([String]) throws -> Void] = [
     "changes-writer": changesWriter,
+    "concurrent-saver": concurrentSaver,
     "memory-child": memoryChild,
 ]
 

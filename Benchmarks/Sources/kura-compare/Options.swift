@@ -9,7 +9,7 @@ struct Options {
     /// grdb; postgres-nio only when named, as it starts a PostgreSQL server).
     var engines: Set<String> = ["kura", "raw", "grdb"]
     /// Which tables: the flat News operations, the object graph's, or both.
-    var suites: Set<String> = ["news", "graph", "migration", "changes", "memory"]
+    var suites: Set<String> = ["news", "graph", "migration", "changes", "memory", "concurrent"]
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
@@ -36,7 +36,7 @@ struct Options {
             case "--suites":
                 guard let value = rest.popFirst() else { throw UsageError() }
                 suites = Set(value.split(separator: ",").map { $0.lowercased() })
-                guard suites.isSubset(of: ["news", "graph", "migration", "changes", "memory"]), !suites.isEmpty else { throw UsageError() }
+                guard suites.isSubset(of: ["news", "graph", "migration", "changes", "memory", "concurrent"]), !suites.isEmpty else { throw UsageError() }
             default:
                 throw UsageError()
             }
@@ -51,7 +51,7 @@ struct Options {
     struct UsageError: Error, CustomStringConvertible {
         var description: String {
             "usage: kura-compare [--sizes 10000,100000] [--include-1m] [--iterations 5] [--output RESULTS.md] "
-                + "[--only OPERATION-TEXT] [--engines kura,raw,grdb,postgres-nio,postgres-kv,kura-postgres] [--suites news,graph,migration,changes,memory]"
+                + "[--only OPERATION-TEXT] [--engines kura,raw,grdb,postgres-nio,postgres-kv,kura-postgres] [--suites news,graph,migration,changes,memory,concurrent]"
         }
     }
 }

@@ -92,6 +92,11 @@ do {
         print(table)
         report += table + "\n"
     }
+    if options.suites.contains("concurrent") {
+        let table = try runConcurrentSuite(options: options)
+        print(table)
+        report += table + "\n"
+    }
     if let output = options.output {
         try report.write(toFile: output, atomically: true, encoding: .utf8)
     }

@@ -1,0 +1,102 @@
+import Foundation
+import Kura
+import NewsEngines
+#if canImport(PostgresEngines)
+import PostgresEngines
+#endif
+
+/// "4 processes saving concurrently": each process (this program,
+/// `concurrent-saver`) makes `saves` saves, each adding one to a revision
+/// that every process changes (two shared items), so saves conflict and
+/// are retried. Figures: the span from the first process starting its
+/// saves to the last finishing, saves per second over it, the conflicts
+/// retried, and a check that no save was lost (the revisions add up).
+func runConcurrentSuite(options: Options) throws -> String {
+    let processes = 4
+    let saves = 100
+    let directories = try StoreDirectories(label: "concurrent")
+    var engines: [(name: String, kind: String, make: () throws -> String, sum: (String) throws -> Int)] = []
+    if options.engines.contains("kura") {
+        engines.append(("Kura (LMDB)", "lmdb", {
+            let directory = try directories.next()
+            try ChangeWorkload.fill(try ChangeWorkload.open(directory), count: 20)
+            return directory
+        }, { try ChangeWorkload.revisionSum(try ChangeWorkload.open($0)) }))
+    }
+    #if canImport(PostgresEngines)
+    if options.engines.contains("postgres-nio") {
+        engines.append(("postgres-nio", "postgres-nio", ConcurrentCounters.newTable, ConcurrentCounters.rawRevisions))
+    }
+    if options.engines.contains("kura-postgres") {
+        engines.append(("Kura on PostgreSQL", "kura-postgres", ConcurrentCounters.newKuraStore, ConcurrentCounters.kuraRevisions))
+    }
+    #endif
+    var table = "### \(processes) processes saving concurrently, \(saves) saves each (optimistic, conflicts retried)\n\n"
+    table += "| Engine | span (median) | saves/s | conflicts retried (median) | saves lost |\n|---|---|---|---|---|\n"
+    for engine in engines {
+        var spans: [Double] = []
+        var conflicts: [Int] = []
+        var lost = 0
+        for _ in 0..<options.iterations {
+            let location = try engine.make()
+            let children = try (0..<processes).map { worker in
+                try startChild(["concurrent-saver", engine.kind, location, String(saves), String(worker)])
+            }
+            var starts: [Double] = []
+            var ends: [Double] = []
+            var retried = 0
+            for child in children {
+                let output = try child.finish()
+                let fields = Dictionary(uniqueKeysWithValues: output.split(separator: " ").compactMap { field -> (String, Double)? in
+                    let parts = field.split(separator: "=")
+                    guard parts.count == 2, let value = Double(parts[1].trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }
+                    return (String(parts[0]), value)
+                })
+                guard let start = fields["start"], let end = fields["end"], let conflicts = fields["conflicts"] else {
+                    throw Mismatch(description: "concurrent-saver printed '\(output)'")
+                }
+                starts.append(start)
+                ends.append(end)
+                retried += Int(conflicts)
+            }
+            spans.append(ends.max()! - starts.min()!)
+            conflicts.append(retried)
+            lost += processes * saves - (try engine.sum(location))
+        }
+        let span = spans.sorted()[spans.count / 2]
+        table += "| \(engine.name) | \(formatTime(span)) | \(Int(Double(processes * saves) / span)) | "
+            + "\(conflicts.sorted()[conflicts.count / 2]) | \(lost) |\n"
+        progress("concurrent: \(engine.name) done")
+    }
+    return table
+}
+
+/// The `concurrent-saver KIND LOCATION SAVES WORKER` child: prints
+/// `start=… end=… conflicts=…` (seconds since 1970, conflicts retried).
+@Sendable func concurrentSaver(_ arguments: [String]) throws {
+    guard arguments.count == 4, let saves = Int(arguments[2]), let worker = Int(arguments[3]) else {
+        throw Mismatch(description: "concurrent-saver KIND LOCATION SAVES WORKER")
+    }
+    let location = arguments[1]
+    var conflicts = 0
+    var start = 0.0
+    switch arguments[0] {
+    case "lmdb":
+        let container = try ChangeWorkload.open(location)
+        start = Date().timeIntervalSince1970
+        conflicts = try ChangeWorkload.concurrentSaves(container, saves: saves, worker: worker)
+    #if canImport(PostgresEngines)
+    case "postgres-nio":
+        conflicts = try ConcurrentCounters.rawSaves(url: location, saves: saves, worker: worker) {
+            start = Date().timeIntervalSince1970
+        }
+    case "kura-postgres":
+        let container = try ConcurrentCounters.openKuraStore(url: location)
+        start = Date().timeIntervalSince1970
+        conflicts = try ChangeWorkload.concurrentSaves(container, saves: saves, worker: worker)
+    #endif
+    default:
+        throw Mismatch(description: "concurrent-saver: unknown engine \(arguments[0])")
+    }
+    print("start=\(start) end=\(Date().timeIntervalSince1970) conflicts=\(conflicts)")
+}
