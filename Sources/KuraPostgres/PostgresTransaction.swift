@@ -204,6 +204,24 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
 
     // MARK: Reading
 
+    /// Read-aheads sent and not yet taken into ``prefetched``.
+    private var readAheads: [(space: UInt32, keys: [[UInt8]], answer: EventLoopFuture<PostgresQueryResult>)] = []
+
+    /// Takes the answers of the read-aheads sent into ``prefetched``.
+    private func takeReadAheads() throws {
+        guard !readAheads.isEmpty else { return }
+        let sent = readAheads
+        readAheads.removeAll()
+        try waitForSent()
+        for (space, keys, answer) in sent {
+            for row in try answer.waitForAnswer() {
+                let (position, value) = try row.decode((Int64, ByteBuffer).self)
+                guard position >= 1 && position <= keys.count else { continue }
+                prefetched[PendingKey(space: space, key: keys[Int(position) - 1])] = value
+            }
+        }
+    }
+
     func prefetch(keys: [[UInt8]], in space: StorageSpace) throws {
         try flush()
         var array = BinaryArray.bytea()
@@ -214,21 +232,21 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         var binds = PostgresBindings()
         binds.append(Int32(bitPattern: space.number))
         binds.append(array)
-        // Each key's position comes back, not the key.
-        for row in try execute("""
+        // Each key's position comes back, not the key. Answered when a
+        // read needs what is known (with the next statement waited for).
+        let answer = try sendQuery("""
             SELECT wanted.position, kura_kv.value FROM unnest($2::bytea[]) WITH ORDINALITY AS wanted(key, position)
             JOIN kura_kv ON kura_kv.space = $1 AND kura_kv.key = wanted.key
-            """, binds) {
-            let (position, value) = try row.decode((Int64, ByteBuffer).self)
-            guard position >= 1 && position <= keys.count else { continue }
-            prefetched[PendingKey(space: space.number, key: keys[Int(position) - 1])] = value
-        }
+            """, binds)
+        unanswered.append(answer)
+        readAheads.append((space.number, keys, answer))
     }
 
     func visitValue(
         forKey key: UnsafeRawBufferPointer, in space: StorageSpace, _ body: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool {
         // A key this transaction changed, or read ahead, is known here.
+        try takeReadAheads()
         if !pending.isEmpty || !prefetched.isEmpty {
             let known = PendingKey(space: space.number, key: Array(key))
             if let change = pending[known] {
@@ -399,6 +417,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         try checkWritable()
         try flush()
         prefetched.removeAll()
+        readAheads.removeAll()
         var binds = PostgresBindings()
         binds.append(Int32(bitPattern: space.number))
         try execute("DELETE FROM kura_kv WHERE space = $1", binds)
@@ -423,6 +442,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         } catch {
             pending.removeAll()
             prefetched.removeAll()
+            readAheads.removeAll()
             if !engine.isConnectionFailure(error) {
                 discardUnanswered()
                 _ = try? execute("ROLLBACK TO SAVEPOINT kura_nested")
@@ -437,6 +457,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     /// itself, on the server.
     func flush() throws {
         guard !pending.isEmpty else { return }
+        try takeReadAheads()
         let changes = pending
         pending.removeAll()
         var removed = KeyBatch()

@@ -152,7 +152,10 @@ extension TerminalTests {
 
         try tmux.keys("quit", "Enter")
         let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: statusFile) && Date() < deadline { usleep(50_000) }
+        // The shell makes the file before it writes the status: wait for the line.
+        while (try? String(contentsOfFile: statusFile, encoding: .utf8))?.hasSuffix("\n") != true && Date() < deadline {
+            usleep(50_000)
+        }
         #expect((try? String(contentsOfFile: statusFile, encoding: .utf8)) == "0\n", "the session ended normally")
     }
 }

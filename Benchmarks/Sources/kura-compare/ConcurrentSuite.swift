@@ -5,14 +5,13 @@ import NewsEngines
 import PostgresEngines
 #endif
 
-/// "4 processes saving concurrently": each process (this program,
+/// "Processes saving concurrently" (one, then four): each process (this program,
 /// `concurrent-saver`) makes `saves` saves, each adding one to a revision
 /// that every process changes (two shared items), so saves conflict and
 /// are retried. Figures: the span from the first process starting its
 /// saves to the last finishing, saves per second over it, the conflicts
 /// retried, and a check that no save was lost (the revisions add up).
 func runConcurrentSuite(options: Options) throws -> String {
-    let processes = 4
     let saves = 100
     let directories = try StoreDirectories(label: "concurrent")
     var engines: [(name: String, kind: String, make: () throws -> String, sum: (String) throws -> Int)] = []
@@ -31,8 +30,9 @@ func runConcurrentSuite(options: Options) throws -> String {
         engines.append(("Kura on PostgreSQL", "kura-postgres", ConcurrentCounters.newKuraStore, ConcurrentCounters.kuraRevisions))
     }
     #endif
-    var table = "### \(processes) processes saving concurrently, \(saves) saves each (optimistic, conflicts retried)\n\n"
-    table += "| Engine | span (median) | saves/s | conflicts retried (median) | saves lost |\n|---|---|---|---|---|\n"
+    var table = "### Processes saving concurrently, \(saves) saves each (optimistic, conflicts retried)\n\n"
+    table += "| Engine | processes | span (median) | saves/s | conflicts retried (median) | saves lost |\n|---|---|---|---|---|---|\n"
+    for processes in [1, 4] {
     for engine in engines {
         var spans: [Double] = []
         var conflicts: [Int] = []
@@ -64,9 +64,10 @@ func runConcurrentSuite(options: Options) throws -> String {
             lost += processes * saves - (try engine.sum(location))
         }
         let span = spans.sorted()[spans.count / 2]
-        table += "| \(engine.name) | \(formatTime(span)) | \(Int(Double(processes * saves) / span)) | "
+        table += "| \(engine.name) | \(processes) | \(formatTime(span)) | \(Int(Double(processes * saves) / span)) | "
             + "\(conflicts.sorted()[conflicts.count / 2]) | \(lost) |\n"
-        progress("concurrent: \(engine.name) done")
+        progress("concurrent: \(engine.name), \(processes) processes done")
+    }
     }
     return table
 }

@@ -145,6 +145,7 @@ extension PersistentStore {
     }
 
     private func write(_ changes: ChangeSet, in txn: any StorageTransaction) throws -> SaveResult {
+        if txn.readsAreRequests { try readAhead(for: changes, in: txn) }
         guard try Self.generation(meta, in: txn) == generation else { throw KuraError.storeMigrated(path: path) }
         var result = SaveResult()
         var conflicts: [ObjectID] = []
@@ -380,12 +381,28 @@ extension PersistentStore {
             var end = start + 1
             while end < changes.count && objectID(changes[end]).entity === current { end += 1 }
             let tables = tables(for: current)
-            if txn.readsAreRequests {
-                try txn.prefetch(keys: changes[start..<end].map { StoreLayout.key(objectID($0).number) }, in: tables.records)
-            }
             try tables.records.withCursor(in: txn) { cursor in try body(changes[start..<end], tables, cursor) }
             start = end
         }
+    }
+
+    /// Asks, at once, for what a save reads by key: the store's generation,
+    /// the ID counters of the entities it inserts, the history's sequence,
+    /// and the records it updates or deletes. On an engine whose reads are
+    /// requests these go out with the save's first statement (its lock).
+    private func readAhead(for changes: ChangeSet, in txn: any StorageTransaction) throws {
+        var metaKeys = [StoreLayout.generationKey]
+        var inserted = Set<ObjectIdentifier>()
+        for insert in changes.inserts where inserted.insert(ObjectIdentifier(insert.objectID.entity)).inserted {
+            metaKeys.append(StoreLayout.counterKey(insert.objectID.entity))
+        }
+        if changes.history != nil { metaKeys.append(StoreLayout.historySequenceKey) }
+        try txn.prefetch(keys: metaKeys, in: meta)
+        var records: [ObjectIdentifier: (EntityDescription, [[UInt8]])] = [:]
+        for objectID in changes.deletes.map(\.objectID) + changes.updates.map(\.objectID) {
+            records[ObjectIdentifier(objectID.entity), default: (objectID.entity, [])].1.append(StoreLayout.key(objectID.number))
+        }
+        for (entity, keys) in records.values { try txn.prefetch(keys: keys, in: tables(for: entity).records) }
     }
 
     /// What a save needs of a stored record: its row version, its indexed

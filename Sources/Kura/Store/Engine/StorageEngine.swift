@@ -205,6 +205,8 @@ public protocol StorageTransaction: Sendable {
 
     /// Reads the values of `keys` in `space` ahead, in one request: later
     /// reads of these keys in this transaction are answered from memory.
+    /// The request may go out with the transaction's next one (several read
+    /// aheads in a row cost one round trip).
     func prefetch(keys: [[UInt8]], in space: StorageSpace) throws
 
     /// Calls `body` with a cursor on `space`, for reading and changing entries where they are.
