@@ -68,6 +68,9 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
             "CREATE TABLE IF NOT EXISTS kura_kv (space int4 NOT NULL, key bytea NOT NULL, value bytea NOT NULL, PRIMARY KEY (space, key))",
             "CREATE TABLE IF NOT EXISTS kura_commit (id int8 NOT NULL)",
             "INSERT INTO kura_commit SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM kura_commit)",
+            // Commit numbers: writers that share the lock can't count in kura_commit's row.
+            "CREATE SEQUENCE IF NOT EXISTS kura_commit_ids",
+            "SELECT setval('kura_commit_ids', id) FROM kura_commit WHERE id > (SELECT last_value FROM kura_commit_ids)",
             "SELECT pg_advisory_unlock(7365211)",
         ]
         for statement in statements {
@@ -249,11 +252,15 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
             let transaction = PostgresTransaction(engine: self, connection: connection, isReadOnly: false)
             try transaction.sendBegin("BEGIN", readingCounts: false)
             do {
-                // The row lock of kura_commit: one writer at a time, everywhere.
-                try transaction.sendLock()
+                // The row lock of kura_commit, with the first statement: one
+                // writer at a time, everywhere, or writers that only rewrite
+                // records beside each other (PostgresTransaction.beginRewriting).
+                transaction.lockBeforeFirstStatement()
                 try body(transaction)
                 try transaction.flush()
-                try transaction.send("SELECT pg_notify('kura_commit', id::text) FROM kura_commit")
+                var binds = PostgresBindings()
+                binds.append(String(transaction.id))
+                try transaction.send("SELECT pg_notify('kura_commit', $1)", binds)
                 try transaction.execute("COMMIT")
             } catch {
                 rollBack(transaction, after: error)
@@ -268,8 +275,11 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
 
     func latestCommit() throws -> Int {
         try withConnection { connection in
-            Int(try connection.query(PostgresQuery(unsafeSQL: "SELECT id FROM kura_commit"), logger: logger).waitForAnswer()
-                .first?.decode(Int64.self) ?? 0)
+            // Taken numbers, committed or not: an observer that sees a
+            // number it didn't commit looks again, which is never wrong.
+            Int(try connection.query(PostgresQuery(
+                unsafeSQL: "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM kura_commit_ids"), logger: logger)
+                .waitForAnswer().first?.decode(Int64.self) ?? 0)
         }
     }
 

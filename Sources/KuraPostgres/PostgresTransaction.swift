@@ -86,6 +86,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     /// PostgreSQL's: the engine turns them into Kura's where the
     /// transaction ends, and there tells a lost connection from an SQL error.
     private func sendQuery(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> EventLoopFuture<PostgresQueryResult> {
+        if needsLock { try sendLock("UPDATE kura_commit SET id = nextval('kura_commit_ids') RETURNING id") }
         requests += 1
         if singleRequest && requests > 1 { throw SecondRequest() }
         return connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: engine.logger)
@@ -142,13 +143,39 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         unanswered.removeAll()
     }
 
-    /// Sends the statement that takes the writers' lock (the row of
-    /// `kura_commit`) and numbers the commit, answered with the next
-    /// statement: the server runs what follows once the lock is held.
-    func sendLock() throws {
-        let answer = try sendQuery("UPDATE kura_commit SET id = id + 1 RETURNING id")
+    /// A write whose lock isn't sent yet: its first statement sends it.
+    private var needsLock = false
+
+    /// Makes the write's first statement take the writers' lock (the row of
+    /// `kura_commit`) for the whole store, unless the transaction declares
+    /// first that it only rewrites records (``beginRewriting(_:)``).
+    func lockBeforeFirstStatement() {
+        needsLock = true
+    }
+
+    /// Sends `sql`, which takes the writers' lock and answers the commit's
+    /// number, answered with the next statement: the server runs what
+    /// follows once the lock is held.
+    private func sendLock(_ sql: String) throws {
+        needsLock = false
+        let answer = try sendQuery(sql)
         lockAnswer = answer
         unanswered.append(answer)
+    }
+
+    /// Writes that only rewrite records share the writers' lock (`FOR
+    /// SHARE` of `kura_commit`'s row: any number at once, none beside a
+    /// write that holds it alone) and lock their records (`FOR UPDATE`, in
+    /// the order given), whose values they read ahead: the values are then
+    /// what the last commit of each record wrote, so a save's row-version
+    /// check sees every earlier commit of what it changes.
+    func beginRewriting(_ keys: [(space: StorageSpace, keys: [[UInt8]])]) throws {
+        guard needsLock else {
+            for (space, keys) in keys { try prefetch(keys: keys, in: space) }
+            return
+        }
+        try sendLock("SELECT nextval('kura_commit_ids') FROM kura_commit FOR SHARE")
+        for (space, keys) in keys { try prefetch(keys: keys, in: space, lockingThem: true) }
     }
 
     // MARK: Spaces
@@ -223,6 +250,10 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     }
 
     func prefetch(keys: [[UInt8]], in space: StorageSpace) throws {
+        try prefetch(keys: keys, in: space, lockingThem: false)
+    }
+
+    private func prefetch(keys: [[UInt8]], in space: StorageSpace, lockingThem: Bool) throws {
         try flush()
         var array = BinaryArray.bytea()
         for key in keys {
@@ -237,7 +268,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         let answer = try sendQuery("""
             SELECT wanted.position, kura_kv.value FROM unnest($2::bytea[]) WITH ORDINALITY AS wanted(key, position)
             JOIN kura_kv ON kura_kv.space = $1 AND kura_kv.key = wanted.key
-            """, binds)
+            """ + (lockingThem ? " ORDER BY wanted.position FOR UPDATE OF kura_kv" : ""), binds)
         unanswered.append(answer)
         readAheads.append((space.number, keys, answer))
     }

@@ -391,6 +391,21 @@ extension PersistentStore {
     /// and the records it updates or deletes. On an engine whose reads are
     /// requests these go out with the save's first statement (its lock).
     private func readAhead(for changes: ChangeSet, in txn: any StorageTransaction) throws {
+        var records: [ObjectIdentifier: (EntityDescription, [UInt64])] = [:]
+        for objectID in changes.deletes.map(\.objectID) + changes.updates.map(\.objectID) {
+            records[ObjectIdentifier(objectID.entity), default: (objectID.entity, [])].1.append(objectID.number)
+        }
+        if changes.inserts.isEmpty && changes.deletes.isEmpty && changes.memberships.isEmpty && changes.history == nil {
+            // Rewrites of stored records alone (to-one references included:
+            // their entries are keyed by the record that changes), in one
+            // order every process follows.
+            let keys = records.values.sorted { $0.0.name < $1.0.name }.map { entity, numbers in
+                (space: tables(for: entity).records, keys: numbers.sorted().map(StoreLayout.key))
+            }
+            try txn.beginRewriting(keys)
+            try txn.prefetch(keys: [StoreLayout.generationKey], in: meta)
+            return
+        }
         var metaKeys = [StoreLayout.generationKey]
         var inserted = Set<ObjectIdentifier>()
         for insert in changes.inserts where inserted.insert(ObjectIdentifier(insert.objectID.entity)).inserted {
@@ -398,11 +413,7 @@ extension PersistentStore {
         }
         if changes.history != nil { metaKeys.append(StoreLayout.historySequenceKey) }
         try txn.prefetch(keys: metaKeys, in: meta)
-        var records: [ObjectIdentifier: (EntityDescription, [[UInt8]])] = [:]
-        for objectID in changes.deletes.map(\.objectID) + changes.updates.map(\.objectID) {
-            records[ObjectIdentifier(objectID.entity), default: (objectID.entity, [])].1.append(StoreLayout.key(objectID.number))
-        }
-        for (entity, keys) in records.values { try txn.prefetch(keys: keys, in: tables(for: entity).records) }
+        for (entity, numbers) in records.values { try txn.prefetch(keys: numbers.map(StoreLayout.key), in: tables(for: entity).records) }
     }
 
     /// What a save needs of a stored record: its row version, its indexed

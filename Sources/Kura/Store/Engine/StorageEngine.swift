@@ -209,6 +209,15 @@ public protocol StorageTransaction: Sendable {
     /// aheads in a row cost one round trip).
     func prefetch(keys: [[UInt8]], in space: StorageSpace) throws
 
+    /// Called first in a write transaction that changes stored records in
+    /// place and nothing else: `keys` are every record it changes, by space
+    /// (in the order to lock them). An engine whose writers are in several
+    /// processes may let such writes run beside one another, each holding
+    /// only its records (a save's row-version check then still sees every
+    /// earlier commit of them); every other write takes the whole store.
+    /// The values are read ahead as ``prefetch(keys:in:)`` does.
+    func beginRewriting(_ keys: [(space: StorageSpace, keys: [[UInt8]])]) throws
+
     /// Calls `body` with a cursor on `space`, for reading and changing entries where they are.
     func visitCursor(in space: StorageSpace, _ body: (any StorageCursor) throws -> Void) throws
 
@@ -236,6 +245,11 @@ extension StorageTransaction {
     public var readsAreRequests: Bool { false }
 
     public func prefetch(keys: [[UInt8]], in space: StorageSpace) throws {}
+
+    /// One writer at a time: nothing to declare; the keys are read ahead.
+    public func beginRewriting(_ keys: [(space: StorageSpace, keys: [[UInt8]])]) throws {
+        for (space, keys) in keys { try prefetch(keys: keys, in: space) }
+    }
 
     /// ``forEachJoined(in:range:direction:readAhead:records:_:)`` from the other
     /// requirements: a record read per entry.
