@@ -43,6 +43,8 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     let logger: Logger
     private let group: any EventLoopGroup
     private let pool = Mutex<[PostgresConnection]>([])
+    /// The entry counts the last read transaction saw.
+    let recentCounts = RecentCounts()
     private let isClosed = Atomic(false)
     private let connectionIDs = Atomic(0)
 
@@ -327,5 +329,24 @@ final class PostgresCommitWatch: CommitWatch, @unchecked Sendable {
         context?.stop()
         _ = try? connection?.close().wait()
         queue.sync {}
+    }
+}
+
+/// Entry counts a read saw, for planning reads of one request without
+/// counting: kept for a second, then a read counts again.
+final class RecentCounts: Sendable {
+    private let state = Mutex<(counts: [UInt32: Int], seen: ContinuousClock.Instant)?>(nil)
+    static let lifetime = Duration.seconds(1)
+
+    func remember(_ counts: [UInt32: Int]) {
+        state.withLock { $0 = (counts, .now) }
+    }
+
+    /// The counts, while they are recent.
+    func counts() -> [UInt32: Int]? {
+        state.withLock { state in
+            guard let state, ContinuousClock.now - state.seen < Self.lifetime else { return nil }
+            return state.counts
+        }
     }
 }

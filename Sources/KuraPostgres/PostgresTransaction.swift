@@ -220,6 +220,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
                     counts[UInt32(bitPattern: number)] = Int(entries)
                 }
                 knownCounts = counts
+                engine.recentCounts.remember(counts)
             }
             return knownCounts?[space.number] ?? 0
         }
@@ -227,6 +228,15 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         var binds = PostgresBindings()
         binds.append(Int32(bitPattern: space.number))
         return Int(try execute("SELECT entries FROM kura_spaces WHERE number = $1", binds).first?.decode(Int64.self) ?? 0)
+    }
+
+    /// A read of one request plans with the counts a recent read saw (so
+    /// planning costs no request), or, when none is recent, runs as a
+    /// transaction, which reads them; other transactions count.
+    func estimatedCount(in space: StorageSpace) throws -> Int {
+        guard singleRequest else { return try count(in: space) }
+        guard let counts = engine.recentCounts.counts() else { throw SecondRequest() }
+        return counts[space.number] ?? 0
     }
 
     // MARK: Reading
@@ -369,6 +379,11 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         readAhead: Int?, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> Bool
     ) throws {
         try flush()
+        if singleRequest && readAhead == .max,
+           spaces.first.flatMap({ engine.recentCounts.counts()?[$0.number] }).map({ $0 >= Self.largestPage }) ?? true {
+            // A whole range that may not fit one page: a transaction from the start.
+            throw SecondRequest()
+        }
         var after: [UInt8]?
         var limit = min(max(readAhead ?? 128, 1), Self.largestPage)
         while true {

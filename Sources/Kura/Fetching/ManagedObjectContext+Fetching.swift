@@ -253,8 +253,11 @@ extension ManagedObjectContext {
         let ordering = RowOrdering(sorts: fetch.sorts)
         if matches.isEmpty {
             // Only stored results: the offset applies now, and only the
-            // results become elements.
-            return try store.read { txn in
+            // results become elements. One request when the engine pays
+            // per request and the plan reads in one (else it runs again in
+            // a transaction: objects the first attempt registered are
+            // objects this context had fetched a moment earlier).
+            return try store.readOneRequest { txn in
                 let plan = try QueryPlanner.plan(fetch, tables: tables, store: store, changedEntities: changed, in: txn)
                 let query = storeQuery(fetch, plan: plan, tables: tables, excluded: excluded)
                 let graph = query.graph(in: txn)

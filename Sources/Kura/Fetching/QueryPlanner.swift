@@ -44,7 +44,7 @@ enum QueryPlanner {
                 offset: fetch.offset, foundPrimaryKeys: nil, estimatedRows: rows)
         }
 
-        let total = try tables.records.count(in: txn)
+        let total = try txn.estimatedCount(in: tables.records)
         let sorts = forCount ? [] : fetch.sorts
         let window = forCount ? nil : fetch.window
 

@@ -163,6 +163,11 @@ public protocol StorageTransaction: Sendable {
     /// How many keys `space` holds.
     func count(in space: StorageSpace) throws -> Int
 
+    /// How many keys `space` holds, for choosing a plan: an engine whose
+    /// reads are requests may answer from counts it saw a moment ago.
+    /// Never used where the number must be exact.
+    func estimatedCount(in space: StorageSpace) throws -> Int
+
     /// True when the store holds no space at all (a new, empty file).
     func isEmpty() throws -> Bool
 
@@ -245,6 +250,10 @@ extension StorageTransaction {
     public var readsAreRequests: Bool { false }
 
     public func prefetch(keys: [[UInt8]], in space: StorageSpace) throws {}
+
+    public func estimatedCount(in space: StorageSpace) throws -> Int {
+        try count(in: space)
+    }
 
     /// One writer at a time: nothing to declare; the keys are read ahead.
     public func beginRewriting(_ keys: [(space: StorageSpace, keys: [[UInt8]])]) throws {
