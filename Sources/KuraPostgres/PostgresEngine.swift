@@ -260,9 +260,6 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
                 transaction.lockBeforeFirstStatement()
                 try body(transaction)
                 try transaction.flush()
-                var binds = PostgresBindings()
-                binds.append(String(transaction.id))
-                try transaction.send("SELECT pg_notify('kura_commit', $1)", binds)
                 try transaction.execute("COMMIT")
             } catch {
                 rollBack(transaction, after: error)

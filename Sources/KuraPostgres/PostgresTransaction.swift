@@ -86,7 +86,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     /// PostgreSQL's: the engine turns them into Kura's where the
     /// transaction ends, and there tells a lost connection from an SQL error.
     private func sendQuery(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> EventLoopFuture<PostgresQueryResult> {
-        if needsLock { try sendLock("UPDATE kura_commit SET id = nextval('kura_commit_ids') RETURNING id") }
+        if needsLock { try sendLock(Self.notifying("UPDATE kura_commit SET id = nextval('kura_commit_ids') RETURNING id")) }
         requests += 1
         if singleRequest && requests > 1 { throw SecondRequest() }
         return connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: engine.logger)
@@ -163,6 +163,13 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         unanswered.append(answer)
     }
 
+    /// `lock` (which answers the commit's number as `id`) made to also
+    /// send `NOTIFY kura_commit` with it, which PostgreSQL delivers when
+    /// (and only if) the transaction commits: one statement less per save.
+    private static func notifying(_ lock: String) -> String {
+        "WITH commit AS (\(lock)) SELECT commit.id FROM commit, LATERAL (SELECT pg_notify('kura_commit', commit.id::text)) AS notified"
+    }
+
     /// Writes that only rewrite records share the writers' lock (`FOR
     /// SHARE` of `kura_commit`'s row: any number at once, none beside a
     /// write that holds it alone) and lock their records (`FOR UPDATE`, in
@@ -174,7 +181,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
             for (space, keys) in keys { try prefetch(keys: keys, in: space) }
             return
         }
-        try sendLock("SELECT nextval('kura_commit_ids') FROM kura_commit FOR SHARE")
+        try sendLock(Self.notifying("SELECT nextval('kura_commit_ids') AS id FROM kura_commit FOR SHARE"))
         for (space, keys) in keys { try prefetch(keys: keys, in: space, lockingThem: true) }
     }
 
