@@ -545,29 +545,26 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
                 WHERE kura_kv.space = changed.space AND kura_kv.key = changed.key
                 """, batch.entryBindings)
         }
-        for batch in stored.batches {
-            try send(Self.counting("""
-                INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])
-                ON CONFLICT (space, key) DO UPDATE SET value = EXCLUDED.value RETURNING space, (xmax = 0)::int4 AS change
-                """), batch.entryBindings)
-        }
-        // New keys are inserted as they are, which costs the server about
-        // two thirds of an insert that checks each key for a conflict,
-        // inside a savepoint: when one is taken, the insert is undone and
-        // done again key by key. (Savepoints are counted: past a few dozen
-        // in one transaction, PostgreSQL's snapshots of every session slow down.)
-        let plainInsert = !new.isEmpty && savepoints < Self.mostSavepoints
+        // Keys not known to be stored (new ones, and puts of keys not read
+        // ahead: mostly index and relationship entries of new objects) are
+        // inserted as they are, which costs the server about two thirds of
+        // an insert that checks each key, inside a savepoint: when one is
+        // taken, the insert is undone and done again key by key. (Savepoints
+        // are counted: past a few dozen in one transaction, PostgreSQL's
+        // snapshots of every session slow down.)
+        let plainInsert = !(new.isEmpty && stored.isEmpty) && savepoints < Self.mostSavepoints
         var insertions: [EventLoopFuture<PostgresQueryResult>] = []
         if plainInsert {
             savepoints += 1
             try send("SAVEPOINT kura_flush")
-            insertions = try new.batches.map { batch in
+            insertions = try (new.batches + stored.batches).map { batch in
                 try sendQuery(Self.counting("""
                     INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])
                     RETURNING space, 1 AS change
                     """), batch.entryBindings)
             }
         } else {
+            try sendUpserts(stored)
             insertions = try new.batches.map(sendNewKeysInsert)
         }
         try waitForSent()
@@ -590,6 +587,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
                 // A key was taken (unique_violation): undo the insert, find which.
                 try send("ROLLBACK TO SAVEPOINT kura_flush")
                 try send("RELEASE SAVEPOINT kura_flush")
+                try sendUpserts(stored)
                 taken = try insertNewKeys(newKeys, answers: try new.batches.map(sendNewKeysInsert))
             }
         } else if !insertions.isEmpty {
@@ -601,6 +599,16 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     /// The savepoints a transaction may use for inserting new keys.
     static let mostSavepoints = 32
     private var savepoints = 0
+
+    /// Sends the puts of `stored`: each key inserted or its value replaced.
+    private func sendUpserts(_ stored: KeyBatches) throws {
+        for batch in stored.batches {
+            try send(Self.counting("""
+                INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])
+                ON CONFLICT (space, key) DO UPDATE SET value = EXCLUDED.value RETURNING space, (xmax = 0)::int4 AS change
+                """), batch.entryBindings)
+        }
+    }
 
     /// Sends the insert of keys that must be new, each checked: one taken
     /// is left as it is, and not in the answer.
