@@ -12,7 +12,8 @@ import Synchronization
 /// ```
 /// kura_spaces (name text PRIMARY KEY, number serial, entries int8)
 /// kura_kv     (space int4, key bytea, value bytea, PRIMARY KEY (space, key))
-/// kura_commit (id int8)                        one row: the last commit
+/// kura_commit (id int8)                        one row: the writers' lock
+/// kura_commit_ids                              a sequence: commit numbers
 /// ```
 ///
 /// A space is what LMDB calls a named database: its keys sort as LMDB's do
@@ -23,15 +24,17 @@ import Synchronization
 /// - Reads run in `REPEATABLE READ` transactions: one snapshot, as an LMDB
 ///   read transaction. An index walk and its records are one statement
 ///   (a join on the server), fetched in growing pages so a `LIMIT` stops early.
-/// - Writes begin by taking the row lock of `kura_commit`
-///   (`UPDATE … RETURNING`): one writer at a time across every process and
+/// - Writes take the row lock of `kura_commit` with their first statement:
+///   alone (`UPDATE`), one writer at a time across every process and
 ///   machine, so a save's row-version checks see every earlier commit and
-///   no update is lost. Puts and deletes are buffered and sent in batches
-///   (`unnest` of arrays) before a read of the same transaction and at
-///   commit; a taken unique key is reported then
+///   no update is lost; or, for a save that only rewrites stored records,
+///   shared (`FOR SHARE`) with its records locked `FOR UPDATE`, so such
+///   saves run beside each other. Puts and deletes are buffered and sent in
+///   batches (`unnest` of binary arrays) before a read of the same
+///   transaction and at commit; a taken unique key is reported then
 ///   (``StorageEngineError/keyExistsInSpace(_:key:)``).
-/// - Each commit sends `NOTIFY kura_commit` with its number, inside the
-///   transaction: other processes' observers hear of it (`LISTEN`).
+/// - Each commit sends `NOTIFY kura_commit` with its number (delivered at
+///   commit): other processes' observers hear of it (`LISTEN`).
 /// - A connection that fails is dropped; the next transaction connects
 ///   again. A transaction cut short by a lost connection is rolled back by
 ///   the server: nothing partial is ever stored.

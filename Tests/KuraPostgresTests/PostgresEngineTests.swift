@@ -36,6 +36,9 @@ import Testing
         let perProcess = 40
         let started = Date()
         let processes = try (0..<4).map { _ in try Helper.start(["increment", url, String(perProcess)]) }
+        // Beside them, saves that insert (they take the writers' lock alone,
+        // the increments share it).
+        let inserters = try (0..<2).map { worker in try Helper.start(["insert-entries", url, String(worker), "100"]) }
         var torn = 0
         var reads = 0
         while processes.contains(where: { $0.isRunning }) {
@@ -49,9 +52,13 @@ import Testing
             #expect(try process.wait() == .exited(0), "\(text)")
             conflicts += Int(text.split(separator: "=").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
         }
+        for inserter in inserters { #expect(try inserter.wait() == .exited(0)) }
         let seconds = Date().timeIntervalSince(started)
         let (a, b) = try ConcurrencyWorkload.counters(container)
         #expect(a == 4 * perProcess && b == 4 * perProcess, "a lost update: \(a), \(b)")
+        let entries = container.newContext()
+        #expect(try entries.fetch(FetchRequest(entityName: "Entry")).count == 200)
+        #expect(try entries.count(for: FetchRequest(entityName: "Entry")) == 200, "the stored count of entries")
         #expect(torn == 0, "a reader saw half a save")
         print("postgres counter: 4 processes, \(4 * perProcess) saves in \(String(format: "%.2f", seconds)) s, \(conflicts) conflicts retried, \(reads) reads")
     }
