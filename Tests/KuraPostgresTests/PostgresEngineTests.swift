@@ -206,6 +206,32 @@ import Testing
         #expect(found == keys)
     }
 
+    @Test func fetchesOfOneStatementAndFetchesThatOutgrowItFindTheSameAsATransaction() throws {
+        let url = try Self.server.newDatabase()
+        let container = try PersistentContainer(store: .postgres(url: url), model: ConcurrencyWorkload.model())
+        let writer = container.newContext()
+        for index in 0..<400 {
+            let entry = try writer.insertNewObject(forEntityName: "Entry")
+            try entry.setValue("k\(1000 + index)", forKey: "key")
+            try entry.setValue(index >= 397 ? 1 : 0, forKey: "worker")
+        }
+        try writer.save()
+        let reader = container.newContext()
+        // Planned with counts just seen: one statement (a window of 3 by the unique index).
+        var first = FetchRequest(entityName: "Entry", sortDescriptors: [FetchSortDescriptor(key: "key")])
+        first.fetchLimit = 3
+        #expect(try reader.fetch(first).map { try $0.value(forKey: "key", as: String.self) } == ["k1000", "k1001", "k1002"])
+        // The matches are past the first page of a scan with a predicate:
+        // a second statement, so the fetch runs again in a transaction.
+        var last = FetchRequest(entityName: "Entry", predicate: "worker == 1")
+        last.fetchLimit = 3
+        #expect(try reader.fetch(last).map { try $0.value(forKey: "key", as: String.self) } == ["k1397", "k1398", "k1399"])
+        // After the counts grew old: the same, through a transaction first.
+        usleep(1_100_000)
+        #expect(try reader.count(for: FetchRequest(entityName: "Entry", predicate: "worker == 0")) == 397)
+        #expect(try container.newContext().fetch(last).count == 3)
+    }
+
     @Test func aBadURLOrAnAbsentServerIsAClearError() throws {
         #expect(throws: KuraError.self) { try PersistentContainer(store: .postgres(url: "mysql://x/y"), model: ConcurrencyWorkload.model()) }
         #expect(throws: KuraError.self) { try PersistentContainer(store: .postgres(url: "postgres://kura@/"), model: ConcurrencyWorkload.model()) }
