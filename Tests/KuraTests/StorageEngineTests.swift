@@ -76,6 +76,38 @@ import Testing
     }
 
     @Test(arguments: TestEngine.allCases)
+    func validationCollectsEveryFailureWritesNothingAndChecksStoredObjectsFromTheirRecords(_ engine: TestEngine) throws {
+        let store = try EngineStore(engine)
+        let container = try store.open(ManagedObjectModel(Account.self))
+        let context = container.newContext()
+        let first = Account(context: context)
+        first.balance = -1
+        let second = Account(context: context)
+        second.name = "ok"
+        do {
+            try context.save()
+            Issue.record("the save should fail validation")
+        } catch KuraError.validationFailed(let failures) {
+            #expect(failures.filter { $0.objectID == first.objectID }.compactMap(\.key).sorted() == ["balance", "name"])
+            #expect(!failures.contains { $0.objectID == second.objectID })
+        }
+        #expect(try container.newContext().count(for: FetchRequest(entityName: "Account")) == 0, "nothing written")
+        #expect(context.insertedObjects.count == 2, "the context keeps its changes")
+        first.name = "fixed"
+        first.balance = 0
+        try context.save()
+
+        // A stored object, fetched without its values: validating a change
+        // reads what it needs of its record.
+        let other = container.newContext()
+        let stored = try #require(try other.fetch(FetchRequest(entityName: "Account", predicate: "name == 'ok'")).first as? Account)
+        stored.balance = 5
+        try other.save()
+        let reread = try container.newContext().fetch(FetchRequest(entityName: "Account", sortDescriptors: [FetchSortDescriptor(key: "name")]))
+        #expect(reread.map { ($0 as! Account).balance } == [0, 5])
+    }
+
+    @Test(arguments: TestEngine.allCases)
     func aValueTooLongForAnIndexKeyIsTheSameErrorOnEveryEngine(_ engine: TestEngine) throws {
         let store = try EngineStore(engine)
         let container = try store.open(.news())
