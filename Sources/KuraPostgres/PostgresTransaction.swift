@@ -43,14 +43,14 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         }
     }
 
-    private var pending: [PendingKey: Pending] = [:]
+    var pending: [PendingKey: Pending] = [:]
     /// The rows whose bytes were lent: kept until the transaction ends, as
     /// an LMDB snapshot keeps its pages (a fetch holds views of its records).
     private var lent: [ByteBuffer] = []
     /// Values read ahead (``prefetch(keys:in:)``), `nil` for absent keys:
     /// what is stored, which no other writer changes while this one holds
     /// the lock (and a read's snapshot never changes).
-    private var prefetched: [PendingKey: ByteBuffer?] = [:]
+    var prefetched: [PendingKey: ByteBuffer?] = [:]
 
     var readsAreRequests: Bool { true }
 
@@ -85,7 +85,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     /// Sends one statement and returns its answer to come. Its errors stay
     /// PostgreSQL's: the engine turns them into Kura's where the
     /// transaction ends, and there tells a lost connection from an SQL error.
-    private func sendQuery(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> EventLoopFuture<PostgresQueryResult> {
+    func sendQuery(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> EventLoopFuture<PostgresQueryResult> {
         if needsLock { try sendLock(Self.notifying("UPDATE kura_commit SET id = nextval('kura_commit_ids') RETURNING id")) }
         requests += 1
         if singleRequest && requests > 1 { throw SecondRequest() }
@@ -121,7 +121,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     }
 
     /// Waits for the statements sent ahead, `BEGIN` first.
-    private func waitForSent() throws {
+    func waitForSent() throws {
         if let begin {
             self.begin = nil
             do {
@@ -249,10 +249,12 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     // MARK: Reading
 
     /// Read-aheads sent and not yet taken into ``prefetched``.
-    private var readAheads: [(space: UInt32, keys: [[UInt8]], answer: EventLoopFuture<PostgresQueryResult>)] = []
+    var readAheads: [(space: UInt32, keys: [[UInt8]], answer: EventLoopFuture<PostgresQueryResult>)] = []
+    /// Savepoints used so far for inserting keys unchecked (see ``flush()``).
+    var savepoints = 0
 
     /// Takes the answers of the read-aheads sent into ``prefetched``.
-    private func takeReadAheads() throws {
+    func takeReadAheads() throws {
         guard !readAheads.isEmpty else { return }
         let sent = readAheads
         readAheads.removeAll()
@@ -432,226 +434,5 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
 
     func visitCursor(in space: StorageSpace, _ body: (any StorageCursor) throws -> Void) throws {
         try body(KeyedCursor(transaction: self, space: space))
-    }
-
-    // MARK: Writing
-
-    func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in space: StorageSpace, flags: PutFlags) throws {
-        try checkWritable()
-        if key.count > 511 { throw StorageEngineError.keyTooLong }
-        let pendingKey = PendingKey(space: space.number, key: Array(key))
-        let mustBeNew = flags.contains(.noOverwrite) || flags.contains(.append)
-        var entry = pending[pendingKey] ?? Pending(value: nil, mustBeNew: false, removedFirst: false)
-        if mustBeNew && entry.value != nil { throw StorageEngineError.keyExists }
-        if pending[pendingKey] != nil && entry.value == nil && !entry.removedFirst {
-            // Removed earlier in this transaction: what was stored is gone.
-            entry.removedFirst = true
-        }
-        entry.value = ByteBuffer(bytes: value)
-        if mustBeNew && !entry.removedFirst { entry.mustBeNew = true }
-        pending[pendingKey] = entry
-    }
-
-    func delete(_ key: UnsafeRawBufferPointer, in space: StorageSpace) throws {
-        try checkWritable()
-        let pendingKey = PendingKey(space: space.number, key: Array(key))
-        if let entry = pending[pendingKey], entry.mustBeNew {
-            // Its check against what is stored can't wait past its removal.
-            try flush()
-        }
-        var entry = pending[pendingKey] ?? Pending(value: nil, mustBeNew: false, removedFirst: false)
-        entry.value = nil
-        entry.removedFirst = false
-        entry.mustBeNew = false
-        pending[pendingKey] = entry
-    }
-
-    func removeAll(in space: StorageSpace) throws {
-        try checkWritable()
-        try flush()
-        prefetched.removeAll()
-        readAheads.removeAll()
-        var binds = PostgresBindings()
-        binds.append(Int32(bitPattern: space.number))
-        try execute("DELETE FROM kura_kv WHERE space = $1", binds)
-        try execute("UPDATE kura_spaces SET entries = 0 WHERE number = $1", binds)
-    }
-
-    func drop(_ space: StorageSpace) throws {
-        try removeAll(in: space)
-        var binds = PostgresBindings()
-        binds.append(Int32(bitPattern: space.number))
-        try execute("DELETE FROM kura_spaces WHERE number = $1", binds)
-    }
-
-    func performNested(_ body: (any StorageTransaction) throws -> Void) throws {
-        try checkWritable()
-        try flush()
-        try execute("SAVEPOINT kura_nested")
-        do {
-            try body(self)
-            try flush()
-            try execute("RELEASE SAVEPOINT kura_nested")
-        } catch {
-            pending.removeAll()
-            prefetched.removeAll()
-            readAheads.removeAll()
-            if !engine.isConnectionFailure(error) {
-                discardUnanswered()
-                _ = try? execute("ROLLBACK TO SAVEPOINT kura_nested")
-            }
-            throw error
-        }
-    }
-
-    /// Sends the buffered changes in one round trip: removals, then
-    /// rewrites of keys known to be stored, then other stores, then new
-    /// keys (checked). Each statement keeps its spaces' counts of entries
-    /// itself, on the server.
-    func flush() throws {
-        guard !pending.isEmpty else { return }
-        try takeReadAheads()
-        let changes = pending
-        pending.removeAll()
-        var removed = KeyBatches()
-        var new = KeyBatches()
-        var newKeys: [PendingKey] = []
-        var stored = KeyBatches()
-        // Keys known to be stored (read ahead, or sent): rewritten in place.
-        var existing = KeyBatches()
-        for (key, change) in changes {
-            let known = prefetched[key]
-            if known != nil { prefetched[key] = .some(change.value) }
-            if change.value == nil || change.removedFirst { removed.append(space: key.space, key: key.key) }
-            guard let value = change.value else { continue }
-            if change.mustBeNew || change.removedFirst {
-                new.append(space: key.space, key: key.key, value: value)
-                newKeys.append(key)
-            } else if case .some(.some) = known {
-                existing.append(space: key.space, key: key.key, value: value)
-            } else {
-                stored.append(space: key.space, key: key.key, value: value)
-            }
-        }
-        for batch in removed.batches {
-            try send(Self.counting("""
-                DELETE FROM kura_kv USING unnest($1::int4[], $2::bytea[]) AS gone(space, key)
-                WHERE kura_kv.space = gone.space AND kura_kv.key = gone.key RETURNING kura_kv.space, -1 AS change
-                """), batch.keyBindings)
-        }
-        let rewrites = try existing.batches.map { batch in
-            try sendQuery("""
-                UPDATE kura_kv SET value = changed.value FROM unnest($1::int4[], $2::bytea[], $3::bytea[]) AS changed(space, key, value)
-                WHERE kura_kv.space = changed.space AND kura_kv.key = changed.key
-                """, batch.entryBindings)
-        }
-        // Keys not known to be stored (new ones, and puts of keys not read
-        // ahead: mostly index and relationship entries of new objects) are
-        // inserted as they are, which costs the server about two thirds of
-        // an insert that checks each key, inside a savepoint: when one is
-        // taken, the insert is undone and done again key by key. (Savepoints
-        // are counted: past a few dozen in one transaction, PostgreSQL's
-        // snapshots of every session slow down.)
-        let plainInsert = !(new.isEmpty && stored.isEmpty) && savepoints < Self.mostSavepoints
-        var insertions: [EventLoopFuture<PostgresQueryResult>] = []
-        if plainInsert {
-            savepoints += 1
-            try send("SAVEPOINT kura_flush")
-            insertions = try (new.batches + stored.batches).map { batch in
-                try sendQuery(Self.counting("""
-                    INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])
-                    RETURNING space, 1 AS change
-                    """), batch.entryBindings)
-            }
-        } else {
-            try sendUpserts(stored)
-            insertions = try new.batches.map(sendNewKeysInsert)
-        }
-        try waitForSent()
-        var rewritten = 0
-        for rewrite in rewrites { rewritten += try rewrite.waitForAnswer().metadata.rows ?? 0 }
-        if rewritten != existing.count {
-            throw KuraError.storage(
-                path: engine.location, failure: .engine(code: 0, message: "a key read in this transaction was gone when rewritten"))
-        }
-        // A taken key is reported once every other change is sent: the
-        // transaction is then as if the put that met it had not happened.
-        var taken: PendingKey?
-        if plainInsert {
-            do {
-                // The first to fail is the one that met a taken key (those
-                // after it fail because the transaction has).
-                for insertion in insertions { _ = try insertion.waitForAnswer() }
-                try send("RELEASE SAVEPOINT kura_flush")
-            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
-                // A key was taken (unique_violation): undo the insert, find which.
-                try send("ROLLBACK TO SAVEPOINT kura_flush")
-                try send("RELEASE SAVEPOINT kura_flush")
-                try sendUpserts(stored)
-                taken = try insertNewKeys(newKeys, answers: try new.batches.map(sendNewKeysInsert))
-            }
-        } else if !insertions.isEmpty {
-            taken = try insertNewKeys(newKeys, answers: insertions)
-        }
-        if let taken { throw StorageEngineError.keyExistsInSpace(StorageSpace(number: taken.space), key: taken.key) }
-    }
-
-    /// The savepoints a transaction may use for inserting new keys.
-    static let mostSavepoints = 32
-    private var savepoints = 0
-
-    /// Sends the puts of `stored`: each key inserted or its value replaced.
-    private func sendUpserts(_ stored: KeyBatches) throws {
-        for batch in stored.batches {
-            try send(Self.counting("""
-                INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])
-                ON CONFLICT (space, key) DO UPDATE SET value = EXCLUDED.value RETURNING space, (xmax = 0)::int4 AS change
-                """), batch.entryBindings)
-        }
-    }
-
-    /// Sends the insert of keys that must be new, each checked: one taken
-    /// is left as it is, and not in the answer.
-    private func sendNewKeysInsert(_ new: KeyBatch) throws -> EventLoopFuture<PostgresQueryResult> {
-        try sendQuery(Self.counting("""
-            INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])
-            ON CONFLICT (space, key) DO NOTHING RETURNING space, 1 AS change, key
-            """, returningKeys: true), new.entryBindings)
-    }
-
-    /// Waits for the answers of ``sendNewKeysInsert(_:)``, and returns the
-    /// first of `new` they didn't insert.
-    private func insertNewKeys(_ new: [PendingKey], answers: [EventLoopFuture<PostgresQueryResult>]) throws -> PendingKey? {
-        try waitForSent()
-        var inserted = Set<PendingKey>()
-        for answer in answers {
-            for row in try answer.waitForAnswer() {
-                let (space, key) = try row.decode((Int32, ByteBuffer).self)
-                inserted.insert(PendingKey(space: UInt32(bitPattern: space), key: Array(key.readableBytesView)))
-            }
-        }
-        return inserted.count < new.count ? new.first { !inserted.contains($0) } : nil
-    }
-
-    /// `change` (a statement returning `space` and `change` of each row)
-    /// made to also add each space's changes to its count of entries in
-    /// `kura_spaces`, on the server; it answers nothing, or with
-    /// `returningKeys` each row's space and key.
-    private static func counting(_ change: String, returningKeys: Bool = false) -> String {
-        """
-        WITH changed AS (\(change)),
-        counted AS (
-            UPDATE kura_spaces SET entries = entries + total.change
-            FROM (SELECT space, sum(change) AS change FROM changed GROUP BY space) AS total
-            WHERE kura_spaces.number = total.space AND total.change <> 0
-        )
-        \(returningKeys ? "SELECT space, key FROM changed" : "SELECT")
-        """
-    }
-
-    private func checkWritable() throws {
-        if isReadOnly {
-            throw KuraError.storage(path: engine.location, failure: .engine(code: 0, message: "a write in a read transaction"))
-        }
     }
 }
