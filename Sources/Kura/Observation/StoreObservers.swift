@@ -46,14 +46,17 @@ final class StoreObservers: Sendable {
 
     /// Unregisters `inbox`; the last one stops the monitor.
     func unregister(_ inbox: ObserverInbox) {
-        state.withLock { state in
+        let stopped = state.withLock { state -> (any CommitWatch)? in
             state.inboxes.removeAll { $0.inbox == nil || $0.inbox === inbox }
             count.store(state.inboxes.count, ordering: .relaxed)
-            if state.inboxes.isEmpty {
-                state.monitor?.stop()
-                state.monitor = nil
-            }
+            guard state.inboxes.isEmpty else { return nil }
+            defer { state.monitor = nil }
+            return state.monitor
         }
+        // Stopped outside the lock: stopping waits for a commit being
+        // reported, whose report takes the lock (a deadlock, seen in CI when
+        // a commit arrived as the last observation ended).
+        stopped?.stop()
     }
 
     /// This process is committing transaction `id` (its write transaction
