@@ -232,6 +232,10 @@ import Testing
         let path = directory.file("growing.kura")
         // Another process saves 300 batches while the copies are made.
         let writer = try Helper.start(["growth-writer", path, "1", "300", "20", "200"])
+        // Once the store exists (a loaded machine can take seconds to start
+        // the writer), a moment for some saves.
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: path) && Date() < deadline { usleep(20_000) }
         usleep(300_000)
         let plain = try KuraTool.run(["backup", path, directory.file("copy.kura")])
         let compact = try KuraTool.run(["backup", path, directory.file("compact.kura"), "--compact"])
