@@ -42,6 +42,12 @@ struct BinaryArray: PostgresDynamicTypeEncodable {
         count += 1
     }
 
+    /// Appends the elements of `other`, an array of the same type.
+    mutating func append(contentsOf other: BinaryArray) {
+        elements.writeImmutableBuffer(other.elements)
+        count += other.count
+    }
+
     func encode<JSONEncoder: PostgresJSONEncoder>(into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
         // Dimensions, a flag for nulls (none), the element type, then each
         // dimension's length and lower bound, then the elements.
@@ -72,6 +78,12 @@ struct KeyBatch {
         if let value { values.append(value) }
     }
 
+    mutating func append(contentsOf other: KeyBatch) {
+        spaces.append(contentsOf: other.spaces)
+        keys.append(contentsOf: other.keys)
+        values.append(contentsOf: other.values)
+    }
+
     /// Spaces and keys as `$1`, `$2`.
     var keyBindings: PostgresBindings {
         var binds = PostgresBindings()
@@ -97,6 +109,13 @@ struct KeyBatches {
     private(set) var count = 0
 
     var isEmpty: Bool { count == 0 }
+
+    /// Every key in one batch (of any size).
+    var all: KeyBatch {
+        guard var all = batches.first else { return KeyBatch() }
+        for batch in batches.dropFirst() { all.append(contentsOf: batch) }
+        return all
+    }
 
     mutating func append(space: UInt32, key: [UInt8], value: ByteBuffer? = nil) {
         if batches.last.map({ $0.count >= Self.size }) ?? true { batches.append(KeyBatch()) }

@@ -12,8 +12,8 @@ import Synchronization
 /// ```
 /// kura_spaces (name text PRIMARY KEY, number serial, entries int8)
 /// kura_kv     (space int4, key bytea, value bytea, PRIMARY KEY (space, key))
-/// kura_commit (id int8)                        one row: the writers' lock
 /// kura_commit_ids                              a sequence: commit numbers
+/// kura_rewrite(…)                              a function: one-statement saves
 /// ```
 ///
 /// A space is what LMDB calls a named database: its keys sort as LMDB's do
@@ -24,12 +24,14 @@ import Synchronization
 /// - Reads run in `REPEATABLE READ` transactions: one snapshot, as an LMDB
 ///   read transaction. An index walk and its records are one statement
 ///   (a join on the server), fetched in growing pages so a `LIMIT` stops early.
-/// - Writes take the row lock of `kura_commit` with their first statement:
-///   alone (`UPDATE`), one writer at a time across every process and
-///   machine, so a save's row-version checks see every earlier commit and
-///   no update is lost; or, for a save that only rewrites stored records,
-///   shared (`FOR SHARE`) with its records locked `FOR UPDATE`, so such
-///   saves run beside each other. Puts and deletes are buffered and sent in
+/// - Writes take the writers' lock (an advisory lock of the transaction)
+///   with their first statement: alone, one writer at a time across every
+///   process and machine, so a save's row-version checks see every earlier
+///   commit and no update is lost; or, for a save that only rewrites stored
+///   records, shared, with its records locked `FOR UPDATE`, so such saves
+///   run beside each other. A save that rewrites records its context read
+///   checks them instead of reading them, in one statement that is the
+///   whole transaction (`kura_rewrite`). Puts and deletes are buffered and sent in
 ///   batches (`unnest` of binary arrays) before a read of the same
 ///   transaction and at commit; a taken unique key is reported then
 ///   (``StorageEngineError/keyExistsInSpace(_:key:)``).
@@ -50,6 +52,15 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     let recentCounts = RecentCounts()
     private let isClosed = Atomic(false)
     private let connectionIDs = Atomic(0)
+    /// The key of the writers' advisory lock (each database is one store).
+    static let writersLock = 7_365_212
+
+    /// What this engine's commits add to their `NOTIFY` after the commit's
+    /// number: its watch tells its own commits from other processes'.
+    let commitMark = String(UInt64.random(in: 1...UInt64.max), radix: 36)
+    /// Statements this engine's transactions sent (what a round trip costs
+    /// is what the engine saves on): for tests, which count them.
+    let statementsSent = Atomic(0)
 
     /// The event loop every engine of the process shares (one thread: the
     /// engine's callers block on its futures, from their own threads).
@@ -71,11 +82,8 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
             "SELECT pg_advisory_lock(7365211)",
             "CREATE TABLE IF NOT EXISTS kura_spaces (name text PRIMARY KEY, number serial UNIQUE, entries int8 NOT NULL DEFAULT 0)",
             "CREATE TABLE IF NOT EXISTS kura_kv (space int4 NOT NULL, key bytea NOT NULL, value bytea NOT NULL, PRIMARY KEY (space, key))",
-            "CREATE TABLE IF NOT EXISTS kura_commit (id int8 NOT NULL)",
-            "INSERT INTO kura_commit SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM kura_commit)",
-            // Commit numbers: writers that share the lock can't count in kura_commit's row.
             "CREATE SEQUENCE IF NOT EXISTS kura_commit_ids",
-            "SELECT setval('kura_commit_ids', id) FROM kura_commit WHERE id > (SELECT last_value FROM kura_commit_ids)",
+            PostgresTransaction.rewriteFunction,
             "SELECT pg_advisory_unlock(7365211)",
         ]
         for statement in statements {
@@ -228,7 +236,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
 
     /// Ends a transaction that failed, unless its connection did.
     private func rollBack(_ transaction: PostgresTransaction, after error: any Error) {
-        guard !isConnectionFailure(error) else { return }
+        guard transaction.hasSent, !isConnectionFailure(error) else { return }
         transaction.discardUnanswered()
         _ = try? transaction.execute("ROLLBACK")
     }
@@ -251,24 +259,82 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         try performRead(body)
     }
 
+    /// Runs `body` as a write that may check what it expects instead of
+    /// reading (``PostgresTransaction/expect(_:locking:)``: one statement),
+    /// and again as one that reads when that didn't do.
     func performWrite(_ body: (any StorageTransaction) throws -> Void) throws {
         if isReadOnly { throw KuraError.storeReadOnly(path: location) }
-        try withConnection { connection in
-            let transaction = PostgresTransaction(engine: self, connection: connection, isReadOnly: false)
-            try transaction.sendBegin("BEGIN", readingCounts: false)
+        var attempts = 0
+        var corrections: [PostgresTransaction.PendingKey: ByteBuffer?] = [:]
+        while true {
+            var unanswered: PostgresTransaction.Expectations?
+            let mayExpect = attempts < Self.mostExpectingAttempts
             do {
-                // The row lock of kura_commit, with the first statement: one
-                // writer at a time, everywhere, or writers that only rewrite
-                // records beside each other (PostgresTransaction.beginRewriting).
-                transaction.lockBeforeFirstStatement()
-                try body(transaction)
-                try transaction.flush()
-                try transaction.execute("COMMIT")
-            } catch {
-                rollBack(transaction, after: error)
-                throw error
+                let committed: Bool = try withConnection { connection in
+                    let transaction = PostgresTransaction(engine: self, connection: connection, isReadOnly: false, mayExpect: mayExpect)
+                    transaction.corrections = corrections
+                    do {
+                        // BEGIN and the writers' lock, with the
+                        // first statement: one writer at a time, everywhere,
+                        // or writers that only rewrite records beside each
+                        // other (PostgresTransaction.beginRewriting).
+                        transaction.beginBeforeFirstStatement()
+                        try body(transaction)
+                        if transaction.expectations != nil {
+                            try transaction.commitExpected(sent: &unanswered)
+                            return true
+                        }
+                        try transaction.flush()
+                        try transaction.execute("COMMIT")
+                        return true
+                    } catch let unexpected as PostgresTransaction.Unexpected {
+                        // Nothing was written: the statement that checks is its own transaction.
+                        if let found = unexpected.found {
+                            corrections.merge(found) { _, found in found }
+                        } else {
+                            attempts = Self.mostExpectingAttempts
+                        }
+                        return false
+                    } catch {
+                        if unanswered == nil { rollBack(transaction, after: error) }
+                        throw error
+                    }
+                }
+                if committed { return }
+            } catch where unanswered != nil && isConnectionFailure(error) {
+                // The statement's answer was lost with the connection.
+                if try wasCommitted(unanswered!) { return }
             }
+            guard mayExpect else { throw KuraError.storage(path: location, failure: .engine(code: 0, message: "a write that reads ran without committing")) }
+            attempts += 1
         }
+    }
+
+    /// How many times a write checks what it expects before it reads: each
+    /// attempt after the first expects what the last one found (a save that
+    /// finds a record changed is then a conflict, found without a statement;
+    /// with a merge policy that overwrites, it is built on what is stored).
+    static let mostExpectingAttempts = 3
+
+    /// Whether a commit of ``PostgresTransaction/commitExpected(_:)`` whose
+    /// answer was lost happened: its first record is read (once the
+    /// statement, if the server still runs it, ends). Throws when it can't
+    /// tell: the record is neither what the write expected nor what it wrote.
+    func wasCommitted(_ expectations: PostgresTransaction.Expectations) throws -> Bool {
+        guard let first = expectations.first else { return true }
+        let stored: [UInt8]? = try withConnection { connection in
+            var binds = PostgresBindings()
+            binds.append(Int32(bitPattern: first.key.space))
+            binds.append(ByteBuffer(bytes: first.key.key))
+            return try connection.query(
+                PostgresQuery(unsafeSQL: "SELECT value FROM kura_kv WHERE space = $1 AND key = $2 FOR SHARE", binds: binds),
+                logger: logger
+            ).waitForAnswer().first.map { Array(try $0.decode(ByteBuffer.self).readableBytesView) }
+        }
+        if stored == first.written { return true }
+        if stored == first.value { return false }
+        throw KuraError.storage(path: location, failure: .serverUnavailable(
+            "the connection was lost as the save committed, and whether it did can't be told"))
     }
 
     func space(named name: String) throws -> StorageSpace? {
@@ -285,12 +351,16 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         }
     }
 
-    func watchCommits(_ onCommit: @escaping @Sendable (Int) -> Void) throws -> any CommitWatch {
+    func watchCommits(_ onCommit: @escaping @Sendable (ReportedCommit) -> Void) throws -> any CommitWatch {
         let connection = try connect()
         let watch = PostgresCommitWatch()
         let queue = watch.queue
+        let mark = commitMark
         let context = connection.addListener(channel: "kura_commit") { _, notification in
-            guard let commit = Int(notification.payload) else { return }
+            // The commit's number, then the mark of the engine that made it.
+            let parts = notification.payload.split(separator: " ")
+            guard let number = parts.first.flatMap({ Int($0) }) else { return }
+            let commit = ReportedCommit(number: number, isOwn: parts.count == 2 && parts[1] == mark)
             queue.async { onCommit(commit) }
         }
         watch.listen(on: connection, context: context)

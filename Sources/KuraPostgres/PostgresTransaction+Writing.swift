@@ -77,38 +77,53 @@ extension PostgresTransaction {
     /// rewrites of keys known to be stored, then other stores, then new
     /// keys (checked). Each statement keeps its spaces' counts of entries
     /// itself, on the server.
+    /// The buffered changes, taken out of ``PostgresTransaction/pending``
+    /// and sorted by the statement that sends them.
+    struct SortedChanges {
+        /// Keys removed (then stored anew, when also in `new`).
+        var removed = KeyBatches()
+        /// Keys that must not be stored yet, and their values.
+        var new = KeyBatches()
+        var newKeys: [PendingKey] = []
+        /// Keys that may or may not be stored yet, and their values.
+        var stored = KeyBatches()
+        /// Keys known to be stored (read ahead, or sent), and their new values.
+        var existing = KeyBatches()
+    }
+
+    /// Empties ``PostgresTransaction/pending`` into its statements' batches;
+    /// what the transaction read ahead becomes what it wrote.
+    func takePending() -> SortedChanges {
+        var sorted = SortedChanges()
+        for (key, change) in pending {
+            let known = prefetched[key]
+            if known != nil { prefetched[key] = .some(change.value) }
+            if change.value == nil || change.removedFirst { sorted.removed.append(space: key.space, key: key.key) }
+            guard let value = change.value else { continue }
+            if change.mustBeNew || change.removedFirst {
+                sorted.new.append(space: key.space, key: key.key, value: value)
+                sorted.newKeys.append(key)
+            } else if case .some(.some) = known {
+                sorted.existing.append(space: key.space, key: key.key, value: value)
+            } else {
+                sorted.stored.append(space: key.space, key: key.key, value: value)
+            }
+        }
+        pending.removeAll()
+        return sorted
+    }
+
     func flush() throws {
         guard !pending.isEmpty else { return }
         try takeReadAheads()
-        let changes = pending
-        pending.removeAll()
-        var removed = KeyBatches()
-        var new = KeyBatches()
-        var newKeys: [PendingKey] = []
-        var stored = KeyBatches()
-        // Keys known to be stored (read ahead, or sent): rewritten in place.
-        var existing = KeyBatches()
-        for (key, change) in changes {
-            let known = prefetched[key]
-            if known != nil { prefetched[key] = .some(change.value) }
-            if change.value == nil || change.removedFirst { removed.append(space: key.space, key: key.key) }
-            guard let value = change.value else { continue }
-            if change.mustBeNew || change.removedFirst {
-                new.append(space: key.space, key: key.key, value: value)
-                newKeys.append(key)
-            } else if case .some(.some) = known {
-                existing.append(space: key.space, key: key.key, value: value)
-            } else {
-                stored.append(space: key.space, key: key.key, value: value)
-            }
-        }
-        for batch in removed.batches {
+        let changes = takePending()
+        for batch in changes.removed.batches {
             try send(Self.counting("""
                 DELETE FROM kura_kv USING unnest($1::int4[], $2::bytea[]) AS gone(space, key)
                 WHERE kura_kv.space = gone.space AND kura_kv.key = gone.key RETURNING kura_kv.space, -1 AS change
                 """), batch.keyBindings)
         }
-        let rewrites = try existing.batches.map { batch in
+        let rewrites = try changes.existing.batches.map { batch in
             try sendQuery("""
                 UPDATE kura_kv SET value = changed.value FROM unnest($1::int4[], $2::bytea[], $3::bytea[]) AS changed(space, key, value)
                 WHERE kura_kv.space = changed.space AND kura_kv.key = changed.key
@@ -121,25 +136,25 @@ extension PostgresTransaction {
         // taken, the insert is undone and done again key by key. (Savepoints
         // are counted: past a few dozen in one transaction, PostgreSQL's
         // snapshots of every session slow down.)
-        let plainInsert = !(new.isEmpty && stored.isEmpty) && savepoints < Self.mostSavepoints
+        let plainInsert = !(changes.new.isEmpty && changes.stored.isEmpty) && savepoints < Self.mostSavepoints
         var insertions: [EventLoopFuture<PostgresQueryResult>] = []
         if plainInsert {
             savepoints += 1
             try send("SAVEPOINT kura_flush")
-            insertions = try (new.batches + stored.batches).map { batch in
+            insertions = try (changes.new.batches + changes.stored.batches).map { batch in
                 try sendQuery(Self.counting("""
                     INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])
                     RETURNING space, 1 AS change
                     """), batch.entryBindings)
             }
         } else {
-            try sendUpserts(stored)
-            insertions = try new.batches.map(sendNewKeysInsert)
+            try sendUpserts(changes.stored)
+            insertions = try changes.new.batches.map(sendNewKeysInsert)
         }
         try waitForSent()
         var rewritten = 0
         for rewrite in rewrites { rewritten += try rewrite.waitForAnswer().metadata.rows ?? 0 }
-        if rewritten != existing.count {
+        if rewritten != changes.existing.count {
             throw KuraError.storage(
                 path: engine.location, failure: .engine(code: 0, message: "a key read in this transaction was gone when rewritten"))
         }
@@ -156,11 +171,11 @@ extension PostgresTransaction {
                 // A key was taken (unique_violation): undo the insert, find which.
                 try send("ROLLBACK TO SAVEPOINT kura_flush")
                 try send("RELEASE SAVEPOINT kura_flush")
-                try sendUpserts(stored)
-                taken = try insertNewKeys(newKeys, answers: try new.batches.map(sendNewKeysInsert))
+                try sendUpserts(changes.stored)
+                taken = try insertNewKeys(changes.newKeys, answers: try changes.new.batches.map(sendNewKeysInsert))
             }
         } else if !insertions.isEmpty {
-            taken = try insertNewKeys(newKeys, answers: insertions)
+            taken = try insertNewKeys(changes.newKeys, answers: insertions)
         }
         if let taken { throw StorageEngineError.keyExistsInSpace(StorageSpace(number: taken.space), key: taken.key) }
     }

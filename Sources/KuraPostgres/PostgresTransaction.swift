@@ -1,6 +1,7 @@
 import Kura
 import NIOCore
 import PostgresNIO
+import Synchronization
 
 /// A transaction of a ``PostgresEngine`` on one connection: reads are
 /// statements of its snapshot; writes wait in a buffer, one entry per key
@@ -11,7 +12,8 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     let engine: PostgresEngine
     let connection: PostgresConnection
     let isReadOnly: Bool
-    /// The commit a write makes (the answer of its lock); 0 in a read.
+    /// The commit a write makes (the answer of its lock); 0 in a read, and
+    /// in a write that checks what it expects (``expectations``) until it commits.
     var id: Int {
         if knownID == nil, let lockAnswer {
             // Answered by now: the store asks once its changes are sent.
@@ -19,7 +21,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         }
         return knownID ?? 0
     }
-    private var knownID: Int?
+    var knownID: Int?
     private var lockAnswer: EventLoopFuture<PostgresQueryResult>?
 
     /// A key's change waiting to be sent.
@@ -62,12 +64,22 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     /// A single-request read made a second request.
     struct SecondRequest: Error {}
 
-    init(engine: PostgresEngine, connection: PostgresConnection, isReadOnly: Bool, singleRequest: Bool = false) {
+    /// A write that may check values instead of reading them
+    /// (``beginRewriting(_:expecting:)``).
+    let mayExpect: Bool
+    /// What a write that checks instead of reading expects stored: while
+    /// set, it sends nothing, and its commit is one statement.
+    var expectations: Expectations?
+    /// Records an earlier attempt of the same write found other than expected.
+    var corrections: [PendingKey: ByteBuffer?] = [:]
+
+    init(engine: PostgresEngine, connection: PostgresConnection, isReadOnly: Bool, singleRequest: Bool = false, mayExpect: Bool = false) {
         self.engine = engine
         self.connection = connection
         self.isReadOnly = isReadOnly
         knownID = isReadOnly ? 0 : nil
         self.singleRequest = singleRequest
+        self.mayExpect = mayExpect
     }
 
     /// The `BEGIN` sent ahead of the first statement, until it is answered.
@@ -86,9 +98,17 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     /// PostgreSQL's: the engine turns them into Kura's where the
     /// transaction ends, and there tells a lost connection from an SQL error.
     func sendQuery(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> EventLoopFuture<PostgresQueryResult> {
-        if needsLock { try sendLock(Self.notifying("UPDATE kura_commit SET id = nextval('kura_commit_ids') RETURNING id")) }
+        if expectations != nil { throw Unexpected() }
+        hasSent = true
+        if needsBegin {
+            needsBegin = false
+            engine.statementsSent.add(1, ordering: .relaxed)
+            begin = connection.query(PostgresQuery(unsafeSQL: "BEGIN"), logger: engine.logger)
+        }
+        if needsLock { try sendLock(notifying(Self.writersLock(shared: false))) }
         requests += 1
         if singleRequest && requests > 1 { throw SecondRequest() }
+        engine.statementsSent.add(1, ordering: .relaxed)
         return connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: engine.logger)
     }
 
@@ -143,14 +163,26 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         unanswered.removeAll()
     }
 
-    /// A write whose lock isn't sent yet: its first statement sends it.
+    /// Whether a statement went out (a transaction that sent none needs no `ROLLBACK`).
+    private(set) var hasSent = false
+
+    /// A write whose `BEGIN` and lock aren't sent yet: its first statement sends them.
+    private var needsBegin = false
     private var needsLock = false
 
-    /// Makes the write's first statement take the writers' lock (the row of
-    /// `kura_commit`) for the whole store, unless the transaction declares
-    /// first that it only rewrites records (``beginRewriting(_:)``).
-    func lockBeforeFirstStatement() {
+    /// Makes the write's first statement go after a `BEGIN` and take the
+    /// writers' lock for the whole store, alone, unless
+    /// the transaction declares first that it only rewrites records
+    /// (``beginRewriting(_:expecting:)``).
+    func beginBeforeFirstStatement() {
+        needsBegin = true
         needsLock = true
+    }
+
+    /// No `BEGIN` and no lock: the commit is one statement (``expect(_:locking:)``).
+    func sendsNothingBeforeCommit() {
+        needsBegin = false
+        needsLock = false
     }
 
     /// Sends `sql`, which takes the writers' lock and answers the commit's
@@ -163,25 +195,41 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         unanswered.append(answer)
     }
 
-    /// `lock` (which answers the commit's number as `id`) made to also
-    /// send `NOTIFY kura_commit` with it, which PostgreSQL delivers when
-    /// (and only if) the transaction commits: one statement less per save.
-    private static func notifying(_ lock: String) -> String {
-        "WITH commit AS (\(lock)) SELECT commit.id FROM commit, LATERAL (SELECT pg_notify('kura_commit', commit.id::text)) AS notified"
+    /// A statement that takes the writers' lock (a transaction-level
+    /// advisory lock: in the server's memory, no row written), shared or
+    /// alone, then answers the commit's number as `id`.
+    static func writersLock(shared: Bool) -> String {
+        let lock = shared ? "pg_advisory_xact_lock_shared" : "pg_advisory_xact_lock"
+        return "SELECT nextval('kura_commit_ids') AS id FROM (SELECT \(lock)(\(PostgresEngine.writersLock))) AS locked"
     }
 
-    /// Writes that only rewrite records share the writers' lock (`FOR
-    /// SHARE` of `kura_commit`'s row: any number at once, none beside a
-    /// write that holds it alone) and lock their records (`FOR UPDATE`, in
+    /// `lock` (which answers the commit's number as `id`) made to also
+    /// send `NOTIFY kura_commit` with it and the engine's mark, which
+    /// PostgreSQL delivers when (and only if) the transaction commits: one
+    /// statement less per save.
+    private func notifying(_ lock: String) -> String {
+        """
+        WITH commit AS (\(lock)) SELECT commit.id FROM commit,
+        LATERAL (SELECT pg_notify('kura_commit', commit.id::text || ' \(engine.commitMark)')) AS notified
+        """
+    }
+
+    /// Writes that only rewrite records share the writers' lock (any
+    /// number at once, none beside a write that holds it alone) and lock
+    /// their records (`FOR UPDATE`, in
     /// the order given), whose values they read ahead: the values are then
     /// what the last commit of each record wrote, so a save's row-version
     /// check sees every earlier commit of what it changes.
-    func beginRewriting(_ keys: [(space: StorageSpace, keys: [[UInt8]])]) throws {
+    ///
+    /// A write that may (the first attempt of a save) and is given every
+    /// record's value checks them instead (``expect(_:locking:)``).
+    func beginRewriting(_ keys: [(space: StorageSpace, keys: [[UInt8]])], expecting: [ExpectedValue]) throws {
         guard needsLock else {
             for (space, keys) in keys { try prefetch(keys: keys, in: space) }
             return
         }
-        try sendLock(Self.notifying("SELECT nextval('kura_commit_ids') AS id FROM kura_commit FOR SHARE"))
+        if mayExpect, try expect(expecting, locking: keys) { return }
+        try sendLock(notifying(Self.writersLock(shared: true)))
         for (space, keys) in keys { try prefetch(keys: keys, in: space, lockingThem: true) }
     }
 
@@ -273,6 +321,9 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     }
 
     private func prefetch(keys: [[UInt8]], in space: StorageSpace, lockingThem: Bool) throws {
+        // Keys known already aren't asked for again (unless to lock them).
+        let keys = lockingThem ? keys : keys.filter { prefetched[PendingKey(space: space.number, key: $0)] == nil }
+        guard !keys.isEmpty else { return }
         try flush()
         var array = BinaryArray.bytea()
         for key in keys {

@@ -1,7 +1,8 @@
 import Foundation
 @testable import Kura
-import KuraPostgres
+@testable import KuraPostgres
 import KuraTestSupport
+import Synchronization
 import Testing
 
 /// What only a shared server can show: several processes with their own
@@ -230,6 +231,117 @@ import Testing
         usleep(1_100_000)
         #expect(try reader.count(for: FetchRequest(entityName: "Entry", predicate: "worker == 0")) == 397)
         #expect(try container.newContext().fetch(last).count == 3)
+    }
+
+    @Test func aSaveThatRewritesWhatItsContextReadIsOneStatementAndOneThatMeetsAnotherCommitReads() throws {
+        let container = try PersistentContainer(store: .postgres(url: try Self.server.newDatabase()), model: ConcurrencyWorkload.model())
+        try ConcurrencyWorkload.prepare(container)
+        let engine = try #require(container.store.engine as? PostgresEngine)
+        func statements(_ body: () throws -> Void) rethrows -> Int {
+            let before = engine.statementsSent.load(ordering: .relaxed)
+            try body()
+            return engine.statementsSent.load(ordering: .relaxed) - before
+        }
+        let counter = FetchRequest(entityName: "Counter", sortDescriptors: [FetchSortDescriptor(key: "name")])
+        let first = container.newContext()
+        let second = container.newContext()
+        let (a, b) = try { let both = try first.fetch(counter); return (both[0], both[1]) }()
+        let staleA = try second.fetch(counter)[0]
+
+        // What the context read is checked, and written, in one statement.
+        try a.setValue(1, forKey: "value")
+        #expect(try statements { try first.save() } == 1)
+
+        // The other context read `a` before that save: the check writes
+        // nothing and answers what is stored, on which the save, run again
+        // without a statement, finds the conflict.
+        try staleA.setValue(7, forKey: "value")
+        var conflicting: [ObjectID] = []
+        let sent = try statements {
+            do {
+                try second.save()
+            } catch KuraError.conflict(let objectIDs) {
+                conflicting = objectIDs
+            }
+        }
+        #expect(conflicting == [staleA.objectID], "the stale save is a conflict")
+        #expect(sent == 1)
+        #expect(try ConcurrencyWorkload.counters(container).a == 1)
+
+        // A unique value taken: the statement fails on its insert, and
+        // the save that reads names the value; nothing was written.
+        try b.setValue("a", forKey: "name")
+        do {
+            try first.save()
+            Issue.record("a taken unique value was saved")
+        } catch KuraError.uniqueConstraintViolated(let entity, _, let values, _) {
+            #expect(entity == "Counter" && values == ["a"])
+        }
+        #expect(b.isUpdated, "the context keeps its change")
+        let fresh = container.newContext()
+        #expect(try fresh.fetch(counter).map { try $0.value(forKey: "name", as: String.self) } == ["a", "b"])
+        #expect(try fresh.count(for: FetchRequest(entityName: "Counter", predicate: "name == 'b'")) == 1)
+    }
+
+    @Test func aRewriteWhoseConnectionIsEndedWhileItWaitsIsSavedOnceByTheSecondRun() throws {
+        let server = try Self.server
+        let url = try server.newDatabase()
+        let name = try Self.databaseName(url)
+        let container = try PersistentContainer(store: .postgres(url: url), model: ConcurrencyWorkload.model())
+        try ConcurrencyWorkload.prepare(container)
+        let context = container.newContext()
+        let a = try #require(try context.fetch(FetchRequest(entityName: "Counter", predicate: "name == 'a'")).first)
+        let version = try #require(a.record).withUnsafeBytes { RecordView(trusted: $0).rowVersion }
+
+        // Another session holds every row for a while; the save's
+        // statement waits for it, and its connection is ended meanwhile.
+        let holder = try server.startPsql(name, "BEGIN; SELECT count(*) FROM (SELECT FROM kura_kv FOR UPDATE) AS held; SELECT pg_sleep(2); COMMIT;")
+        let ended = Mutex(0)
+        let killer = Thread {
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline {
+                let count = (try? server.psql(name, """
+                    SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                    WHERE query LIKE 'SELECT * FROM kura_rewrite(%' AND wait_event_type = 'Lock'
+                    """)).flatMap { Int($0) } ?? 0
+                if count > 0 {
+                    ended.withLock { $0 = count }
+                    return
+                }
+                usleep(20_000)
+            }
+        }
+        killer.start()
+        usleep(200_000)  // the holder has its locks
+        try a.setValue(5, forKey: "value")
+        try context.save()
+        _ = try holder.wait()
+        while ended.withLock({ $0 }) == 0 && holder.isRunning { usleep(10_000) }
+        #expect(ended.withLock { $0 } == 1, "the save's connection was ended while its statement waited")
+
+        // The statement failed as its connection ended: saved once, by the second run.
+        let stored = try #require(try container.newContext().fetch(FetchRequest(entityName: "Counter", predicate: "name == 'a'")).first)
+        #expect(try stored.value(forKey: "value", as: Int64.self) == 5)
+        #expect(try #require(stored.record).withUnsafeBytes { RecordView(trusted: $0).rowVersion } == version + 1)
+    }
+
+    @Test func aRewriteWhoseAnswerWasLostIsTakenAsCommittedOnlyWhenItsFirstRecordIsWhatItWrote() throws {
+        let engine = try #require(try StoreDescription.postgres(url: try Self.server.newDatabase()).openEngine(nil) as? PostgresEngine)
+        defer { engine.close() }
+        let space = try engine.write { try $0.createSpace(named: "records") }
+        func store(_ value: UInt8) throws {
+            try engine.write { txn in
+                try [UInt8(1)].withUnsafeBytes { key in try [value].withUnsafeBytes { try txn.put($0, forKey: key, in: space, flags: []) } }
+            }
+        }
+        var sent = PostgresTransaction.Expectations()
+        sent.first = (PostgresTransaction.PendingKey(space: space.number, key: [1]), [10], [11])
+        try store(10)
+        #expect(try engine.wasCommitted(sent) == false, "still as read: not committed, the save runs again")
+        try store(11)
+        #expect(try engine.wasCommitted(sent) == true, "as written: committed")
+        try store(12)
+        #expect(throws: KuraError.self, "another value: it can't be told") { try engine.wasCommitted(sent) }
     }
 
     @Test func aBadURLOrAnAbsentServerIsAClearError() throws {

@@ -67,6 +67,12 @@ public final class PostgresTestServer: @unchecked Sendable {
         try Self.run("/usr/bin/psql", ["-h", directory, "-p", port, "-U", "kura", "-d", name, "-At", "-c", sql])
     }
 
+    /// Starts `psql` running `sql` in database `name`, without waiting for it.
+    public func startPsql(_ name: String, _ sql: String) throws -> ChildProcess {
+        try ChildProcess("/usr/bin/psql", ["-h", directory, "-p", port, "-U", "kura", "-d", name, "-At", "-c", sql],
+                         standardOutput: .pipe)
+    }
+
     static let script = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Scripts/postgres-cluster").path

@@ -252,6 +252,13 @@ import Testing
         let second = try #require(try await results.next())
         #expect(second.objects.map { ($0 as! News).title } == ["News 2", "News 1"])
         #expect(second.difference.moved.count == 1 || !second.difference.updated.isEmpty)
+
+        // The engine reports that commit too: it is this process's own, not
+        // taken for another process's (which would deliver and fetch again).
+        let fetches = results.observation.fetchCount
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(results.observation.inbox?.hasDelivery == false, "an own commit was heard as another process's")
+        #expect(results.observation.fetchCount == fetches)
     }
 
     @Test(arguments: TestEngine.allCases)

@@ -12,7 +12,7 @@ import PostgresEngines
 /// saves to the last finishing, saves per second over it, the conflicts
 /// retried, and a check that no save was lost (the revisions add up).
 func runConcurrentSuite(options: Options) throws -> String {
-    let saves = 100
+    let saves = options.concurrentSaves
     let directories = try StoreDirectories(label: "concurrent")
     var engines: [(name: String, kind: String, make: () throws -> String, sum: (String) throws -> Int)] = []
     if options.engines.contains("kura") {

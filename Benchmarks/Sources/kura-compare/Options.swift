@@ -10,6 +10,9 @@ struct Options {
     var engines: Set<String> = ["kura", "raw", "grdb"]
     /// Which tables: the flat News operations, the object graph's, or both.
     var suites: Set<String> = ["news", "graph", "migration", "changes", "memory", "concurrent"]
+    /// Saves each process makes in the concurrent suite (enough that a
+    /// process's first statements, which plan and connect, don't weigh).
+    var concurrentSaves = 1000
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
@@ -33,6 +36,9 @@ struct Options {
             case "--engines":
                 guard let value = rest.popFirst() else { throw UsageError() }
                 engines = Set(value.split(separator: ",").map { $0.lowercased() })
+            case "--concurrent-saves":
+                guard let value = rest.popFirst().flatMap(Int.init), value > 0 else { throw UsageError() }
+                concurrentSaves = value
             case "--suites":
                 guard let value = rest.popFirst() else { throw UsageError() }
                 suites = Set(value.split(separator: ",").map { $0.lowercased() })
@@ -51,7 +57,7 @@ struct Options {
     struct UsageError: Error, CustomStringConvertible {
         var description: String {
             "usage: kura-compare [--sizes 10000,100000] [--include-1m] [--iterations 5] [--output RESULTS.md] "
-                + "[--only OPERATION-TEXT] [--engines kura,raw,grdb,postgres-nio,postgres-kv,kura-postgres] [--suites news,graph,migration,changes,memory,concurrent]"
+                + "[--only OPERATION-TEXT] [--engines kura,raw,grdb,postgres-nio,postgres-kv,kura-postgres] [--suites news,graph,migration,changes,memory,concurrent] [--concurrent-saves 1000]"
         }
     }
 }

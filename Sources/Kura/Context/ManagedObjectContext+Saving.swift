@@ -83,7 +83,7 @@ extension ManagedObjectContext {
                     objectID: object.objectID, values: rewritesRecord ? object.values : [],
                     references: rewritesRecord ? toOneReferences(of: object, reference) : [],
                     expectedVersion: expectedVersion(of: object), rewritesRecord: rewritesRecord, unloaded: unloaded,
-                    changedAttributes: object.hasUntrackedValues ? nil : object.changedAttributes))
+                    changedAttributes: object.hasUntrackedValues ? nil : object.changedAttributes, readRecord: object.record))
                 updated.append(object)
             case .deleted:
                 changes.deletes.append(.init(objectID: object.objectID, expectedVersion: expectedVersion(of: object)))

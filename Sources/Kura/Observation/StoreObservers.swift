@@ -33,9 +33,9 @@ final class StoreObservers: Sendable {
                 state.lastSeen = try store.engine.latestCommit()
                 state.ownCommits.removeAll()
                 state.historyToken = store.options.tracksHistory ? try store.lastHistoryToken() : nil
-                state.monitor = try store.engine.watchCommits { [weak store] current in
+                state.monitor = try store.engine.watchCommits { [weak store] commit in
                     guard let store else { return }
-                    store.observers.noticeCommit(current, store: store)
+                    store.observers.noticeCommit(commit, store: store)
                 }
             }
             state.inboxes.removeAll { $0.inbox == nil }
@@ -84,8 +84,10 @@ final class StoreObservers: Sendable {
 
     /// The monitor saw transaction `current` become the newest: deliver
     /// what other processes saved since the last one.
-    private func noticeCommit(_ current: Int, store: PersistentStore) {
+    private func noticeCommit(_ commit: ReportedCommit, store: PersistentStore) {
+        let current = commit.number
         let (inboxes, external, token) = state.withLock { state in
+            if commit.isOwn { state.ownCommits.insert(current) }
             let external = (state.lastSeen + 1...max(state.lastSeen + 1, current)).contains { !state.ownCommits.contains($0) }
             state.ownCommits = state.ownCommits.filter { $0 > current }
             state.lastSeen = current

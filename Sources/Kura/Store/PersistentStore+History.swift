@@ -111,7 +111,7 @@ extension PersistentStore {
     ///   inotify instance to give.
     public func commits() throws -> AsyncStream<Int> {
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
-        let watch = try engine.watchCommits { continuation.yield($0) }
+        let watch = try engine.watchCommits { continuation.yield($0.number) }
         continuation.onTermination = { _ in watch.stop() }
         return stream
     }

@@ -30,6 +30,9 @@ struct ChangeSet {
         /// record is still the one it read, only the index entries of these
         /// can move.
         var changedAttributes: AttributeMask? = nil
+        /// The stored record as the context read it, if it did: what the
+        /// save expects still stored (see ``StorageTransaction/beginRewriting(_:expecting:)``).
+        var readRecord: [UInt8]? = nil
     }
 
     /// The values of an update that are still in the object's record (not
@@ -109,7 +112,7 @@ extension PersistentStore {
             var result: SaveResult?
             try engine.performWrite { txn in
                 result = try write(changes, in: txn)
-                if !observers.isEmpty {
+                if !observers.isEmpty, txn.id != 0 {
                     committing = txn.id
                     observers.noteOwnCommit(txn.id)
                 }
@@ -402,7 +405,21 @@ extension PersistentStore {
             let keys = records.values.sorted { $0.0.name < $1.0.name }.map { entity, numbers in
                 (space: tables(for: entity).records, keys: numbers.sorted().map(StoreLayout.key))
             }
-            try txn.beginRewriting(keys)
+            // What the context read, when it read every record: the
+            // engine may then check instead of reading.
+            var expected: [ExpectedValue] = []
+            if changes.updates.allSatisfy({ $0.readRecord != nil }) {
+                expected.reserveCapacity(changes.updates.count + 1)
+                expected.append(ExpectedValue(
+                    space: meta, key: StoreLayout.generationKey,
+                    value: generation == 0 ? nil : StoreLayout.littleEndianBytes(generation)))
+                for update in changes.updates {
+                    expected.append(ExpectedValue(
+                        space: tables(for: update.objectID.entity).records, key: StoreLayout.key(update.objectID.number),
+                        value: update.readRecord))
+                }
+            }
+            try txn.beginRewriting(keys, expecting: expected)
             try txn.prefetch(keys: [StoreLayout.generationKey], in: meta)
             return
         }

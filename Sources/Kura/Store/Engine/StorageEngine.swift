@@ -90,7 +90,7 @@ public protocol StorageEngine: AnyObject, Sendable {
     /// process using the store, this one included, on a thread of the
     /// engine's, until the returned watch stops; several commits in quick
     /// succession may arrive as one (the newest). Waiting costs no CPU.
-    func watchCommits(_ onCommit: @escaping @Sendable (Int) -> Void) throws -> any CommitWatch
+    func watchCommits(_ onCommit: @escaping @Sendable (ReportedCommit) -> Void) throws -> any CommitWatch
 
     /// Releases the engine; using the store afterwards throws
     /// ``KuraError/storeClosed(path:)``.
@@ -129,6 +129,21 @@ extension StorageEngine {
 }
 
 /// A watch started by ``StorageEngine/watchCommits(_:)``.
+/// A commit a ``CommitWatch`` reports.
+public struct ReportedCommit: Sendable, Hashable {
+    /// The commit's number, as ``StorageEngine/latestCommit()`` gives it.
+    public let number: Int
+    /// True when the engine knows that it made the commit itself (this
+    /// store, this process); false when it can't tell, and then the store
+    /// knows its own commits by the ``StorageTransaction/id`` it noted.
+    public let isOwn: Bool
+
+    public init(number: Int, isOwn: Bool = false) {
+        self.number = number
+        self.isOwn = isOwn
+    }
+}
+
 public protocol CommitWatch: Sendable {
     /// Stops the watch: no call after this one returns.
     func stop()
@@ -145,7 +160,9 @@ public protocol StorageTransaction: Sendable {
     var isReadOnly: Bool { get }
 
     /// In a read, the commit whose snapshot it sees; in a write, the
-    /// ``StorageEngine/latestCommit()`` its commit will make current.
+    /// ``StorageEngine/latestCommit()`` its commit will make current, or 0
+    /// when the engine learns it only by committing (its watch then reports
+    /// the commit as its own: ``ReportedCommit/isOwn``).
     var id: Int { get }
 
     /// The space named `name`, or `nil` when there is none.
@@ -221,7 +238,16 @@ public protocol StorageTransaction: Sendable {
     /// only its records (a save's row-version check then still sees every
     /// earlier commit of them); every other write takes the whole store.
     /// The values are read ahead as ``prefetch(keys:in:)`` does.
-    func beginRewriting(_ keys: [(space: StorageSpace, keys: [[UInt8]])]) throws
+    ///
+    /// `expecting` are values the caller read earlier and expects still
+    /// stored: the records it rewrites as its context read them, and keys
+    /// only writes that hold the whole store change (the store's
+    /// generation). An engine whose reads are requests may answer reads of
+    /// these keys from them, send nothing until the commit, and then check
+    /// them and write in one request; when one is no longer what is stored
+    /// (or the body reads a key it wasn't given), it runs the body again in
+    /// a transaction that reads. Other engines read.
+    func beginRewriting(_ keys: [(space: StorageSpace, keys: [[UInt8]])], expecting: [ExpectedValue]) throws
 
     /// Calls `body` with a cursor on `space`, for reading and changing entries where they are.
     func visitCursor(in space: StorageSpace, _ body: (any StorageCursor) throws -> Void) throws
@@ -256,7 +282,7 @@ extension StorageTransaction {
     }
 
     /// One writer at a time: nothing to declare; the keys are read ahead.
-    public func beginRewriting(_ keys: [(space: StorageSpace, keys: [[UInt8]])]) throws {
+    public func beginRewriting(_ keys: [(space: StorageSpace, keys: [[UInt8]])], expecting: [ExpectedValue]) throws {
         for (space, keys) in keys { try prefetch(keys: keys, in: space) }
     }
 
@@ -329,6 +355,20 @@ public struct StorageSpace: Hashable, Sendable {
 
     public init(number: UInt32) {
         self.number = number
+    }
+}
+
+/// A value a write expects `key` of `space` to hold (`nil`: absent), read
+/// before the write began: see ``StorageTransaction/beginRewriting(_:expecting:)``.
+public struct ExpectedValue: Sendable {
+    public let space: StorageSpace
+    public let key: [UInt8]
+    public let value: [UInt8]?
+
+    public init(space: StorageSpace, key: [UInt8], value: [UInt8]?) {
+        self.space = space
+        self.key = key
+        self.value = value
     }
 }
 

@@ -105,8 +105,8 @@ final class LMDBEngine: StorageEngine {
         try translatingErrors { try environment.read { $0.id } }
     }
 
-    func watchCommits(_ onCommit: @escaping @Sendable (Int) -> Void) throws -> any CommitWatch {
-        try CommitMonitor(path: path, transactionID: { [weak self] in try? self?.latestCommit() }, commit: onCommit)
+    func watchCommits(_ onCommit: @escaping @Sendable (ReportedCommit) -> Void) throws -> any CommitWatch {
+        try CommitMonitor(path: path, transactionID: { [weak self] in try? self?.latestCommit() }) { onCommit(ReportedCommit(number: $0)) }
     }
 
     /// Runs `body`, turning LMDB's errors into Kura's, naming the file.

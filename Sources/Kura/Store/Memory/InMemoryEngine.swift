@@ -96,7 +96,7 @@ final class InMemoryEngine: StorageEngine {
         try snapshot().commit
     }
 
-    func watchCommits(_ onCommit: @escaping @Sendable (Int) -> Void) throws -> any CommitWatch {
+    func watchCommits(_ onCommit: @escaping @Sendable (ReportedCommit) -> Void) throws -> any CommitWatch {
         let watch = InMemoryCommitWatch(onCommit: onCommit) { [weak self] watch in
             _ = self?.watches.withLock { $0.removeValue(forKey: ObjectIdentifier(watch)) }
         }
@@ -119,19 +119,19 @@ final class InMemoryEngine: StorageEngine {
 /// of the watch's own, in order.
 final class InMemoryCommitWatch: CommitWatch, @unchecked Sendable {
     // @unchecked: `onCommit` runs only on `queue`; `isStopped` is atomic.
-    private let onCommit: @Sendable (Int) -> Void
+    private let onCommit: @Sendable (ReportedCommit) -> Void
     private let remove: @Sendable (InMemoryCommitWatch) -> Void
     private let queue = DispatchQueue(label: "Kura in-memory commits")
     private let isStopped = Atomic(false)
 
-    init(onCommit: @escaping @Sendable (Int) -> Void, remove: @escaping @Sendable (InMemoryCommitWatch) -> Void) {
+    init(onCommit: @escaping @Sendable (ReportedCommit) -> Void, remove: @escaping @Sendable (InMemoryCommitWatch) -> Void) {
         self.onCommit = onCommit
         self.remove = remove
     }
 
     func notify(_ commit: Int) {
         queue.async { [self] in
-            if !isStopped.load(ordering: .sequentiallyConsistent) { onCommit(commit) }
+            if !isStopped.load(ordering: .sequentiallyConsistent) { onCommit(ReportedCommit(number: commit)) }
         }
     }
 
