@@ -47,7 +47,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     let isReadOnly: Bool
     let logger: Logger
     private let group: any EventLoopGroup
-    private let pool = Mutex<[PostgresConnection]>([])
+    private let pool = Mutex<[PooledConnection]>([])
     /// The entry counts the last read transaction saw.
     let recentCounts = RecentCounts()
     private let isClosed = Atomic(false)
@@ -73,7 +73,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         logger = Logger(label: "kura.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
         group = Self.sharedGroup
         // A read-only engine makes nothing: it connects, to fail now if it can't.
-        try withConnection { connection in if !isReadOnly { try Self.createSchema(on: connection, logger: logger) } }
+        try withConnection { pooled in if !isReadOnly { try Self.createSchema(on: pooled.connection, logger: logger) } }
     }
 
     /// The tables, made once by whichever process comes first.
@@ -101,7 +101,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     /// pooled connection fails before `body` could send anything that
     /// counts (its `BEGIN`), `body` runs again once on a new connection:
     /// connections lost while idle are replaced without an error.
-    func withConnection<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
+    func withConnection<Result>(_ body: (PooledConnection) throws -> Result) throws -> Result {
         guard !isClosed.load(ordering: .relaxed) else { throw KuraError.storeClosed(path: location) }
         if let pooled = idleConnection() {
             do {
@@ -113,7 +113,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
             }
         }
         do {
-            return try run(body, on: try connect())
+            return try run(body, on: PooledConnection(try connect()))
         } catch let failure as ConnectionFailure {
             throw failure.error
         }
@@ -121,7 +121,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
 
     /// An idle connection of the pool that is still open; the closed ones
     /// (the server ended them) are let go.
-    private func idleConnection() -> PostgresConnection? {
+    private func idleConnection() -> PooledConnection? {
         while let connection = pool.withLock({ $0.popLast() }) {
             if !connection.isClosed { return connection }
         }
@@ -135,7 +135,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         let sentWork: Bool
     }
 
-    private func run<Result>(_ body: (PostgresConnection) throws -> Result, on connection: PostgresConnection) throws -> Result {
+    private func run<Result>(_ body: (PooledConnection) throws -> Result, on connection: PooledConnection) throws -> Result {
         do {
             let result = try body(connection)
             pool.withLock { $0.append(connection) }
@@ -146,9 +146,9 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
                 pool.withLock { $0.append(connection) }
                 throw translated
             }
-            connection.close().whenComplete { _ in }
+            connection.close()
             for idle in pool.withLock({ pool in defer { pool.removeAll() }; return pool }) {
-                idle.close().whenComplete { _ in }
+                idle.close()
             }
             throw ConnectionFailure(error: translated, sentWork: !(error is BeginFailure))
         }
@@ -205,8 +205,8 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
 
     func close() {
         guard !isClosed.exchange(true, ordering: .relaxed) else { return }
-        for connection in pool.withLock({ pool in defer { pool.removeAll() }; return pool }) {
-            _ = try? connection.close().wait()
+        for pooled in pool.withLock({ pool in defer { pool.removeAll() }; return pool }) {
+            _ = try? pooled.connection.close().wait()
         }
     }
 
@@ -322,11 +322,11 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     /// tell: the record is neither what the write expected nor what it wrote.
     func wasCommitted(_ expectations: PostgresTransaction.Expectations) throws -> Bool {
         guard let first = expectations.first else { return true }
-        let stored: [UInt8]? = try withConnection { connection in
+        let stored: [UInt8]? = try withConnection { pooled in
             var binds = PostgresBindings()
             binds.append(Int32(bitPattern: first.key.space))
             binds.append(ByteBuffer(bytes: first.key.key))
-            return try connection.query(
+            return try pooled.connection.query(
                 PostgresQuery(unsafeSQL: "SELECT value FROM kura_kv WHERE space = $1 AND key = $2 FOR SHARE", binds: binds),
                 logger: logger
             ).waitForAnswer().first.map { Array(try $0.decode(ByteBuffer.self).readableBytesView) }
@@ -342,10 +342,10 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     }
 
     func latestCommit() throws -> Int {
-        try withConnection { connection in
+        try withConnection { pooled in
             // Taken numbers, committed or not: an observer that sees a
             // number it didn't commit looks again, which is never wrong.
-            Int(try connection.query(PostgresQuery(
+            Int(try pooled.connection.query(PostgresQuery(
                 unsafeSQL: "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM kura_commit_ids"), logger: logger)
                 .waitForAnswer().first?.decode(Int64.self) ?? 0)
         }

@@ -10,7 +10,8 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     // @unchecked: used only by the thread it was lent to, as every
     // transaction the seam lends.
     let engine: PostgresEngine
-    let connection: PostgresConnection
+    let pooled: PooledConnection
+    var connection: PostgresConnection { pooled.connection }
     let isReadOnly: Bool
     /// The commit a write makes (the answer of its lock); 0 in a read, and
     /// in a write that checks what it expects (``expectations``) until it commits.
@@ -73,9 +74,9 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     /// Records an earlier attempt of the same write found other than expected.
     var corrections: [PendingKey: ByteBuffer?] = [:]
 
-    init(engine: PostgresEngine, connection: PostgresConnection, isReadOnly: Bool, singleRequest: Bool = false, mayExpect: Bool = false) {
+    init(engine: PostgresEngine, connection: PooledConnection, isReadOnly: Bool, singleRequest: Bool = false, mayExpect: Bool = false) {
         self.engine = engine
-        self.connection = connection
+        pooled = connection
         self.isReadOnly = isReadOnly
         knownID = isReadOnly ? 0 : nil
         self.singleRequest = singleRequest
@@ -98,6 +99,36 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     /// PostgreSQL's: the engine turns them into Kura's where the
     /// transaction ends, and there tells a lost connection from an SQL error.
     func sendQuery(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> EventLoopFuture<PostgresQueryResult> {
+        try beforeSending()
+        return connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: engine.logger)
+    }
+
+    /// Sends `sql` as a statement the connection keeps prepared
+    /// (``PooledConnection``): `EXECUTE` of it, with `arguments` written
+    /// into the `EXECUTE` (which can't take parameters of its own).
+    func sendPrepared(_ sql: String, _ arguments: [SQLLiteral] = []) throws -> EventLoopFuture<PostgresQueryResult> {
+        try beforeSending()
+        let name = try pooled.prepare(sql) {
+            // The first time on this connection: prepared after what was
+            // sent before (whose failure, a failed BEGIN, comes first).
+            let preparing = connection.query(PostgresQuery(unsafeSQL: "PREPARE \($0) AS \(sql)"), logger: engine.logger)
+            try waitForSent()
+            _ = try preparing.waitForAnswer()
+        }
+        let list = arguments.isEmpty ? "" : "(" + arguments.map(\.text).joined(separator: ", ") + ")"
+        return connection.query(PostgresQuery(unsafeSQL: "EXECUTE \(name)\(list)"), logger: engine.logger)
+    }
+
+    /// Runs a statement the connection keeps prepared (see ``sendPrepared(_:_:)``).
+    func executePrepared(_ sql: String, _ arguments: [SQLLiteral] = []) throws -> PostgresQueryResult {
+        let answer = try sendPrepared(sql, arguments)
+        try waitForSent()
+        return try answer.waitForAnswer()
+    }
+
+    /// What goes before any statement: a check that one may go, the
+    /// transaction's `BEGIN` and lock when not sent yet, the count.
+    private func beforeSending() throws {
         if expectations != nil { throw Unexpected() }
         hasSent = true
         if needsBegin {
@@ -109,7 +140,6 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         requests += 1
         if singleRequest && requests > 1 { throw SecondRequest() }
         engine.statementsSent.add(1, ordering: .relaxed)
-        return connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: engine.logger)
     }
 
     /// Runs one statement: sends it, then waits for what was sent before
@@ -134,7 +164,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     func sendBegin(_ sql: String, readingCounts: Bool) throws {
         begin = try sendQuery(sql)
         if readingCounts {
-            let counts = try sendQuery("SELECT number, entries FROM kura_spaces")
+            let counts = try sendPrepared("SELECT number, entries FROM kura_spaces")
             snapshotCounts = counts
             unanswered.append(counts)
         }
@@ -280,9 +310,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
             return knownCounts?[space.number] ?? 0
         }
         try flush()
-        var binds = PostgresBindings()
-        binds.append(Int32(bitPattern: space.number))
-        return Int(try execute("SELECT entries FROM kura_spaces WHERE number = $1", binds).first?.decode(Int64.self) ?? 0)
+        return Int(try executePrepared("SELECT entries FROM kura_spaces WHERE number = $1", [.space(space)]).first?.decode(Int64.self) ?? 0)
     }
 
     /// A read of one request plans with the counts a recent read saw (so
@@ -364,10 +392,8 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
             }
         }
         try flush()
-        var binds = PostgresBindings()
-        binds.append(Int32(bitPattern: space.number))
-        binds.append(ByteBuffer(bytes: key))
-        guard let row = try execute("SELECT value FROM kura_kv WHERE space = $1 AND key = $2", binds).first else { return false }
+        let arguments: [SQLLiteral] = [.space(space), .bytes(Array(key))]
+        guard let row = try executePrepared("SELECT value FROM kura_kv WHERE space = $1 AND key = $2", arguments).first else { return false }
         let value = try row.decode(ByteBuffer.self)
         lent.append(value)
         try value.withUnsafeReadableBytes(body)
@@ -379,15 +405,12 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> Void
     ) throws -> Bool {
         try flush()
-        var binds = PostgresBindings()
-        binds.append(Int32(bitPattern: index.number))
-        binds.append(ByteBuffer(bytes: key))
-        binds.append(Int32(bitPattern: records.number))
+        let arguments: [SQLLiteral] = [.space(index), .bytes(Array(key)), .space(records)]
         let sql = """
             SELECT i.value, r.value FROM kura_kv i LEFT JOIN kura_kv r ON r.space = $3 AND r.key = i.value
             WHERE i.space = $1 AND i.key = $2
             """
-        guard let row = try execute(sql, binds).first else { return false }
+        guard let row = try executePrepared(sql, arguments).first else { return false }
         let (value, record) = try row.decode((ByteBuffer, ByteBuffer?).self)
         lent.append(value)
         if let record { lent.append(record) }
@@ -447,6 +470,8 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         var after: [UInt8]?
         var limit = min(max(readAhead ?? 128, 1), Self.largestPage)
         while true {
+            // Not prepared: a plan made for the bounds and the limit at
+            // hand (a generic plan of a walk read some ranges slower).
             var binds = PostgresBindings()
             for space in spaces { binds.append(Int32(bitPattern: space.number)) }
             var sql = select
