@@ -188,7 +188,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     /// Kura's error for a failure of the server or of the connection.
     func translated(_ error: any Error) -> any Error {
         switch error {
-        case is KuraError, is StorageEngineError:
+        case is KuraError, is StorageEngineError, is CancellationError:
             return error
         case let error as BeginFailure:
             return translated(error.error)

@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func savesWaitingForAnotherProcessesWriterLockLeaveTheCooperativePoolFree() async throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         let container = try store.open(.news())
         // It lets go after 300 s by itself: were the pool blocked by the
         // waiting saves, the check below would run only then, and fail rather

@@ -13,7 +13,7 @@ import Glibc
 /// polling. Latency and idle CPU are printed, not asserted tightly.
 @Suite(.serialized) struct CommitMonitorTests {
     @Test func aSaveInThisProcessWakesTheSequence() async throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         let container = try store.open(.news())
         let commits = try container.store.commits()
         let saver = Task.detached {
@@ -29,7 +29,7 @@ import Glibc
     }
 
     @Test func anotherProcessesSavesArriveWithinMillisecondsAndAnIdleWatchCostsNoCPU() async throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         do {
             let container = try PersistentContainer(path: store.path, model: MigrationWorkload.v1())
             try MigrationWorkload.fill(container, count: 1)

@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func aStoreOpenedWithAnotherModelSaysWhatDiffers() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         try store.open(.news()).close()
         let changed = try ManagedObjectModel(entities: [
             EntityDescription(name: "News", attributes: [
@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func aStoreOpensWithoutTheAppsClassesUsingItsOwnModel() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         do {
             let container = try store.open(.news())
             let context = container.newContext()
@@ -119,7 +119,7 @@ import Testing
     }
 
     @Test func aClosedStoreThrowsForEveryContextOperation() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         let container = try store.open(.news())
         let context = container.newContext()
         let news = News(context: context)

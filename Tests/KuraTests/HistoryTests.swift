@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func anotherProcessesSaveIsReadFromTheHistoryAndMerged() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         let container = try PersistentContainer(path: store.path, model: MigrationWorkload.v1(), options: Self.tracking)
         try MigrationWorkload.fill(container, count: 5)
         let token = try container.store.lastHistoryToken()

@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func theFirstExampleRunsAsWritten() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         let model = try ManagedObjectModel(News.self)
         let container = try PersistentContainer(path: store.path, model: model)
         let context = container.newContext()
@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func theRelationshipExampleRunsAsWritten() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         // The README's classes are the Blog fixture's (Support/Blog.swift).
         let blog = try PersistentContainer(path: store.path, model: ManagedObjectModel(Author.self, Post.self, Tag.self, Comment.self))
         let context = blog.newContext()
@@ -141,7 +141,7 @@ enum ReadmeV2 {
 
 extension ReadmeTests {
     @Test func theModelChangeExampleRunsAsWritten() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         do {
             let container = try PersistentContainer(path: store.path, model: ManagedObjectModel(ReadmeV1.News.self))
             let context = container.newContext()

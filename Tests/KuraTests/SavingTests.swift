@@ -202,7 +202,7 @@ final class Coded: ManagedObject {
     }
 
     @Test func aSaveThatWouldPassTheMaximumSizeWritesNothingAndTheContextKeepsItsChanges() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         var options = StoreOptions()
         options.initialSize = 256 << 10
         options.maximumSize = 1 << 20
@@ -225,7 +225,7 @@ final class Coded: ManagedObject {
     }
 
     @Test func aReadOnlyStoreRefusesToSave() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         try store.open(.news()).close()
         var options = StoreOptions()
         options.isReadOnly = true

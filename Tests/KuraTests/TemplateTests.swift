@@ -161,7 +161,7 @@ import Testing
     }
 
     @Test func theStoreKeepsTheTemplatesForToolsWithoutTheAppsCode() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         do {
             let container = try store.open(Self.model())
             let context = container.newContext()
@@ -181,7 +181,7 @@ import Testing
     }
 
     @Test func reopeningWithNewTemplatesUpdatesTheStoredOnes() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         try store.open(.news()).close()
         try store.open(Self.model()).close()
         var options = StoreOptions()

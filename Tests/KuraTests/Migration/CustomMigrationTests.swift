@@ -79,7 +79,7 @@ private typealias V = ModelVersions
     })
 
     @Test func aCustomStageSplitsAttributesParsesTextAndMovesDataBetweenEntities() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         try Self.fillPeople(try store.open(Self.people1()))
         let container = try V.openChecked(store, Self.people2(), migration: MigrationOptions(plan: MigrationPlan([Self.split])))
         let rows = try V.rows(container, ["firstName", "lastName", "age", "notes"], entity: "Person", sortedBy: "firstName")

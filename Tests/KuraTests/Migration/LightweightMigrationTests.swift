@@ -9,7 +9,7 @@ private typealias V = ModelVersions
 
 @Suite struct LightweightMigrationTests {
     @Test func reorderingPropertiesAndChangingDefaultsAndTemplatesNeedNoMigration() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         try V.fillV1(try store.open(V.v1()), count: 3)
         let reordered = try V.articles([
             V.attribute("summary", .string, optional: true),
@@ -112,7 +112,7 @@ private typealias V = ModelVersions
     }
 
     @Test func addingAndRemovingEntitiesAddsAndDropsTheirDatabases() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         let v1 = try ManagedObjectModel(entities: [
             EntityDescription(name: "Article", attributes: V.v1().entities[0].attributes),
             EntityDescription(name: "Draft", attributes: [V.attribute("text", .string)], indexes: [.index("text")]),
@@ -201,7 +201,7 @@ private typealias V = ModelVersions
     }
 
     @Test func addingAUniqueConstraintFailsNamingTheDuplicatesAndLeavesTheStore() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         do {
             let container = try store.open(V.v1())
             try V.fillV1(container, count: 6)
@@ -243,7 +243,7 @@ private typealias V = ModelVersions
     }
 
     @Test func turningMigrationOffOrOpeningReadOnlyListsTheDifferences() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         try V.fillV1(try store.open(V.v1()), count: 2)
         let v2 = try V.articles(V.v1().entities[0].attributes + [V.attribute("extra", .bool, optional: true)])
         let expected = [ModelDifference(entity: "Article", property: "extra", change: .attributeAdded, cost: .modelOnly)]

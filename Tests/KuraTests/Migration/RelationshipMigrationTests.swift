@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func removingOneSideKeepsTheOtherSidesMembers() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         try Self.fill(try store.open(Self.library(
             writer: [.toMany("books", destination: "Book", inverse: "writer")],
             book: [.toOne("writer", destination: "Writer", inverse: "books")]))) { try $0.setObject($1, forKey: "writer") }

@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func aDamagedRecordIsReportedNotMisreadOrCrashedOn() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         do {
             let container = try store.open(.news())
             let context = container.newContext()

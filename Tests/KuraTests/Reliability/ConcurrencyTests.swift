@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func concurrentIncrementsAreNeverLostAndReadersSeeWholeSaves() async throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         let container = try store.open(ConcurrencyWorkload.model())
         try ConcurrencyWorkload.prepare(container)
         let perWriter = 100
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func concurrentInsertsGetDistinctPrimaryKeysAndUniqueKeysHold() async throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         let container = try store.open(ConcurrencyWorkload.model())
         let processes = try (0..<3).map { worker in try Helper.start(["insert-entries", store.path, String(worker), "200"]) }
         try await withThrowingTaskGroup(of: Void.self) { group in

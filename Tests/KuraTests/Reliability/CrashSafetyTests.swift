@@ -11,7 +11,7 @@ import Testing
 @Suite(.serialized) struct CrashSafetyTests {
     @Test func killedWritersNeverLoseAcknowledgedSavesOrLeaveHalfASave() throws {
         let trials = Int(ProcessInfo.processInfo.environment["KURA_CRASH_TRIALS"] ?? "") ?? 200
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         let seed: UInt64 = 20_261_122
         var generator = SplitMix64(seed: seed)
         // The replayed state: the items after batch `replayed`.

@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func aStoreAtItsMaximumSizeRefusesASaveWholeAndAcceptsOneThatFits() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         var options = StoreOptions()
         options.initialSize = 128 << 10
         options.maximumSize = 2 << 20
@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func aFullDiskFailsTheSaveAndTheStoreReopensIntact() throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         do {
             let container = try store.open(CrashWorkload.model())
             let context = container.newContext()

@@ -22,7 +22,7 @@ import Glibc
         let savesPerWriter = max(1, megabytes * 1_000_000 / (2 * perSave * payload))
         let total = 2 * savesPerWriter * perSave
 
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         let container = try store.open(GrowthWorkload.model(), options: GrowthWorkload.options())
         let initialMap = try container.store.statistics().mapSize
         #expect(initialMap == 64 << 10)

@@ -15,7 +15,7 @@ import Testing
         let environment = ProcessInfo.processInfo.environment
         let trials = Int(environment["KURA_MIGRATION_TRIALS"] ?? "") ?? 6
         let count = Int(environment["KURA_MIGRATION_OBJECTS"] ?? "") ?? 100_000
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         let original = store.directory.file("original.kura")
         do {
             let container = try PersistentContainer(path: original, model: MigrationWorkload.v1())
@@ -75,7 +75,7 @@ import Testing
 @Suite struct MigratedUnderAnotherProcessTests {
     @Test(arguments: ["save", "read"])
     func aProcessWithTheOlderModelCanNeitherSaveNorMisreadAfterAMigration(_ action: String) throws {
-        let store = try TestStore()
+        let store = try TestStore(engine: .lmdb)
         do {
             let container = try PersistentContainer(path: store.path, model: MigrationWorkload.v1())
             try MigrationWorkload.fill(container, count: 10)

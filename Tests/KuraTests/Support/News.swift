@@ -24,19 +24,28 @@ final class News: ManagedObject {
     }
 }
 
-/// Opens a container on a new store in the test's own directory.
+/// Opens a container on a new store of the test's own: an LMDB file in the
+/// test's directory, or, when `KURA_TEST_ENGINE` names another engine
+/// (`memory`, `postgres`), a store on it (``TestEngine/underTest``). Tests
+/// of what only a file has (its path, its bytes) use ``path``, which is LMDB's.
 struct TestStore {
     let directory: TemporaryDirectory
     let path: String
+    /// The store on the engine under test, when that isn't LMDB.
+    private let other: EngineStore?
 
-    init(function: String = #function) throws {
+    /// A store on `engine`: give `.lmdb` for a test of what only the file
+    /// has (its path, its bytes, its size, other processes opening it).
+    init(engine: TestEngine = .underTest, function: String = #function) throws {
         directory = try TemporaryDirectory(function: function)
         path = directory.file("test.kura")
+        other = engine == .lmdb ? nil : try EngineStore(engine, function: function)
     }
 
     func open(_ model: ManagedObjectModel, options: StoreOptions = StoreOptions(),
               migration: MigrationOptions = .automatic) throws -> PersistentContainer {
-        try PersistentContainer(path: path, model: model, options: options, migration: migration)
+        if let other { return try other.open(model, options: options, migration: migration) }
+        return try PersistentContainer(path: path, model: model, options: options, migration: migration)
     }
 }
 

@@ -11,6 +11,13 @@ enum TestEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case postgres
 
     var testDescription: String { rawValue }
+
+    /// The engine the suite's stores are on (`KURA_TEST_ENGINE`; LMDB when unset).
+    static let underTest: TestEngine = {
+        guard let name = ProcessInfo.processInfo.environment["KURA_TEST_ENGINE"] else { return .lmdb }
+        guard let engine = TestEngine(rawValue: name) else { fatalError("KURA_TEST_ENGINE=\(name): lmdb, memory or postgres") }
+        return engine
+    }()
 }
 
 /// A store of a parameterized test on one engine: a file in the test's own

@@ -50,13 +50,26 @@ extension PersistentStore {
     /// of a unique index; each entity's ID counter is past its largest
     /// primary key. Readers and the writer carry on meanwhile.
     ///
+    /// On an engine without a file of Kura's (in memory, PostgreSQL) the
+    /// objects are checked alone, in one read transaction; the page figures
+    /// are 0.
+    ///
     /// Cancelling the task that runs it stops it with `CancellationError`.
     ///
     /// - Parameter problemLimit: How many problems to describe (all are counted).
     /// - Complexity: O(n) in records and index entries, with the index keys of
     ///   one entity in memory at a time.
     public func check(problemLimit: Int = 100) throws -> StoreCheckReport {
-        let environment = try lmdbEnvironment(for: "a check of the store file")
+        guard let environment = (engine as? LMDBEngine)?.environment else {
+            return try read { txn in
+                var report = StoreCheckReport()
+                try check(structure: nil, in: txn) { text in
+                    report.problemCount += 1
+                    if report.problems.count < problemLimit { report.problems.append(text) }
+                } entity: { report.entities.append($0) }
+                return report
+            }
+        }
         return try storageErrors(path) {
             try environment.readCheckingStructure(problemLimit: problemLimit) { txn, structure in
                 var report = StoreCheckReport()
@@ -76,10 +89,10 @@ extension PersistentStore {
     }
 
     private func check(
-        structure: StructureReport, in txn: any StorageTransaction,
+        structure: StructureReport?, in txn: any StorageTransaction,
         problem: (String) -> Void, entity addEntity: (StoreCheckReport.EntityReport) -> Void
     ) throws {
-        func readable(_ database: String) -> Bool { structure.isIntact(database: database) }
+        func readable(_ database: String) -> Bool { structure?.isIntact(database: database) ?? true }
         guard readable(StoreLayout.metaDatabase) else {
             problem("the meta database is damaged: the objects can't be checked")
             return
