@@ -192,6 +192,12 @@ import Testing
         #expect(try after.count(for: FetchRequest(entityName: "Comment")) == 0)
         let tag = try #require(try after.fetch(FetchRequest(entityName: "Tag")).first as? Tag)
         #expect(tag.posts.isEmpty)
+
+        // The store's check reads the graph on every engine, and counts it.
+        let report = try container.store.check()
+        #expect(report.isConsistent, "\(report.problems)")
+        #expect(report.entities.first { $0.entity == "Post" }?.records == 1)
+        #expect(report.entities.first { $0.entity == "Author" }?.records == 1)
     }
 
     @Test(arguments: TestEngine.allCases)
