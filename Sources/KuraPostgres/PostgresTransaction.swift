@@ -54,6 +54,9 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     /// what is stored, which no other writer changes while this one holds
     /// the lock (and a read's snapshot never changes).
     var prefetched: [PendingKey: ByteBuffer?] = [:]
+    /// The entries of ranges read ahead (``prefetch(ranges:in:)``), in key
+    /// order, by range: a read transaction's only.
+    var prefetchedRanges: [RangeKey: [(key: ByteBuffer, value: ByteBuffer)]] = [:]
 
     var readsAreRequests: Bool { true }
 
@@ -393,7 +396,11 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         }
         try flush()
         let arguments: [SQLLiteral] = [.space(space), .bytes(Array(key))]
-        guard let row = try executePrepared("SELECT value FROM kura_kv WHERE space = $1 AND key = $2", arguments).first else { return false }
+        let row = try executePrepared("SELECT value FROM kura_kv WHERE space = $1 AND key = $2", arguments).first
+        // A read's snapshot answers a key the same way to its end: a key
+        // read again (a destination many records share) isn't asked again.
+        if isReadOnly { prefetched[PendingKey(space: space.number, key: Array(key))] = .some(try row?.decode(ByteBuffer.self)) }
+        guard let row else { return false }
         let value = try row.decode(ByteBuffer.self)
         lent.append(value)
         try value.withUnsafeReadableBytes(body)
@@ -428,6 +435,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         in space: StorageSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?,
         _ body: (StorageEntry) throws -> Bool
     ) throws {
+        if try walkReadAhead(space, range, direction, body) { return }
         try pages(
             select: "SELECT key, value, NULL::bytea FROM kura_kv WHERE space = $1", column: "key",
             spaces: [space], range: range, direction: direction, readAhead: readAhead

@@ -283,6 +283,59 @@ import Testing
         #expect(try fresh.count(for: FetchRequest(entityName: "Counter", predicate: "name == 'b'")) == 1)
     }
 
+    @Test func aPredicateThroughRelationshipsReadsAheadForManyRecordsAtOnce() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Person", attributes: [AttributeDescription(name: "name", type: .string)], relationships: [
+                .toOne("passport", destination: "Passport", inverse: "holder"),
+                .toMany("clubs", destination: "Club", inverse: "members"),
+            ]),
+            EntityDescription(name: "Passport", attributes: [AttributeDescription(name: "number", type: .string)],
+                              relationships: [.toOne("holder", destination: "Person")]),
+            EntityDescription(name: "Club", attributes: [AttributeDescription(name: "name", type: .string)],
+                              relationships: [.toMany("members", destination: "Person")]),
+        ])
+        let container = try PersistentContainer(store: .postgres(url: try Self.server.newDatabase()), model: model)
+        let engine = try #require(container.store.engine as? PostgresEngine)
+        // 600 people (more than two batches of 256), each with a passport
+        // and in clubs `i % 7` and `i % 5`; clubs 0…6.
+        let context = container.newContext()
+        let clubs = try (0..<7).map { number in
+            let club = try context.insertNewObject(forEntityName: "Club")
+            try club.setValue("c\(number)", forKey: "name")
+            return club
+        }
+        for index in 0..<600 {
+            let person = try context.insertNewObject(forEntityName: "Person")
+            try person.setValue("p\(index)", forKey: "name")
+            let passport = try context.insertNewObject(forEntityName: "Passport")
+            try passport.setValue("N\(index)", forKey: "number")
+            try person.setObject(passport, forKey: "passport")
+            try person.mutableSetValue(forKey: "clubs").set([clubs[index % 7], clubs[index % 5]])
+        }
+        try context.save()
+
+        let reader = container.newContext()
+        func fetch(_ predicate: String) throws -> (names: Set<String>, statements: Int) {
+            let before = engine.statementsSent.load(ordering: .relaxed)
+            let found = try reader.fetch(FetchRequest(entityName: "Person", predicate: try FetchPredicate(format: predicate)))
+            let names = Set(try found.map { try $0.value(forKey: "name", as: String.self) })
+            return (names, engine.statementsSent.load(ordering: .relaxed) - before)
+        }
+        func names(_ include: (Int) -> Bool) -> Set<String> { Set((0..<600).filter(include).map { "p\($0)" }) }
+        // Record by record, each would be a statement per person and hop
+        // (600 walks of clubs and 600 reads of their clubs; 600 passports).
+        let inClub6 = try fetch("ANY clubs.name == 'c6'")
+        #expect(inClub6.names == names { $0 % 7 == 6 })
+        #expect(inClub6.statements < 20, "\(inClub6.statements) statements")
+        let passports = try fetch("passport.number BEGINSWITH 'N59'")
+        #expect(passports.names == names { String($0).hasPrefix("59") })
+        #expect(passports.statements < 20, "\(passports.statements) statements")
+        // Two hops: the clubs' other members.
+        let clubmates = try fetch("SUBQUERY(clubs, $c, ANY $c.members.name == 'p1').@count > 0")
+        #expect(clubmates.names == names { $0 % 7 == 1 || $0 % 5 == 1 })
+        #expect(clubmates.statements < 40, "\(clubmates.statements) statements")
+    }
+
     @Test func aRewriteWhoseConnectionIsEndedWhileItWaitsIsSavedOnceByTheSecondRun() throws {
         let server = try Self.server
         let url = try server.newDatabase()

@@ -166,7 +166,9 @@ import Testing
 
     @Test(arguments: [true, false])
     func anotherProcessesSaveReachesTheObserverWithOrWithoutHistory(tracksHistory: Bool) async throws {
-        let store = try TestStore(function: "otherProcess\(tracksHistory)")
+        // The helper opens the file (PostgreSQL's own test of this is
+        // PostgresEngineTests' anotherProcessesSaveReachesObservers).
+        let store = try TestStore(engine: .lmdb, function: "otherProcess\(tracksHistory)")
         do {
             let container = try store.open(MigrationWorkload.v1())
             try MigrationWorkload.fill(container, count: 3)

@@ -28,10 +28,15 @@ import Testing
         let news = FetchRequest(entityName: "News")
         #expect(try plan(context, FetchRequest(entityName: "News", predicate: "objectId == 'id5'"))
             == "SEARCH News USING UNIQUE INDEX objectId (objectId == \"id5\") (~1 objects)")
+        // Where a read is a request to a server, counting a range costs what
+        // reading it costs: the planner guesses a tenth of the records, so
+        // any index search beats sending every record to the client.
+        let guesses = TestEngine.underTest == .postgres
         #expect(try plan(context, FetchRequest(entityName: "News", predicate: "sortOrder BETWEEN {10, 20}")).hasPrefix(
-            "SEARCH News USING INDEX sortOrder (sortOrder BETWEEN {10, 20}) (~11 objects)"))
-        #expect(try plan(context, FetchRequest(entityName: "News", predicate: "sortOrder > -1")).hasPrefix("SCAN News (2000 objects)"),
-                "a range holding everything is cheaper to scan")
+            "SEARCH News USING INDEX sortOrder (sortOrder BETWEEN {10, 20}) (~\(guesses ? 200 : 11) objects)"))
+        #expect(try plan(context, FetchRequest(entityName: "News", predicate: "sortOrder > -1")).hasPrefix(
+            guesses ? "SEARCH News USING INDEX sortOrder (sortOrder > -1) (~200 objects)" : "SCAN News (2000 objects)"),
+                "a range holding everything is cheaper to scan, when its size is known")
         #expect(try plan(context, FetchRequest(entityName: "News", predicate: "title CONTAINS[c] '7'")).hasPrefix("SCAN News"))
         #expect(try plan(context, news.sorted(by: "sortOrder").limited(to: 10)) == "WALK News BY INDEX sortOrder, LIMIT 10")
         #expect(try plan(context, news.sorted(by: "sortOrder", ascending: false).limited(to: 10))
@@ -166,6 +171,9 @@ final class Item: ManagedObject {
         }
         try setup.save()
 
+        // On PostgreSQL each fetch sends its records over a socket, and the
+        // suite there runs in CI beside LMDB's: a sixth of the cases.
+        let perRound = TestEngine.underTest == .postgres ? 100 : 600
         var cases = 0
         var plans: [String: Int] = [:]
         for round in 0..<6 {
@@ -186,7 +194,7 @@ final class Item: ManagedObject {
                     live.append(item)
                 }
             }
-            for _ in 0..<600 {
+            for _ in 0..<perRound {
                 var request = FetchRequest(entityName: "Item", predicate: Bool.random(using: &g) ? nil : try FetchPredicate(format: Self.randomPredicate(&g)))
                 let keys = ["num", "name", "score", "group", "code"]
                 for _ in 0..<Int.random(in: 0...2, using: &g) {
@@ -206,10 +214,10 @@ final class Item: ManagedObject {
                 plans[String(plan.description.prefix(while: { $0 != " " })) + (plan.indexName.map { " " + $0 } ?? "") + (plan.sortsInMemory ? " sorted" : ""), default: 0] += 1
             }
         }
-        #expect(cases == 3600)
+        #expect(cases == 6 * perRound)
         // The cases must exercise every kind of plan, or they prove little.
         for kind in ["SCAN", "SCAN sorted", "SEARCH code", "SEARCH name", "SEARCH num", "SEARCH group_num", "WALK num", "WALK name"] {
-            #expect(plans[kind, default: 0] > 10, "plan \(kind) was used \(plans[kind, default: 0]) times")
+            #expect(plans[kind, default: 0] > perRound / 60, "plan \(kind) was used \(plans[kind, default: 0]) times")
         }
     }
 }

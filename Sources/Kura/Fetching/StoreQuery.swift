@@ -186,6 +186,40 @@ struct StoreQuery {
             }
             return try body(primaryKey, view)
         }
+        // Where reads are requests, what the predicate follows is read
+        // ahead for records in batches, then each is considered.
+        if let graph, let predicate, txn.readsAreRequests {
+            let hops = PredicateGraph.readAheadHops(of: predicate)
+            if !hops.isEmpty {
+                var batch: [(UInt64, RecordView)] = []
+                func considerBatch() throws -> Bool {
+                    defer { batch.removeAll(keepingCapacity: true) }
+                    try graph.readAhead(hops, from: batch, of: entity)
+                    for (primaryKey, view) in batch where !(try consider(primaryKey, view)) { return false }
+                    return true
+                }
+                var stopped = false
+                try visitCandidates(in: txn, readAhead: readAhead) { primaryKey, view in
+                    batch.append((primaryKey, view))
+                    guard batch.count == Self.readAheadBatch else { return true }
+                    stopped = !(try considerBatch())
+                    return !stopped
+                }
+                if !stopped { _ = try considerBatch() }
+                return
+            }
+        }
+        try visitCandidates(in: txn, readAhead: readAhead, consider)
+    }
+
+    /// How many records a predicate's relationships are read ahead for at once.
+    static let readAheadBatch = 256
+
+    /// Calls `consider` with each record the plan reads, until it returns false.
+    private func visitCandidates(
+        in txn: any StorageTransaction, readAhead: Int?, _ consider: (UInt64, RecordView) throws -> Bool
+    ) throws {
+        let entity = fetch.entity
         switch plan.access {
         case .scan, .entryCount:
             try store.forEachRecord(of: entity, values: fetch.readAttributes, readAhead: readAhead, in: txn, consider)

@@ -91,6 +91,10 @@ struct PredicateGraph {
             guard let transaction else { return [] }
             var keys: [UInt64] = []
             try store.forEachMemberKey(of: link, owner: owner, in: transaction) { keys.append($0); return true }
+            // Where a read is a request, the members' records are one.
+            if transaction.readsAreRequests && keys.count > 1 {
+                try transaction.prefetch(keys: keys.map(StoreLayout.key), in: store.tables(for: link.destination).records)
+            }
             return try keys.compactMap { try self.node(link.destination, $0) }
         case .object(let object):
             return try object.members(link).filter { !$0.isDeleted }.map(GraphNode.object)

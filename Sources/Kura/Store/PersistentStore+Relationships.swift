@@ -32,16 +32,19 @@ extension PersistentStore {
     func forEachMemberKey(
         of link: RelationshipLink, owner: UInt64, in txn: any StorageTransaction, _ body: (UInt64) throws -> Bool
     ) throws {
-        let database: StorageSpace
+        try forEachSecondKey(in: memberSpace(of: link), first: owner, in: txn, body)
+    }
+
+    /// The space of a to-many's entries: pairs whose first key is the owner.
+    func memberSpace(of link: RelationshipLink) -> StorageSpace {
         switch link.storage {
         case .reference:
             preconditionFailure("\(link.name) is a to-one")
         case .inverseOfReference:
-            database = table(of: link.inverse!).references!
+            table(of: link.inverse!).references!
         case .join:
-            database = table(of: link).join!
+            table(of: link).join!
         }
-        try forEachSecondKey(in: database, first: owner, in: txn, body)
     }
 
     /// The second keys of the 16-byte pair entries whose first key is `first`.

@@ -231,6 +231,13 @@ public protocol StorageTransaction: Sendable {
     /// aheads in a row cost one round trip).
     func prefetch(keys: [[UInt8]], in space: StorageSpace) throws
 
+    /// Reads the entries of each of `ranges` in `space` ahead, in one
+    /// request: a later ``forEach(in:range:direction:readAhead:_:)`` of this
+    /// transaction over one of exactly these ranges is answered from memory
+    /// (the relationship entries of many owners, read at once). An engine
+    /// may ignore ranges it can't read ahead; those are read when walked.
+    func prefetch(ranges: [KeyRange], in space: StorageSpace) throws
+
     /// Called first in a write transaction that changes stored records in
     /// place and nothing else: `keys` are every record it changes, by space
     /// (in the order to lock them). An engine whose writers are in several
@@ -276,6 +283,8 @@ extension StorageTransaction {
     public var readsAreRequests: Bool { false }
 
     public func prefetch(keys: [[UInt8]], in space: StorageSpace) throws {}
+
+    public func prefetch(ranges: [KeyRange], in space: StorageSpace) throws {}
 
     public func estimatedCount(in space: StorageSpace) throws -> Int {
         try count(in: space)
