@@ -459,6 +459,8 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     /// The most rows one page of a walk asks for: a walk of a whole large
     /// space is a few requests, not one answer held in memory at once.
     static let largestPage = 65_536
+    /// The most rows a prepared walk reads (see ``pages(select:column:spaces:range:direction:readAhead:_:)``).
+    static let largestPreparedWalk = 1_024
 
     /// Runs `select` (which binds the `spaces` from `$1`) over `range` in
     /// pages until `body` returns false. The first page is `readAhead` rows
@@ -477,23 +479,39 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         }
         var after: [UInt8]?
         var limit = min(max(readAhead ?? 128, 1), Self.largestPage)
+        // A walk of a small space, or a page of a few rows, is prepared
+        // (planned once per connection: most of a short walk's time on the
+        // server is planning it). Others are planned for the bounds and the
+        // limit at hand: a generic plan read large ranges slower.
+        let entries = spaces.first.flatMap { knownCounts?[$0.number] ?? engine.recentCounts.counts()?[$0.number] }
+        if let entries, entries < Self.largestPreparedWalk { limit = min(limit, Self.largestPreparedWalk) }
         while true {
-            // Not prepared: a plan made for the bounds and the limit at
-            // hand (a generic plan of a walk read some ranges slower).
             var binds = PostgresBindings()
-            for space in spaces { binds.append(Int32(bitPattern: space.number)) }
+            var arguments: [SQLLiteral] = []
+            for space in spaces {
+                binds.append(Int32(bitPattern: space.number))
+                arguments.append(.space(space))
+            }
             var sql = select
             func bound(_ comparison: String, _ key: [UInt8]) {
                 binds.append(ByteBuffer(bytes: key))
+                arguments.append(.bytes(key))
                 sql += " AND \(column) \(comparison) $\(binds.count)"
             }
             if let lower = range.lower { bound(lower.isInclusive ? ">=" : ">", lower.key) }
             if let upper = range.upper { bound(upper.isInclusive ? "<=" : "<", upper.key) }
             if let after { bound(direction == .forward ? ">" : "<", after) }
-            sql += " ORDER BY \(column) \(direction == .forward ? "ASC" : "DESC") LIMIT \(limit)"
+            sql += " ORDER BY \(column) \(direction == .forward ? "ASC" : "DESC")"
+            let rows: PostgresQueryResult
+            if limit <= Self.largestPreparedWalk {
+                arguments.append(.integer(limit))
+                rows = try executePrepared(sql + " LIMIT $\(arguments.count)", arguments)
+            } else {
+                rows = try execute(sql + " LIMIT \(limit)", binds)
+            }
             var count = 0
             var last: ByteBuffer?
-            for row in try execute(sql, binds) {
+            for row in rows {
                 count += 1
                 let (key, value, record) = try row.decode((ByteBuffer, ByteBuffer, ByteBuffer?).self)
                 lent.append(key)
