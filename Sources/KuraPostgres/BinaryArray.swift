@@ -107,6 +107,8 @@ struct KeyBatches {
     static let size = 10_000
     private(set) var batches: [KeyBatch] = []
     private(set) var count = 0
+    /// How many keys each space has in the batches.
+    private(set) var countsBySpace: [UInt32: Int] = [:]
 
     var isEmpty: Bool { count == 0 }
 
@@ -121,5 +123,6 @@ struct KeyBatches {
         if batches.last.map({ $0.count >= Self.size }) ?? true { batches.append(KeyBatch()) }
         batches[batches.count - 1].append(space: space, key: key, value: value)
         count += 1
+        countsBySpace[space, default: 0] += 1
     }
 }

@@ -142,11 +142,22 @@ extension PostgresTransaction {
             savepoints += 1
             try send("SAVEPOINT kura_flush")
             insertions = try (changes.new.batches + changes.stored.batches).map { batch in
-                try sendQuery(Self.counting("""
+                try sendQuery("""
                     INSERT INTO kura_kv (space, key, value) SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[])
-                    RETURNING space, 1 AS change
-                    """), batch.entryBindings)
+                    """, batch.entryBindings)
             }
+            // Each statement inserts every key or fails: the counts are
+            // known here, and added in one statement (counting the rows on
+            // the server made the inserts about a tenth slower).
+            // (In the spaces' order, as every writer locks their rows.)
+            let added = changes.new.countsBySpace.merging(changes.stored.countsBySpace, uniquingKeysWith: +).sorted { $0.key < $1.key }
+            var binds = PostgresBindings()
+            binds.append(added.map { Int32(bitPattern: $0.key) })
+            binds.append(added.map { Int64($0.value) })
+            insertions.append(try sendQuery("""
+                UPDATE kura_spaces SET entries = entries + added.count
+                FROM unnest($1::int4[], $2::int8[]) AS added(space, count) WHERE kura_spaces.number = added.space
+                """, binds))
         } else {
             try sendUpserts(changes.stored)
             insertions = try changes.new.batches.map(sendNewKeysInsert)
