@@ -10,13 +10,18 @@ extension PostgresTransaction {
         if key.count > 511 { throw StorageEngineError.keyTooLong }
         let pendingKey = PendingKey(space: space.number, key: Array(key))
         let mustBeNew = flags.contains(.noOverwrite) || flags.contains(.append)
-        var entry = pending[pendingKey] ?? Pending(value: nil, mustBeNew: false, removedFirst: false)
-        if mustBeNew && entry.value != nil { throw StorageEngineError.keyExists }
-        if pending[pendingKey] != nil && entry.value == nil && !entry.removedFirst {
+        let put = Pending(value: ByteBuffer(bytes: value), mustBeNew: mustBeNew, removedFirst: false)
+        // A key this transaction hasn't changed yet (most puts): one lookup.
+        guard var entry = pending.updateValue(put, forKey: pendingKey) else { return }
+        if mustBeNew && entry.value != nil {
+            pending[pendingKey] = entry
+            throw StorageEngineError.keyExists
+        }
+        if entry.value == nil && !entry.removedFirst {
             // Removed earlier in this transaction: what was stored is gone.
             entry.removedFirst = true
         }
-        entry.value = ByteBuffer(bytes: value)
+        entry.value = put.value
         if mustBeNew && !entry.removedFirst { entry.mustBeNew = true }
         pending[pendingKey] = entry
     }
@@ -91,12 +96,19 @@ extension PostgresTransaction {
         var existing = KeyBatches()
     }
 
-    /// Empties ``PostgresTransaction/pending`` into its statements' batches;
-    /// what the transaction read ahead becomes what it wrote.
+    /// Empties ``PostgresTransaction/pending`` into its statements' batches,
+    /// in key order; what the transaction read ahead becomes what it wrote.
+    /// (Keys inserted in order cost the server about half as much as the
+    /// same keys in a dictionary's order: each lands next to the one before
+    /// in the table's index, the records' ascending keys at its end.)
     func takePending() -> SortedChanges {
         var sorted = SortedChanges()
-        for (key, change) in pending {
-            let known = prefetched[key]
+        let inOrder = pending.sorted { a, b in
+            if a.key.space != b.key.space { return a.key.space < b.key.space }
+            return a.key.key.withUnsafeBytes { x in b.key.key.withUnsafeBytes { y in compareStorageKeys(x, y) < 0 } }
+        }
+        for (key, change) in inOrder {
+            let known = prefetched.isEmpty ? nil : prefetched[key]
             if known != nil { prefetched[key] = .some(change.value) }
             if change.value == nil || change.removedFirst { sorted.removed.append(space: key.space, key: key.key) }
             guard let value = change.value else { continue }
