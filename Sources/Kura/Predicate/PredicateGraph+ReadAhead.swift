@@ -1,5 +1,3 @@
-import KuraLMDB
-
 /// Reading ahead what a predicate will follow, for engines whose reads are
 /// requests: evaluated record by record, a predicate through relationships
 /// would read each record's destinations and members with requests of
