@@ -396,12 +396,12 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         }
         try flush()
         let arguments: [SQLLiteral] = [.space(space), .bytes(Array(key))]
-        let row = try executePrepared("SELECT value FROM kura_kv WHERE space = $1 AND key = $2", arguments).first
+        let found = try executePrepared("SELECT value FROM kura_kv WHERE space = $1 AND key = $2", arguments).first
+            .map { try $0.decode(ByteBuffer.self) }
         // A read's snapshot answers a key the same way to its end: a key
         // read again (a destination many records share) isn't asked again.
-        if isReadOnly { prefetched[PendingKey(space: space.number, key: Array(key))] = .some(try row?.decode(ByteBuffer.self)) }
-        guard let row else { return false }
-        let value = try row.decode(ByteBuffer.self)
+        if isReadOnly { prefetched[PendingKey(space: space.number, key: Array(key))] = .some(found) }
+        guard let value = found else { return false }
         lent.append(value)
         try value.withUnsafeReadableBytes(body)
         return true
