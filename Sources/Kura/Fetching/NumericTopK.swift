@@ -51,8 +51,23 @@ struct NumericTopK<Payload> {
     /// Offers the row whose sort value has `bits` (``SortKey/orderedBits``), `nil` for a nil value.
     @inline(__always)
     mutating func offer(bits: UInt64?, number: UInt64, payload: Payload) {
-        heap.offer(Entry(
-            group: (bits != nil) == sort.ascending ? 1 : 0, bits: sort.ascending ? bits ?? 0 : ~(bits ?? 0),
-            number: number, payload: payload))
+        let (group, ordered) = place(bits)
+        heap.offer(Entry(group: group, bits: ordered, number: number, payload: payload))
+    }
+
+    /// True when a row whose sort value has `bits` and whose number is
+    /// `number` would be kept: checked before the row is read whole.
+    @inline(__always)
+    func accepts(bits: UInt64?, number: UInt64) -> Bool {
+        guard heap.isFull else { return heap.capacity > 0 }
+        let root = heap.elements[0]
+        let (group, ordered) = place(bits)
+        return (group, ordered, number) < (root.group, root.bits, root.number)
+    }
+
+    /// The group and bits of a sort value in the heap's order.
+    @inline(__always)
+    private func place(_ bits: UInt64?) -> (group: UInt8, bits: UInt64) {
+        ((bits != nil) == sort.ascending ? 1 : 0, sort.ascending ? bits ?? 0 : ~(bits ?? 0))
     }
 }

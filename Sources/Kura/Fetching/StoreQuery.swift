@@ -76,7 +76,14 @@ struct StoreQuery {
         // bounded heap as the records stream by.
         if let topK = plan.topK, var numeric = NumericTopK<RecordView>(capacity: topK, sorts: fetch.sorts, entity: entity) {
             let number = numeric.sort.number
-            try forEachCandidate(in: txn, graph: graph) { primaryKey, view in
+            let layout = entity.layout
+            let probe = RecordView.SortBitsProbe(field: layout.isIdentity ? number : layout.attributeFields[number], of: layout)
+            // A record whose sort value can't make the cut is passed over
+            // before it is validated or matched: most of a long scan's.
+            try forEachCandidate(in: txn, graph: graph, skipping: { primaryKey, bytes in
+                guard let bits = probe.bits(in: bytes) else { return false }
+                return !numeric.accepts(bits: bits, number: primaryKey)
+            }) { primaryKey, view in
                 if let bits = view.orderedSortBits(number, of: entity) {
                     numeric.offer(bits: bits, number: primaryKey, payload: view)
                 } else {
@@ -153,9 +160,13 @@ struct StoreQuery {
     }
 
     /// Calls `body` with each record the plan reads that is not excluded and
-    /// matches the predicate, until `body` returns false.
+    /// matches the predicate, until `body` returns false. A record a walk or
+    /// scan reads for which `skipping` (given its primary key and bytes, not
+    /// validated yet) returns true is passed over unread.
     private func forEachCandidate(
-        in txn: any StorageTransaction, graph: PredicateGraph?, _ body: (UInt64, RecordView) throws -> Bool
+        in txn: any StorageTransaction, graph: PredicateGraph?,
+        skipping: (UInt64, UnsafeRawBufferPointer) -> Bool = { _, _ in false },
+        _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
         let entity = fetch.entity
         // A `let`: a `var` captured by `consider` would be checked for
@@ -199,7 +210,7 @@ struct StoreQuery {
                     return true
                 }
                 var stopped = false
-                try visitCandidates(in: txn, readAhead: readAhead) { primaryKey, view in
+                try visitCandidates(in: txn, readAhead: readAhead, skipping: skipping) { primaryKey, view in
                     batch.append((primaryKey, view))
                     guard batch.count == Self.readAheadBatch else { return true }
                     stopped = !(try considerBatch())
@@ -209,7 +220,7 @@ struct StoreQuery {
                 return
             }
         }
-        try visitCandidates(in: txn, readAhead: readAhead, consider)
+        try visitCandidates(in: txn, readAhead: readAhead, skipping: skipping, consider)
     }
 
     /// How many records a predicate's relationships are read ahead for at once.
@@ -217,12 +228,14 @@ struct StoreQuery {
 
     /// Calls `consider` with each record the plan reads, until it returns false.
     private func visitCandidates(
-        in txn: any StorageTransaction, readAhead: Int?, _ consider: (UInt64, RecordView) throws -> Bool
+        in txn: any StorageTransaction, readAhead: Int?, skipping: (UInt64, UnsafeRawBufferPointer) -> Bool,
+        _ consider: (UInt64, RecordView) throws -> Bool
     ) throws {
         let entity = fetch.entity
         switch plan.access {
         case .scan, .entryCount:
-            try store.forEachRecord(of: entity, values: fetch.readAttributes, readAhead: readAhead, in: txn, consider)
+            try store.forEachRecord(
+                of: entity, values: fetch.readAttributes, readAhead: readAhead, in: txn, skipping: skipping, consider)
         case .search(let access):
             if !access.lookupPrefixes.isEmpty && !plan.isReversed {
                 // A unique lookup: one seek per value, no range to walk.
@@ -246,7 +259,7 @@ struct StoreQuery {
             let direction: IterationDirection = plan.isReversed ? .reverse : .forward
             for range in plan.isReversed ? access.ranges.reversed() : access.ranges {
                 var stopped = false
-                try walk(access.index, range: range, direction: direction, readAhead: readAhead, in: txn) { primaryKey, view in
+                try walk(access.index, range: range, direction: direction, readAhead: readAhead, in: txn, skipping: skipping) { primaryKey, view in
                     let more = try consider(primaryKey, view)
                     stopped = !more
                     return more
@@ -254,7 +267,8 @@ struct StoreQuery {
                 if stopped { return }
             }
         case .walk(let index):
-            try walk(index, range: .all, direction: plan.isReversed ? .reverse : .forward, readAhead: readAhead, in: txn, consider)
+            try walk(index, range: .all, direction: plan.isReversed ? .reverse : .forward, readAhead: readAhead, in: txn,
+                     skipping: skipping, consider)
         case .related:
             let keys = plan.foundPrimaryKeys ?? []
             if txn.readsAreRequests { try txn.prefetch(keys: keys.map(StoreLayout.key), in: tables.records) }
@@ -265,15 +279,21 @@ struct StoreQuery {
         }
     }
 
-    /// Reads the records of an index's entries in `range`.
+    /// Reads the records of an index's entries in `range`, passing over
+    /// those `skipping` returns true for (see ``PersistentStore/forEachRecord(of:values:readAhead:in:skipping:_:)``).
     private func walk(
         _ index: IndexTable, range: KeyRange, direction: IterationDirection, readAhead: Int?, in txn: any StorageTransaction,
-        _ body: (UInt64, RecordView) throws -> Bool
+        skipping: (UInt64, UnsafeRawBufferPointer) -> Bool, _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
+        var skipped = SkipCount()
         try txn.forEachJoined(
             in: index.database, range: range, direction: direction, readAhead: readAhead, records: tables.records
         ) { entry, record in
             let primaryKey = try IndexTable.primaryKey(of: entry, index: index, path: store.path)
+            if let record, skipping(primaryKey, record) {
+                try skipped.count()
+                return true
+            }
             return try body(primaryKey, try view(of: record, primaryKey: primaryKey))
         }
     }

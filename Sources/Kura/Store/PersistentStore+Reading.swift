@@ -42,15 +42,25 @@ extension PersistentStore {
     /// values at `values`; all of them when `nil`), and valid only until the
     /// transaction ends. `readAhead`: how many the caller expects to read
     /// (see ``StorageTransaction/forEach(in:range:direction:readAhead:_:)``), all by default.
+    /// A record for which `skipping` returns true (given its primary key and
+    /// its bytes, not checked) is passed over: neither checked nor given to
+    /// `body`, so damage in it goes unreported.
     func forEachRecord(
         of entity: EntityDescription, values: [Int]? = nil, readAhead: Int? = .max, in txn: any StorageTransaction,
+        skipping: (UInt64, UnsafeRawBufferPointer) -> Bool = { _, _ in false },
         _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
+        var skipped = SkipCount()
         try tables(for: entity).records.forEach(in: txn, readAhead: readAhead) { entry in
             guard entry.key.count == 8 else {
                 throw KuraError.corruptStore(path: path, reason: "a record key of \(entity.name) is \(entry.key.count) bytes, not 8")
             }
-            return try body(StoreLayout.primaryKey(fromSuffixOf: entry.key), try validatedRecord(entry.value, of: entity, values: values))
+            let primaryKey = StoreLayout.primaryKey(fromSuffixOf: entry.key)
+            if skipping(primaryKey, entry.value) {
+                try skipped.count()
+                return true
+            }
+            return try body(primaryKey, try validatedRecord(entry.value, of: entity, values: values))
         }
     }
 

@@ -153,16 +153,67 @@ struct RecordView {
         let layout = entity.layout
         let field = layout.isIdentity ? number : layout.attributeFields[number]
         guard field < count else { return nil }
-        let stored = valueBytes(field)
+        return Self.orderedSortBits(ofStored: valueBytes(field))
+    }
+
+    /// The ordered bits of a numeric value as stored (its tag, then its
+    /// payload, whose size its tag fixes): `.some(nil)` for nil; `nil` when
+    /// the tag isn't a number's.
+    @inline(__always)
+    fileprivate static func orderedSortBits(ofStored stored: UnsafeRawBufferPointer) -> UInt64?? {
+        // On the tag byte itself: `Tag(rawValue:)` is a call per value.
+        typealias Tag = RecordFormat.Tag
         let payload = Self.payload(of: stored)
-        switch RecordFormat.Tag(rawValue: stored[0]) {
-        case .null: return .some(nil)
-        case .false: return SortKey.orderedBits(Int64(0))
-        case .true: return SortKey.orderedBits(Int64(1))
-        case .int: return SortKey.orderedBits(Int64(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian))
-        case .double, .date: return SortKey.orderedBits(Double(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian))
-        case .float: return SortKey.orderedBits(Double(Float(bitPattern: payload.loadUnaligned(as: UInt32.self).littleEndian)))
+        switch stored[0] {
+        case Tag.null.rawValue: return .some(nil)
+        case Tag.false.rawValue: return SortKey.orderedBits(Int64(0))
+        case Tag.true.rawValue: return SortKey.orderedBits(Int64(1))
+        case Tag.int.rawValue: return SortKey.orderedBits(Int64(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian))
+        case Tag.double.rawValue, Tag.date.rawValue:
+            return SortKey.orderedBits(Double(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian))
+        case Tag.float.rawValue:
+            return SortKey.orderedBits(Double(Float(bitPattern: payload.loadUnaligned(as: UInt32.self).littleEndian)))
         default: return nil
+        }
+    }
+
+    /// Reads the ordered bits of one numeric field from record bytes not
+    /// validated yet: the header, the field's two offsets and its value,
+    /// nothing else. What a scan that keeps few of its records asks of each
+    /// before it decides to validate the record.
+    struct SortBitsProbe {
+        let field: Int
+        let tag: UInt8
+        let payloadSize: Int
+
+        init(field: Int, of layout: RecordLayout) {
+            self.field = field
+            tag = layout.fieldTags[field]
+            payloadSize = layout.fieldPayloadSizes[field]
+        }
+
+        /// The bits, `.some(nil)` for a nil value; `nil` unless the header,
+        /// the offsets and the value are in place and the value has the
+        /// field's tag (or is nil) and size: then validate the record and
+        /// read it as a view.
+        @inline(__always)
+        func bits(in bytes: UnsafeRawBufferPointer) -> UInt64?? {
+            guard bytes.count >= RecordFormat.headerSize, bytes[0] == RecordFormat.version else { return nil }
+            let count = Int(bytes.loadUnaligned(fromByteOffset: 9, as: UInt16.self).littleEndian)
+            let dataStart = RecordFormat.headerSize + count * 4
+            guard field < count, dataStart <= bytes.count else { return nil }
+            func end(_ number: Int) -> Int {
+                Int(bytes.loadUnaligned(fromByteOffset: RecordFormat.headerSize + number * 4, as: UInt32.self).littleEndian)
+            }
+            let start = field == 0 ? 0 : end(field - 1)
+            let end = end(field)
+            guard start < end, end <= bytes.count - dataStart else { return nil }
+            let stored = UnsafeRawBufferPointer(rebasing: bytes[(dataStart + start)..<(dataStart + end)])
+            let found = stored[0]
+            if found == RecordFormat.Tag.null.rawValue { return stored.count == 1 ? .some(nil) : nil }
+            guard found == tag || (tag == RecordFormat.Tag.true.rawValue && found == RecordFormat.Tag.false.rawValue),
+                  payloadSize == stored.count - 1 else { return nil }
+            return orderedSortBits(ofStored: stored)
         }
     }
 

@@ -113,4 +113,51 @@ import Testing
         // Records the query doesn't read are still fetched.
         #expect(try container.newContext().count(for: FetchRequest(entityName: "News", predicate: "sortOrder < 5")) == 5)
     }
+
+    @Test func aTopKScanReportsDamageInTheRecordsItKeepsAndPassesOverTheRest() throws {
+        let store = try TestStore(engine: .lmdb)
+        do {
+            let container = try store.open(.news())
+            let context = container.newContext()
+            // The last record read sorts first.
+            for index in 0..<50 {
+                let news = News(context: context)
+                news.title = index == 49 ? "FINDME-RECORD" : "plain \(index)"
+                news.sortOrder = index == 49 ? 0 : index + 1
+            }
+            try context.save()
+            container.close()
+        }
+        // Break the offset table of the record holding "FINDME-RECORD": its
+        // header (format 1, row version 1, 7 values) starts shortly before
+        // the title; the end of value 2 (body) is set past the record's end.
+        // Value 6, sortOrder, stays readable.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: store.path))
+        let title = try #require(bytes.range(of: Data("FINDME-RECORD".utf8)))
+        let header = Data([1, 1, 0, 0, 0, 0, 0, 0, 0, 7, 0])
+        let record = try #require(bytes.range(of: header, options: .backwards, in: (title.lowerBound - 200)..<title.lowerBound))
+        let bodyEnd = record.upperBound + 2 * 4
+        bytes.replaceSubrange(bodyEnd..<(bodyEnd + 4), with: [0xFF, 0xFF, 0xFF, 0x00])
+        try bytes.write(to: URL(fileURLWithPath: store.path))
+
+        let container = try store.open(.news())
+        #expect(throws: KuraError.self) { try container.newContext().fetch(FetchRequest(entityName: "News")) }
+        var first = FetchRequest(entityName: "News").sorted(by: "sortOrder").limited(to: 3)
+        first.allowsIndexes = false
+        #expect(try container.newContext().explain(first).description.hasPrefix("SCAN News"))
+        // The damaged record sorts first: it is kept, so it is read whole.
+        #expect {
+            try container.newContext().fetch(first)
+        } throws: { error in
+            if case KuraError.corruptStore(_, let reason) = error { return reason.contains("a record of News") }
+            return false
+        }
+        // Sorted the other way it can't make the cut when it is read: its sort value is
+        // read, the rest of it (its header included) isn't, and the fetch
+        // answers.
+        var last = first
+        last.sortDescriptors = [FetchSortDescriptor(key: "sortOrder", ascending: false)]
+        let titles = try container.newContext().fetch(last, as: News.self).map(\.title)
+        #expect(titles == ["plain 48", "plain 47", "plain 46"])
+    }
 }
