@@ -32,13 +32,19 @@ struct NumericTopK<Payload> {
     /// A heap of `capacity` rows for `sorts` on `entity`, or `nil` unless
     /// `sorts` is one sort by a numeric attribute.
     init?(capacity: Int, sorts: [PreparedSort], entity: EntityDescription) {
+        guard let sort = Self.numericSort(sorts, of: entity) else { return nil }
+        self.sort = sort
+        heap = BoundedHeap(capacity: capacity, order: Order())
+    }
+
+    /// The sort when `sorts` is one sort by a numeric attribute of `entity`
+    /// (whose values have ``SortKey/orderedBits``); else `nil`.
+    static func numericSort(_ sorts: [PreparedSort], of entity: EntityDescription) -> PreparedSort? {
         guard sorts.count == 1, sorts[0].path == nil else { return nil }
         switch entity.attributes[sorts[0].number].type {
-        case .bool, .int16, .int32, .int64, .double, .float, .date: break
+        case .bool, .int16, .int32, .int64, .double, .float, .date: return sorts[0]
         case .decimal, .string, .uuid, .data, .url: return nil
         }
-        sort = sorts[0]
-        heap = BoundedHeap(capacity: capacity, order: Order())
     }
 
     /// Offers the row whose sort value is `value`. Ascending puts `nil`

@@ -118,19 +118,31 @@ struct StoreQuery {
         return window.map { Array(rows.prefix($0)) } ?? rows
     }
 
-    /// When the plan reads the matches in the fetch's order as they are
-    /// (no sort: primary-key order), calls `body` with each, up to the
-    /// window, and returns true; else calls nothing and returns false.
-    /// Unlike ``rows(in:)``, nothing is kept per record.
+    /// When the plan reads the matches in the fetch's order (no sort:
+    /// primary-key order; else sort order, each run of equal sort keys put
+    /// in primary-key order: see ``SortRun``), calls `body` with each, up to
+    /// the window, and returns true; else calls nothing and returns false.
+    /// Unlike ``rows(in:)``, nothing is kept per record but the current run.
     func streamInOrder(in txn: any StorageTransaction, graph: PredicateGraph?, _ body: (UInt64, RecordView) throws -> Void) throws -> Bool {
-        guard plan.isInSortOrder && fetch.sorts.isEmpty else { return false }
+        guard plan.isInSortOrder else { return false }
         let window = fetch.window
         if window == 0 { return true }
         var count = 0
+        if fetch.sorts.isEmpty {
+            try forEachCandidate(in: txn, graph: graph) { primaryKey, view in
+                try body(primaryKey, view)
+                count += 1
+                return window.map { count < $0 } ?? true
+            }
+            return true
+        }
+        var run = SortRun(sorts: fetch.sorts, entity: fetch.entity, graph: graph)
         try forEachCandidate(in: txn, graph: graph) { primaryKey, view in
-            try body(primaryKey, view)
-            count += 1
+            count += try run.add(primaryKey, view, limit: window.map { $0 - count }, body)
             return window.map { count < $0 } ?? true
+        }
+        if window.map({ count < $0 }) ?? true {
+            count += try run.flush(upTo: window.map { $0 - count }, body)
         }
         return true
     }
