@@ -205,6 +205,12 @@ extension ManagedObjectModel {
 
     /// A substitution value converted for its variable.
     private static func substitution(_ given: Any, for variable: String, _ requirement: VariableRequirement) throws -> FetchPredicate.Expression {
+        // The usual case, one plain value (a string, a number, …) for a
+        // variable of an attribute: no list, no object, nothing else made.
+        if requirement.objectEntity == nil && !requirement.isList, let value = PredicateArguments.commonValue(given),
+           let converted = value.convertedForComparison(to: requirement.type) {
+            return .value(converted)
+        }
         func mismatch(_ found: String) -> KuraError {
             .substitutionTypeMismatch(variable: variable, expected: requirement.type, found: found)
         }
