@@ -233,26 +233,24 @@ struct RecordView {
 
     /// Decodes the value in `field` (which the record has) by its tag.
     private func decodedValue(atField field: Int) -> AttributeValue? {
+        // On the tag byte itself: `Tag(rawValue:)` is a call per value.
+        typealias Tag = RecordFormat.Tag
         let stored = valueBytes(field)
         let payload = Self.payload(of: stored)
-        switch RecordFormat.Tag(rawValue: stored[0]) {
-        case .null, nil: return nil
-        case .false: return .bool(false)
-        case .true: return .bool(true)
-        case .int: return .int(Int64(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian))
-        case .double: return .double(Double(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian))
-        case .float: return .float(Float(bitPattern: payload.loadUnaligned(as: UInt32.self).littleEndian))
-        case .date:
+        switch stored[0] {
+        case Tag.false.rawValue: return .bool(false)
+        case Tag.true.rawValue: return .bool(true)
+        case Tag.int.rawValue: return .int(Int64(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian))
+        case Tag.double.rawValue: return .double(Double(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian))
+        case Tag.float.rawValue: return .float(Float(bitPattern: payload.loadUnaligned(as: UInt32.self).littleEndian))
+        case Tag.date.rawValue:
             return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian)))
-        case .decimal: return DecimalText.parse(String(decoding: payload, as: UTF8.self)).map(AttributeValue.decimal)
-        case .string: return .string(String(decoding: payload, as: UTF8.self))
-        case .uuid:
-            var uuid = UUID().uuid
-            withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: payload) }
-            return .uuid(UUID(uuid: uuid))
-        case .data: return .data(Data(payload))
-        case .url: return URL(string: String(decoding: payload, as: UTF8.self)).map(AttributeValue.url)
-        case .reference: return nil  // a reference field, not an attribute's
+        case Tag.decimal.rawValue: return DecimalText.parse(String(decoding: payload, as: UTF8.self)).map(AttributeValue.decimal)
+        case Tag.string.rawValue: return .string(String(decoding: payload, as: UTF8.self))
+        case Tag.uuid.rawValue: return .uuid(UUID(uuid: payload.loadUnaligned(as: uuid_t.self)))
+        case Tag.data.rawValue: return .data(Data(payload))
+        case Tag.url.rawValue: return URL(string: String(decoding: payload, as: UTF8.self)).map(AttributeValue.url)
+        default: return nil  // nil, or a reference field (not an attribute's)
         }
     }
 
