@@ -38,6 +38,34 @@ import Testing
         #expect(try context.fetch(search.sorted(by: "sortOrder"), as: News.self).map(\.sortOrder) == [2, 3])
     }
 
+    @Test func substitutionValuesOfEveryCommonKindAndFoundationsBridgedOnesFindTheSameObjects() throws {
+        let store = try TestStore()
+        let model = try Self.model()
+        try model.setFetchRequestTemplate(FetchRequest(entityName: "News", predicate: "sortOrder == $order"), forName: "byOrder")
+        let context = try store.open(model).newContext()
+        var ids: [String] = []
+        for order in 0..<3 {
+            let news = News(context: context)
+            news.sortOrder = order
+            ids.append(news.objectId)
+        }
+        try context.save()
+        func orders(_ name: String, _ variables: [String: Any]) throws -> [Int] {
+            try context.fetch(model.fetchRequestFromTemplate(withName: name, substitutionVariables: variables), as: News.self).map(\.sortOrder)
+        }
+        // Exact types, bridged Foundation objects, optionals, other integer
+        // widths and attribute values all substitute alike.
+        #expect(try orders("getNews", ["objectId": ids[1]]) == [1])
+        #expect(try orders("getNews", ["objectId": NSString(string: ids[1])]) == [1])
+        #expect(try orders("getNews", ["objectId": Optional(ids[1]) as Any]) == [1])
+        #expect(try orders("getNews", ["objectId": AttributeValue.string(ids[2])]) == [2])
+        #expect(try orders("byOrder", ["order": 2]) == [2])
+        #expect(try orders("byOrder", ["order": NSNumber(value: 2)]) == [2])
+        #expect(try orders("byOrder", ["order": Int32(1)]) == [1])
+        #expect(try orders("byOrder", ["order": 1.0]) == [1])
+        #expect(try orders("byOrder", ["order": Optional(0) as Any]) == [0])
+    }
+
     @Test func aUniqueLookupTemplateSeesUnsavedChangesAndTheSameInstances() throws {
         let store = try TestStore()
         let model = try Self.model()
