@@ -51,7 +51,26 @@ struct RecordView {
     /// Checks every value's tag, size and, for decimals and URLs, that it parses.
     func checkAllValues(of entity: EntityDescription) throws(RecordError) {
         let layout = entity.layout
-        for field in 0..<count { try checkField(field, of: layout) }
+        guard !layout.hasParsedValues else {
+            for field in 0..<count { try checkField(field, of: layout) }
+            return
+        }
+        // The usual case in one pass over the offset table (checked by the
+        // header's check: rising, inside the record): each value's tag is
+        // its field's and its size the tag's. Anything else (nil, false for
+        // a Bool, a removed property's value, or damage) is left to
+        // `checkField`, which accepts it or says what is wrong.
+        let tags = layout.fieldTags
+        let sizes = layout.fieldPayloadSizes
+        let dataStart = RecordFormat.headerSize + count * 4
+        var start = 0
+        for field in 0..<count {
+            let end = endOffset(field)
+            let tag = bytes[dataStart + start]
+            let size = sizes[field]
+            if tag != tags[field] || (size >= 0 && size != end - start - 1) { try checkField(field, of: layout) }
+            start = end
+        }
     }
 
     /// Checks the values of the attributes at positions `numbers` (a record
