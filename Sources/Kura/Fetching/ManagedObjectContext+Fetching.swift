@@ -42,11 +42,12 @@ extension ManagedObjectContext {
         if parent != nil { return try fetchThroughParent(fetch) }
         let registry = registry(for: fetch.entity)
         let entity = fetch.entity
+        let layout = entity.layout
         let objects = try run(fetch,
                        stored: { primaryKey, view, _ in
                            // An object keeps its record: check all of it first.
                            do {
-                               try view.checkAllValues(of: entity)
+                               try view.checkAllValues(of: layout)
                            } catch {
                                throw self.store.corruptRecord(entity, error)
                            }

@@ -50,7 +50,12 @@ struct RecordView {
 
     /// Checks every value's tag, size and, for decimals and URLs, that it parses.
     func checkAllValues(of entity: EntityDescription) throws(RecordError) {
-        let layout = entity.layout
+        try checkAllValues(of: entity.layout)
+    }
+
+    /// ``checkAllValues(of:)-(EntityDescription)`` with the entity's layout,
+    /// for a caller that checks many records (it takes the layout once).
+    func checkAllValues(of layout: RecordLayout) throws(RecordError) {
         guard !layout.hasParsedValues else {
             for field in 0..<count { try checkField(field, of: layout) }
             return
@@ -59,16 +64,16 @@ struct RecordView {
         // header's check: rising, inside the record): each value's tag is
         // its field's and its size the tag's. Anything else (nil, false for
         // a Bool, a removed property's value, or damage) is left to
-        // `checkField`, which accepts it or says what is wrong.
-        let tags = layout.fieldTags
-        let sizes = layout.fieldPayloadSizes
+        // `checkField`, which accepts it or says what is wrong. (The
+        // layout's arrays are read in place: copies would be retained.)
         let dataStart = RecordFormat.headerSize + count * 4
         var start = 0
         for field in 0..<count {
             let end = endOffset(field)
-            let tag = bytes[dataStart + start]
-            let size = sizes[field]
-            if tag != tags[field] || (size >= 0 && size != end - start - 1) { try checkField(field, of: layout) }
+            let size = layout.fieldPayloadSizes[field]
+            if bytes[dataStart + start] != layout.fieldTags[field] || (size >= 0 && size != end - start - 1) {
+                try checkField(field, of: layout)
+            }
             start = end
         }
     }
