@@ -28,47 +28,14 @@ struct StoreQuery {
             RecordSource(view: view, entity: entity, primaryKey: primaryKey, graph: graph)
         }
 
-        if plan.isInSortOrder && fetch.sorts.isEmpty {
-            // A scan with no sort: primary-key order, stop at the window.
-            if window == 0 { return [] }
-            try forEachCandidate(in: txn, graph: graph) { primaryKey, view in
-                rows.append(SortableRow(keys: .none, tier: 0, number: primaryKey, payload: view))
-                return window.map { rows.count < $0 } ?? true
-            }
-            return rows
-        }
-
         if plan.isInSortOrder {
-            // Records come in sort order, except that equal sort keys come in
-            // index order: each run of equal keys is put in primary-key order
-            // where it isn't already. (A forward walk of an index finds them
-            // in that order: its keys end with the primary key. So the rows
-            // go straight into the result, and only a run that came
-            // otherwise is sorted in place.)
-            var runStart = 0
-            var runIsOrdered = true
-            func finishRun() {
-                if !runIsOrdered { rows[runStart...].sort { $0.number < $1.number } }
-                runStart = rows.count
-                runIsOrdered = true
+            // The records in the fetch's order as `streamInOrder` hands them
+            // on, each with its sort keys (for the merge with the context's
+            // own objects).
+            _ = try streamInOrder(in: txn, graph: graph) { primaryKey, view in
+                let keys = fetch.sorts.isEmpty ? .none : try ordering.keys(of: source(primaryKey, view))
+                rows.append(SortableRow(keys: keys, tier: 0, number: primaryKey, payload: view))
             }
-            try forEachCandidate(in: txn, graph: graph) { primaryKey, view in
-                let row = SortableRow(keys: try ordering.keys(of: source(primaryKey, view)), tier: 0,
-                                      number: primaryKey, payload: view)
-                if runStart < rows.count {
-                    let last = rows[rows.count - 1]
-                    if !ordering.sameKeys(last.keys, row.keys) {
-                        finishRun()
-                        if let window, rows.count >= window { return false }
-                    } else if last.number > primaryKey {
-                        runIsOrdered = false
-                    }
-                }
-                rows.append(row)
-                return true
-            }
-            finishRun()
-            if let window, rows.count > window { rows.removeSubrange(window...) }
             return rows
         }
 
