@@ -80,19 +80,25 @@ import Testing
         }
     }
 
-    @Test func aDamagedRecordIsReportedNotMisreadOrCrashedOn() throws {
+    /// An LMDB store of `count` news saved in order, titled "plain N" but
+    /// for the one at `marked`, titled "FINDME-RECORD" (to find its bytes in
+    /// the file), each with the sort order `sortOrder` gives its index.
+    static func newsStore(count: Int, marked: Int, sortOrder: (Int) -> Int) throws -> TestStore {
         let store = try TestStore(engine: .lmdb)
-        do {
-            let container = try store.open(.news())
-            let context = container.newContext()
-            for index in 0..<20 {
-                let news = News(context: context)
-                news.title = index == 7 ? "FINDME-RECORD" : "plain \(index)"
-                news.sortOrder = index
-            }
-            try context.save()
-            container.close()
+        let container = try store.open(.news())
+        let context = container.newContext()
+        for index in 0..<count {
+            let news = News(context: context)
+            news.title = index == marked ? "FINDME-RECORD" : "plain \(index)"
+            news.sortOrder = sortOrder(index)
         }
+        try context.save()
+        container.close()
+        return store
+    }
+
+    @Test func aDamagedRecordIsReportedNotMisreadOrCrashedOn() throws {
+        let store = try Self.newsStore(count: 20, marked: 7) { $0 }
         // Change the tag byte before the string "FINDME-RECORD" in the file.
         var bytes = try Data(contentsOf: URL(fileURLWithPath: store.path))
         let marker = Data("FINDME-RECORD".utf8)
@@ -115,19 +121,8 @@ import Testing
     }
 
     @Test func aTopKScanReportsDamageInTheRecordsItKeepsAndPassesOverTheRest() throws {
-        let store = try TestStore(engine: .lmdb)
-        do {
-            let container = try store.open(.news())
-            let context = container.newContext()
-            // The last record read sorts first.
-            for index in 0..<50 {
-                let news = News(context: context)
-                news.title = index == 49 ? "FINDME-RECORD" : "plain \(index)"
-                news.sortOrder = index == 49 ? 0 : index + 1
-            }
-            try context.save()
-            container.close()
-        }
+        // The last record read sorts first.
+        let store = try Self.newsStore(count: 50, marked: 49) { $0 == 49 ? 0 : $0 + 1 }
         // Break the offset table of the record holding "FINDME-RECORD": its
         // header (format 1, row version 1, 7 values) starts shortly before
         // the title; the end of value 2 (body) is set past the record's end.
