@@ -8,7 +8,7 @@ extension ManagedObject {
         var failures: [ValidationFailure] = []
         for number in entity.requiredAttributeNumbers {
             // A new object holds all its values; a stored one may have some only in its record.
-            let isPresent = isFullyDecoded ? values[number] != nil : try hasValue(number)
+            let isPresent = isFullyDecoded ? holdsValue(number) : try hasValue(number)
             if isPresent { continue }
             failures.append(ValidationFailure(
                 objectID: objectID, key: entity.attributes[number].name, message: "a required attribute has no value"))

@@ -240,7 +240,7 @@ extension ManagedObject {
         // Compared and replaced in place: reading `values[number]` out of
         // the array would copy the old value first.
         let isChanged = values.withUnsafeMutableBufferPointer { slots in
-            if slots[number] == value { return false }
+            if AttributeValue.same(slots[number], value) { return false }
             slots[number] = value
             return true
         }
@@ -302,6 +302,17 @@ extension ManagedObject {
         if isFullyDecoded || (!values.isEmpty && decodedAttributes.contains(number)) { return values[number] != nil }
         guard let record else { return try currentValue(number) != nil }
         return record.withUnsafeBytes { RecordView(trusted: $0).hasValue(number, of: entity) }
+    }
+
+    /// Whether ``values`` holds a value at `number`, looked at in place: a
+    /// copy would retain the value's storage (a string's, cold by the time
+    /// a save validates).
+    @inline(__always)
+    final func holdsValue(_ number: Int) -> Bool {
+        values.withUnsafeBufferPointer { slots in
+            if case .none = slots[number] { return false }
+            return true
+        }
     }
 
     /// Readies what a save of this stored object writes: the indexed values

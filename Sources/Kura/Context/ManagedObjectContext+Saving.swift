@@ -106,15 +106,26 @@ extension ManagedObjectContext {
 
         // Committed: adopt what was written.
         var saved = ContextChanges()
+        saved.inserted.reserveCapacity(inserted.count)
+        // Every inserted object saved (the usual case): the temporary
+        // numbers go at once, not one dictionary removal each.
+        let savesEveryInsert = inserted.count == temporaries.count
+        if savesEveryInsert { temporaries.removeAll() }
+        var registry: EntityRegistry?  // the current run's entity's: not a dictionary lookup per object
         for (position, object) in inserted.enumerated() {
-            temporaries[object.objectID.number] = nil
+            if !savesEveryInsert { temporaries[object.objectID.number] = nil }
             let primaryKey = result.insertedKeys[position]
             object.objectID = ObjectID(entity: object.entity, number: primaryKey, isTemporaryID: false)
             object.record = result.insertedRecords[position]
             object.hasUntrackedValues = false
             object.state = .persisted
             object.changedAttributes.removeAll()
-            registry(for: object.entity).objects[primaryKey] = object
+            if registry == nil || object.entity !== inserted[position - 1].entity {
+                registry = self.registry(for: object.entity)
+                let runEnd = inserted[position...].firstIndex { $0.entity !== object.entity } ?? inserted.endIndex
+                registry!.objects.reserveCapacity(registry!.objects.count + runEnd - position)
+            }
+            registry!.objects[primaryKey] = object
             saved.inserted.append(object.objectID)
         }
         for (position, object) in updated.enumerated() {

@@ -103,9 +103,7 @@ public final class ManagedObjectContext {
 
     deinit {
         for object in temporaries.values { object.context = nil }
-        for registry in registries.values {
-            for object in registry.objects.values { object.context = nil }
-        }
+        for registry in registries.values { registry.objects.detachAll() }
     }
 
     // MARK: Inserting and deleting

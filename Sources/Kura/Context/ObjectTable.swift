@@ -30,6 +30,43 @@ struct ObjectTable {
 
     mutating func removeAll() { storage.removeAll() }
 
+    /// Clears every object's context, for a context going away, and lets go
+    /// of the objects.
+    ///
+    /// The table's order is its keys' hashes, which is no order in memory.
+    /// When the table holds the last reference to most of its objects (a
+    /// context dropped after saving 100,000 new ones), each is freed with
+    /// its values, record and strings, and freeing them in that order
+    /// misses the cache on every one: they are freed in the order they sit
+    /// in memory instead (about the order they were made in), which halves
+    /// the time. A few objects tell which case it is; objects that live on
+    /// (the results of a fetch) are only detached, in place.
+    mutating func detachAll() {
+        if storage.count >= Self.sortedRelease, holdsLastReferences() {
+            var objects = ContiguousArray(storage.values)
+            storage.removeAll()
+            objects.sort { ObjectIdentifier($0) < ObjectIdentifier($1) }
+            for object in objects { object.context = nil }
+            return  // the objects go with `objects`, in order
+        }
+        for object in storage.values { object.context = nil }
+    }
+
+    /// The size from which ``detachAll()`` frees objects in memory order.
+    static let sortedRelease = 4096
+
+    /// Whether the table holds the only reference to most of its first 32 objects.
+    private mutating func holdsLastReferences() -> Bool {
+        var index = storage.values.startIndex
+        var (looked, unique) = (0, 0)
+        while looked < 32 && index != storage.values.endIndex {
+            if isKnownUniquelyReferenced(&storage.values[index]) { unique += 1 }
+            looked += 1
+            storage.values.formIndex(after: &index)
+        }
+        return unique * 2 > looked
+    }
+
     /// Removes the object under `primaryKey` if it has no unsaved changes
     /// and the table holds the only reference to it (so no one can reach it
     /// again): what a batched fetch lets go of.

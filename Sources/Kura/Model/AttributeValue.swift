@@ -95,19 +95,41 @@ extension AttributeValue {
     /// so setting an attribute to NaN twice changes nothing, and predicates
     /// holding NaN compare equal to themselves.
     public static func == (lhs: AttributeValue, rhs: AttributeValue) -> Bool {
-        switch (lhs, rhs) {
-        case (.bool(let a), .bool(let b)): a == b
-        case (.int(let a), .int(let b)): a == b
-        case (.double(let a), .double(let b)): a == b || (a.isNaN && b.isNaN)
-        case (.float(let a), .float(let b)): a == b || (a.isNaN && b.isNaN)
-        case (.decimal(let a), .decimal(let b)): a == b
-        case (.string(let a), .string(let b)): a == b
-        case (.date(let a), .date(let b)):
-            a == b || (a.timeIntervalSinceReferenceDate.isNaN && b.timeIntervalSinceReferenceDate.isNaN)
-        case (.uuid(let a), .uuid(let b)): a == b
-        case (.data(let a), .data(let b)): a == b
-        case (.url(let a), .url(let b)): a == b
-        default: false
+        // One operand at a time, not `switch (lhs, rhs)`: the tuple copies
+        // both values (retaining a string's storage) on every comparison,
+        // which is every typed property set.
+        switch lhs {
+        case .bool(let a): if case .bool(let b) = rhs { return a == b }
+        case .int(let a): if case .int(let b) = rhs { return a == b }
+        case .double(let a): if case .double(let b) = rhs { return a == b || (a.isNaN && b.isNaN) }
+        case .float(let a): if case .float(let b) = rhs { return a == b || (a.isNaN && b.isNaN) }
+        case .decimal(let a): if case .decimal(let b) = rhs { return a == b }
+        case .string(let a): if case .string(let b) = rhs { return a == b }
+        case .date(let a):
+            if case .date(let b) = rhs {
+                return a == b || (a.timeIntervalSinceReferenceDate.isNaN && b.timeIntervalSinceReferenceDate.isNaN)
+            }
+        case .uuid(let a): if case .uuid(let b) = rhs { return a == b }
+        case .data(let a): if case .data(let b) = rhs { return a == b }
+        case .url(let a): if case .url(let b) = rhs { return a == b }
+        }
+        return false
+    }
+
+    /// `lhs == rhs` for optional values, without the copies `Optional`'s
+    /// own `==` makes of both (it switches over a tuple of them).
+    static func same(_ lhs: borrowing AttributeValue?, _ rhs: borrowing AttributeValue?) -> Bool {
+        switch lhs {
+        case .none:
+            switch rhs {
+            case .none: return true
+            case .some: return false
+            }
+        case .some(let a):
+            switch rhs {
+            case .none: return false
+            case .some(let b): return a == b
+            }
         }
     }
 
