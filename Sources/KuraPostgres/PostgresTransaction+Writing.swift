@@ -26,6 +26,10 @@ extension PostgresTransaction {
         pending[pendingKey] = entry
     }
 
+    func reserveCapacity(forPuts count: Int) {
+        pending.reserveCapacity(pending.count + count)
+    }
+
     func delete(_ key: UnsafeRawBufferPointer, in space: StorageSpace) throws {
         try checkWritable()
         let pendingKey = PendingKey(space: space.number, key: Array(key))
@@ -103,12 +107,28 @@ extension PostgresTransaction {
     /// in the table's index, the records' ascending keys at its end.)
     func takePending() -> SortedChanges {
         var sorted = SortedChanges()
-        let inOrder = pending.sorted { a, b in
-            if a.key.space != b.key.space { return a.key.space < b.key.space }
-            return a.key.key.withUnsafeBytes { x in b.key.key.withUnsafeBytes { y in compareStorageKeys(x, y) < 0 } }
+        let pending = self.pending  // a local: no exclusivity check per access
+        // Sorted as small entries (a save of 100,000 objects buffers
+        // 300,000 keys): by space, then by a key's first 8 bytes read as a
+        // number, whole keys compared only when those are the same.
+        // (Sorting the entries themselves with a comparison of whole keys
+        // took a fifth of such an insert.)
+        var order = pending.indices.map { index in
+            let key = pending.keys[index]
+            return SortEntry(space: key.space, prefix: SortEntry.prefix(of: key.key), index: index)
         }
-        for (key, change) in inOrder {
-            let known = prefetched.isEmpty ? nil : prefetched[key]
+        order.sort { a, b in
+            if a.space != b.space { return a.space < b.space }
+            if a.prefix != b.prefix { return a.prefix < b.prefix }
+            return pending.keys[a.index].key.withUnsafeBytes { x in
+                pending.keys[b.index].key.withUnsafeBytes { y in compareStorageKeys(x, y) < 0 }
+            }
+        }
+        // Only keys of a space something was read ahead in can be known.
+        let readAheadSpaces = Set(prefetched.keys.lazy.map(\.space))
+        for entry in order {
+            let (key, change) = pending[entry.index]
+            let known = readAheadSpaces.contains(key.space) ? prefetched[key] : nil
             if known != nil { prefetched[key] = .some(change.value) }
             if change.value == nil || change.removedFirst { sorted.removed.append(space: key.space, key: key.key) }
             guard let value = change.value else { continue }
@@ -121,8 +141,27 @@ extension PostgresTransaction {
                 sorted.stored.append(space: key.space, key: key.key, value: value)
             }
         }
-        pending.removeAll()
+        self.pending.removeAll()
         return sorted
+    }
+
+    /// A buffered key's place in ``takePending()``'s order.
+    struct SortEntry {
+        let space: UInt32
+        /// The key's first 8 bytes, big-endian, zeros past its end: keys
+        /// whose prefixes differ are in the prefixes' order (a shorter key
+        /// that is the start of a longer one has the smaller or the same
+        /// prefix), and only keys with the same prefix need comparing.
+        let prefix: UInt64
+        let index: Dictionary<PendingKey, Pending>.Index
+
+        static func prefix(of key: [UInt8]) -> UInt64 {
+            key.withUnsafeBytes { bytes in
+                var prefix: UInt64 = 0
+                for offset in 0..<min(8, bytes.count) { prefix |= UInt64(bytes[offset]) << (56 - 8 * UInt64(offset)) }
+                return prefix
+            }
+        }
     }
 
     func flush() throws {

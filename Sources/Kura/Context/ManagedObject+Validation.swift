@@ -5,15 +5,11 @@ extension ManagedObject {
     /// - Throws: ``KuraError/validationFailed(_:)`` listing each attribute
     ///   without a value.
     public func validateRequiredAttributes() throws {
-        var failures: [ValidationFailure] = []
-        for number in entity.requiredAttributeNumbers {
-            // A new object holds all its values; a stored one may have some only in its record.
-            let isPresent = isFullyDecoded ? holdsValue(number) : try hasValue(number)
-            if isPresent { continue }
-            failures.append(ValidationFailure(
-                objectID: objectID, key: entity.attributes[number].name, message: "a required attribute has no value"))
-        }
-        if !failures.isEmpty { throw KuraError.validationFailed(failures) }
+        let missing = try requiredAttributesWithoutValue()
+        guard !missing.isEmpty else { return }
+        throw KuraError.validationFailed(missing.map { number in
+            ValidationFailure(objectID: objectID, key: entity.attributes[number].name, message: "a required attribute has no value")
+        })
     }
 
     /// Ensures every required to-one has a destination and every to-many

@@ -294,14 +294,26 @@ extension ManagedObject {
         return values[number]
     }
 
-    /// Whether attribute `number` has a value. One still in the record is
-    /// not decoded: its tag says (a save validating a changed object checks
-    /// every required attribute this way, without decoding the unchanged ones).
-    final func hasValue(_ number: Int) throws(KuraError) -> Bool {
+    /// The required attributes that have no value. One still in the record
+    /// is not decoded: its tag says (a save validating a changed object
+    /// checks every required attribute this way, without decoding the
+    /// unchanged ones), and the record is looked at once for all of them.
+    final func requiredAttributesWithoutValue() throws(KuraError) -> [Int] {
+        let required = entity.requiredAttributeNumbers
         if !isFullyDecoded && values.isEmpty && record == nil && (state == .persisted || state == .deleted) { try fireFault() }
-        if isFullyDecoded || (!values.isEmpty && decodedAttributes.contains(number)) { return values[number] != nil }
-        guard let record else { return try currentValue(number) != nil }
-        return record.withUnsafeBytes { RecordView(trusted: $0).hasValue(number, of: entity) }
+        if isFullyDecoded { return required.filter { !holdsValue($0) } }
+        guard let record else {
+            var missing: [Int] = []
+            for number in required where try currentValue(number) == nil { missing.append(number) }
+            return missing
+        }
+        let hasDecoded = !values.isEmpty
+        return record.withUnsafeBytes { bytes in
+            let view = RecordView(trusted: bytes)
+            return required.filter { number in
+                hasDecoded && decodedAttributes.contains(number) ? !holdsValue(number) : !view.hasValue(number, of: entity)
+            }
+        }
     }
 
     /// Whether ``values`` holds a value at `number`, looked at in place: a

@@ -263,6 +263,10 @@ extension PersistentStore {
 
         var tables = changes.inserts.first.map { self.tables(for: $0.objectID.entity) }
         result.insertedRecords.reserveCapacity(changes.inserts.count)
+        if let tables, txn.readsAreRequests {
+            // A record, and an entry per index and to-one (the first entity's counts stand for all).
+            txn.reserveCapacity(forPuts: changes.inserts.count * (1 + tables.indexes.count + tables.entity.toOneLinks.count))
+        }
         var indexKey: [UInt8] = []
         indexKey.reserveCapacity(64)
         for (position, insert) in changes.inserts.enumerated() {

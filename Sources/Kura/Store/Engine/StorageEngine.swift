@@ -259,6 +259,12 @@ public protocol StorageTransaction: Sendable {
     /// Calls `body` with a cursor on `space`, for reading and changing entries where they are.
     func visitCursor(in space: StorageSpace, _ body: (any StorageCursor) throws -> Void) throws
 
+    /// Says that about `count` more ``put(_:forKey:in:flags:)`` calls
+    /// follow (a save of many new objects says so first), so an engine that
+    /// buffers changes can make room for them at once instead of growing
+    /// as they come. Engines that write in place ignore it.
+    func reserveCapacity(forPuts count: Int)
+
     /// Stores `value` under `key`.
     /// - Throws: ``StorageEngineError/keyExists`` (with `.noOverwrite`, or
     ///   `.append` out of order), ``StorageEngineError/keyTooLong``.
@@ -285,6 +291,8 @@ extension StorageTransaction {
     public func prefetch(keys: [[UInt8]], in space: StorageSpace) throws {}
 
     public func prefetch(ranges: [KeyRange], in space: StorageSpace) throws {}
+
+    public func reserveCapacity(forPuts count: Int) {}
 
     public func estimatedCount(in space: StorageSpace) throws -> Int {
         try count(in: space)
