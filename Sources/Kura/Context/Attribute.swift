@@ -57,6 +57,10 @@ public struct Attribute<Value: AttributeValueConvertible>: AttributeDeclaration 
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
+            // A fetched object that holds no values of its own: straight from its record's bytes.
+            if let field = object.storedField(forStorage: storageKeyPath), let typed = Value(_storedField: field) {
+                return typed
+            }
             let (number, value) = object.attributeValue(forStorage: storageKeyPath)
             guard let typed = Value(attributeValue: value) else { object.missingValue(at: number) }
             return typed

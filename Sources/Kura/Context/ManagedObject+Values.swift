@@ -163,6 +163,22 @@ extension ManagedObject {
         }
     }
 
+    /// The stored bytes of the attribute whose ``Attribute`` storage is
+    /// `keyPath`, when a typed getter can decode them itself: the object
+    /// holds no values of its own (nothing was set or decoded since its
+    /// record was read) and its record has the attribute's field. `nil`
+    /// otherwise: the getter then goes through ``attributeValue(forStorage:)``.
+    /// The bytes are the record's, which the object keeps while the getter runs.
+    @usableFromInline
+    final func storedField(forStorage keyPath: AnyKeyPath) -> _StoredField? {
+        guard values.isEmpty, !isFullyDecoded, probedProperties == nil, let record else { return nil }
+        let number = attributeNumber(forStorage: keyPath)
+        return record.withUnsafeBytes { bytes -> _StoredField? in
+            guard let stored = RecordView(trusted: bytes).storedValue(ofAttribute: number, of: entity) else { return nil }
+            return _StoredField(stored)
+        }
+    }
+
     /// Stops the program: a typed property was read before it had a value.
     @usableFromInline
     final func missingValue(at number: Int) -> Never {

@@ -168,6 +168,16 @@ struct RecordView {
         return decodedValue(atField: field)
     }
 
+    /// The stored bytes (tag and payload) of the attribute at position
+    /// `number` of `entity`; `nil` when the record predates it.
+    @inline(__always)
+    func storedValue(ofAttribute number: Int, of entity: EntityDescription) -> UnsafeRawBufferPointer? {
+        let layout = entity.layout
+        let field = layout.isIdentity ? number : layout.attributeFields[number]
+        guard field < count else { return nil }
+        return valueBytes(field)
+    }
+
     /// The ordered bits (``SortKey/orderedBits``) of numeric attribute
     /// `number`, read from its bytes without making an ``AttributeValue``:
     /// `.some(nil)` for a nil value; `nil` when the record predates the
