@@ -36,6 +36,12 @@ struct BinaryArray: PostgresDynamicTypeEncodable {
         count += 1
     }
 
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        elements.writeInteger(Int32(bytes.count))
+        elements.writeBytes(bytes)
+        count += 1
+    }
+
     mutating func append(_ bytes: ByteBuffer) {
         elements.writeInteger(Int32(bytes.readableBytes))
         elements.writeImmutableBuffer(bytes)
@@ -76,6 +82,12 @@ struct KeyBatch {
         spaces.append(Int32(bitPattern: space))
         keys.append(key)
         if let value { values.append(value) }
+    }
+
+    mutating func append(space: UInt32, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        spaces.append(Int32(bitPattern: space))
+        keys.append(key)
+        values.append(value)
     }
 
     mutating func append(contentsOf other: KeyBatch) {
@@ -124,5 +136,19 @@ struct KeyBatches {
         batches[batches.count - 1].append(space: space, key: key, value: value)
         count += 1
         countsBySpace[space, default: 0] += 1
+    }
+
+    mutating func append(space: UInt32, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        if batches.last.map({ $0.count >= Self.size }) ?? true { batches.append(KeyBatch()) }
+        batches[batches.count - 1].append(space: space, key: key, value: value)
+        count += 1
+        countsBySpace[space, default: 0] += 1
+    }
+
+    /// Appends the batches of `other` as they are (each holds at most ``size`` keys).
+    mutating func append(contentsOf other: KeyBatches) {
+        batches += other.batches
+        count += other.count
+        countsBySpace.merge(other.countsBySpace, uniquingKeysWith: +)
     }
 }

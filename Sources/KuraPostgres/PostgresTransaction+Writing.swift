@@ -8,6 +8,8 @@ extension PostgresTransaction {
     func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in space: StorageSpace, flags: PutFlags) throws {
         try checkWritable()
         if key.count > 511 { throw StorageEngineError.keyTooLong }
+        if flags.contains(.append), try appendToRun(value, forKey: key, in: space.number) { return }
+        try sendRun(of: space.number)
         let pendingKey = PendingKey(space: space.number, key: Array(key))
         let mustBeNew = flags.contains(.noOverwrite) || flags.contains(.append)
         let put = Pending(value: ByteBuffer(bytes: value), mustBeNew: mustBeNew, removedFirst: false)
@@ -32,6 +34,7 @@ extension PostgresTransaction {
 
     func delete(_ key: UnsafeRawBufferPointer, in space: StorageSpace) throws {
         try checkWritable()
+        try sendRun(of: space.number)
         let pendingKey = PendingKey(space: space.number, key: Array(key))
         if let entry = pending[pendingKey], entry.mustBeNew {
             // Its check against what is stored can't wait past its removal.
@@ -72,6 +75,7 @@ extension PostgresTransaction {
             try execute("RELEASE SAVEPOINT kura_nested")
         } catch {
             pending.removeAll()
+            appended.removeAll()
             prefetched.removeAll()
             readAheads.removeAll()
             if !engine.isConnectionFailure(error) {
@@ -94,6 +98,10 @@ extension PostgresTransaction {
         /// Keys that must not be stored yet, and their values.
         var new = KeyBatches()
         var newKeys: [PendingKey] = []
+        /// Runs of appended keys, whose keys come after ``newKeys`` in ``new``.
+        var appendedRuns: [(space: UInt32, run: AppendedRun)] = []
+        /// Every key of ``new``, in its order (made only when one was taken).
+        var allNewKeys: [PendingKey] { newKeys + appendedRuns.flatMap { $0.run.keys(in: $0.space) } }
         /// Keys that may or may not be stored yet, and their values.
         var stored = KeyBatches()
         /// Keys known to be stored (read ahead, or sent), and their new values.
@@ -142,6 +150,11 @@ extension PostgresTransaction {
             }
         }
         self.pending.removeAll()
+        for (space, run) in appended.sorted(by: { $0.key < $1.key }) {
+            sorted.new.append(contentsOf: run.batches)
+            sorted.appendedRuns.append((space, run))
+        }
+        appended.removeAll()
         return sorted
     }
 
@@ -165,7 +178,7 @@ extension PostgresTransaction {
     }
 
     func flush() throws {
-        guard !pending.isEmpty else { return }
+        guard !pending.isEmpty || !appended.isEmpty else { return }
         try takeReadAheads()
         let changes = takePending()
         for batch in changes.removed.batches {
@@ -234,10 +247,10 @@ extension PostgresTransaction {
                 try send("ROLLBACK TO SAVEPOINT kura_flush")
                 try send("RELEASE SAVEPOINT kura_flush")
                 try sendUpserts(changes.stored)
-                taken = try insertNewKeys(changes.newKeys, answers: try changes.new.batches.map(sendNewKeysInsert))
+                taken = try insertNewKeys(changes.allNewKeys, answers: try changes.new.batches.map(sendNewKeysInsert))
             }
         } else if !insertions.isEmpty {
-            taken = try insertNewKeys(changes.newKeys, answers: insertions)
+            taken = try insertNewKeys(changes.allNewKeys, answers: insertions)
         }
         if let taken { throw StorageEngineError.keyExistsInSpace(StorageSpace(number: taken.space), key: taken.key) }
     }

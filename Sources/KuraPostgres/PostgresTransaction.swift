@@ -47,6 +47,8 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     }
 
     var pending: [PendingKey: Pending] = [:]
+    /// New keys put in order with `.append`, by space (see ``AppendedRun``).
+    var appended: [UInt32: AppendedRun] = [:]
     /// The rows whose bytes were lent: kept until the transaction ends, as
     /// an LMDB snapshot keeps its pages (a fetch holds views of its records).
     private var lent: [ByteBuffer] = []
@@ -379,6 +381,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     ) throws -> Bool {
         // A key this transaction changed, or read ahead, is known here.
         try takeReadAheads()
+        // (A key of a run of appended keys is in neither: the flush below sends it.)
         if !pending.isEmpty || !prefetched.isEmpty {
             let known = PendingKey(space: space.number, key: Array(key))
             if let change = pending[known] {

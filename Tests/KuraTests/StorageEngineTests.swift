@@ -18,6 +18,68 @@ import Testing
         return news
     }
 
+    /// What a save of new objects does to the engine: records put with
+    /// `.append`, in order, among other changes of the same transaction
+    /// (PostgreSQL keeps such a run apart until something else uses its space).
+    @Test(arguments: TestEngine.allCases)
+    func keysAppendedInOrderReadBackAndMixWithOtherChangesOfTheirTransaction(_ engine: TestEngine) throws {
+        let store = try EngineStore(engine)
+        let storage = try store.open(.news()).store.engine
+        func key(_ number: UInt64) -> [UInt8] { withUnsafeBytes(of: number.bigEndian, Array.init) }
+        func put(_ number: UInt64, _ value: String, in space: StorageSpace, _ txn: any StorageTransaction, flags: PutFlags) throws {
+            try key(number).withUnsafeBytes { key in try Array(value.utf8).withUnsafeBytes { try txn.put($0, forKey: key, in: space, flags: flags) } }
+        }
+        func value(_ number: UInt64, in space: StorageSpace, _ txn: any StorageTransaction) throws -> String? {
+            var found: String?
+            _ = try key(number).withUnsafeBytes { key in
+                try txn.visitValue(forKey: key, in: space) { found = String(decoding: $0, as: UTF8.self) }
+            }
+            return found
+        }
+        func all(in space: StorageSpace, _ txn: any StorageTransaction) throws -> [String] {
+            var entries: [String] = []
+            try txn.forEach(in: space, range: .all, direction: .forward, readAhead: nil) { entry in
+                entries.append(String(decoding: entry.value, as: UTF8.self))
+                return true
+            }
+            return entries
+        }
+        var space = StorageSpace(number: 0)
+        try storage.performWrite { txn in
+            space = try txn.createSpace(named: "appended")
+            let other = try txn.createSpace(named: "other")
+            for number in 1...3 as ClosedRange<UInt64> {
+                try put(number, "v\(number)", in: space, txn, flags: .append)
+                try put(number, "o\(number)", in: other, txn, flags: .noOverwrite)  // another space between appends
+            }
+            let readBack = try value(2, in: space, txn)
+            #expect(readBack == "v2", "read back before the commit")
+            try put(4, "v4", in: space, txn, flags: .append)  // a new run after the read
+            try put(5, "v5", in: space, txn, flags: .append)
+            try key(4).withUnsafeBytes { try txn.delete($0, in: space) }  // keys of the run not sent yet
+            try put(5, "v5 again", in: space, txn, flags: [])
+            try key(2).withUnsafeBytes { try txn.delete($0, in: space) }
+            try put(6, "v6", in: space, txn, flags: .append)
+            let (entries, others) = (try all(in: space, txn), try all(in: other, txn))
+            #expect(entries == ["v1", "v3", "v5 again", "v6"])
+            #expect(others == ["o1", "o2", "o3"])
+        }
+        var committed: ([String], Int) = ([], 0)
+        try storage.performRead { txn in committed = (try all(in: space, txn), try txn.count(in: space)) }
+        #expect(committed.0 == ["v1", "v3", "v5 again", "v6"] && committed.1 == 4)
+        // A key appended that is there already (a store whose ID counter is
+        // behind its records): the transaction fails and writes nothing.
+        #expect(throws: (any Error).self) {
+            try storage.performWrite { txn in
+                try put(7, "v7", in: space, txn, flags: .append)
+                try put(8, "v8", in: space, txn, flags: .append)
+                try put(6, "v6 twice", in: space, txn, flags: .append)
+            }
+        }
+        try storage.performRead { txn in committed = (try all(in: space, txn), try txn.count(in: space)) }
+        #expect(committed.0 == ["v1", "v3", "v5 again", "v6"] && committed.1 == 4, "nothing of the failed write")
+    }
+
     @Test(arguments: TestEngine.allCases)
     func changesAreTrackedSavedAndFetchedWithPredicatesSortsAndLimits(_ engine: TestEngine) throws {
         let store = try EngineStore(engine)
