@@ -195,31 +195,49 @@ struct RowOrdering {
 
     /// The order of rows with one text key (`compare` or
     /// `caseInsensitiveCompare`, already normalized and folded in the key),
-    /// sorting entries of strings and numbers. `nil` for any other key.
+    /// sorting entries of byte ranges and numbers. `nil` for any other key.
+    ///
+    /// The texts are copied, one after another, into one buffer, and
+    /// compared as bytes: they are in NFC, where the order of their UTF-8
+    /// bytes is `String`'s order. (Comparing the strings themselves
+    /// retained and released both on every comparison, inside the standard
+    /// library: a quarter of sorting a million objects by title.)
     private func textOrder<Payload>(_ rows: [SortableRow<Payload>]) -> [Int]? {
         guard sorts.count == 1 else { return nil }
         var entries: [TextSortEntry] = []
         entries.reserveCapacity(rows.count)
+        var texts: [UInt8] = []
+        texts.reserveCapacity(rows.reduce(0) { size, row in
+            if case .text(let text) = row.keys.first { size + text.utf8.count } else { size }
+        })
         for (position, row) in rows.enumerated() {
+            var entry = TextSortEntry(start: 0, count: -1, tier: row.tier, number: row.number, position: position)
             switch row.keys.first {
-            case .null: entries.append(TextSortEntry(text: nil, tier: row.tier, number: row.number, position: position))
-            case .text(let text): entries.append(TextSortEntry(text: text, tier: row.tier, number: row.number, position: position))
+            case .null: break
+            case .text(let text):
+                entry.start = texts.count
+                texts.append(contentsOf: text.utf8)
+                entry.count = texts.count - entry.start
             default: return nil
             }
+            entries.append(entry)
         }
         let ascending = sorts[0].ascending
-        entries.sort { a, b in
-            switch (a.text, b.text) {
-            case (nil, nil): break
-            case (nil, _): return ascending
-            case (_, nil): return !ascending
-            case (let x?, let y?):
-                // `<` first: half the comparisons end there, where `!=` then `<` compared twice.
-                if x < y { return ascending }
-                if y < x { return !ascending }
+        texts.withUnsafeBytes { texts in
+            entries.sort { a, b in
+                switch (a.count < 0, b.count < 0) {
+                case (true, true): break
+                case (true, false): return ascending
+                case (false, true): return !ascending
+                case (false, false):
+                    let order = compareStorageKeys(
+                        UnsafeRawBufferPointer(rebasing: texts[a.start..<(a.start + a.count)]),
+                        UnsafeRawBufferPointer(rebasing: texts[b.start..<(b.start + b.count)]))
+                    if order != 0 { return ascending ? order < 0 : order > 0 }
+                }
+                if a.tier != b.tier { return a.tier < b.tier }
+                return a.number < b.number
             }
-            if a.tier != b.tier { return a.tier < b.tier }
-            return a.number < b.number
         }
         return entries.map(\.position)
     }
@@ -234,9 +252,11 @@ private struct NumericSortEntry {
     var position: Int
 }
 
-/// One row's place in a sort by a single text key.
+/// One row's place in a sort by a single text key: its text's bytes in
+/// the sort's buffer (`count` -1 for no text).
 private struct TextSortEntry {
-    var text: String?
+    var start: Int
+    var count: Int
     var tier: Int
     var number: UInt64
     var position: Int
