@@ -38,6 +38,21 @@ import Testing
         #expect(try context.fetch(search.sorted(by: "sortOrder"), as: News.self).map(\.sortOrder) == [2, 3])
     }
 
+    @Test func aTemplateSetAgainOrRemovedIsWhatTheNextRequestFromItGets() throws {
+        let model = try Self.model()
+        let first = try model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": "a"])
+        #expect(first.predicate?.predicateFormat == "objectId == \"a\"")
+        // The model remembers the template it gave last; setting it again must replace that.
+        try model.setFetchRequestTemplate(FetchRequest(entityName: "News", predicate: "title == $objectId"), forName: "getNews")
+        let second = try model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": "a"])
+        #expect(second.predicate?.predicateFormat == "title == \"a\"")
+        try model.setFetchRequestTemplate(nil, forName: "getNews")
+        #expect(throws: KuraError.unknownTemplate("getNews")) {
+            try model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": "a"])
+        }
+        #expect(try model.fetchRequestFromTemplate(withName: "allNews", substitutionVariables: [:]).predicate == nil)
+    }
+
     @Test func substitutionValuesOfEveryCommonKindAndFoundationsBridgedOnesFindTheSameObjects() throws {
         let store = try TestStore()
         let model = try Self.model()

@@ -90,6 +90,7 @@ extension ManagedObjectModel {
                 throw KuraError.modelFrozen("a store uses this model, so template '\(name)' can't be set")
             }
             state.templates[name] = checked
+            state.lastTemplate = nil
         }
     }
 
@@ -146,7 +147,13 @@ extension ManagedObjectModel {
     ///   ``KuraError/missingSubstitutionVariable(_:)`` naming the variable,
     ///   ``KuraError/substitutionTypeMismatch(variable:expected:found:)``.
     public func fetchRequestFromTemplate(withName name: String, substitutionVariables: [String: Any]) throws -> FetchRequest {
-        guard let template = state.withLock({ $0.templates[name] }) else { throw KuraError.unknownTemplate(name) }
+        let found = state.withLock { state -> FetchRequestTemplate? in
+            if let last = state.lastTemplate, last.name == name { return last.template }
+            let template = state.templates[name]
+            if let template { state.lastTemplate = (name, template) }
+            return template
+        }
+        guard let template = found else { throw KuraError.unknownTemplate(name) }
         var request = template.request
         guard let predicate = request.predicate, !template.variables.isEmpty else { return request }
         var values: [(String, FetchPredicate.Expression)] = []

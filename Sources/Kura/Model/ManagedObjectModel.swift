@@ -33,6 +33,9 @@ public final class ManagedObjectModel: Sendable {
     struct State: ~Copyable {
         var isFrozen = false
         var templates: [String: FetchRequestTemplate] = [:]
+        /// The template last asked for by name: an app asks for the same one
+        /// again and again, and comparing a name costs less than hashing it.
+        var lastTemplate: (name: String, template: FetchRequestTemplate)?
         /// True once a store has set the entities' ``RecordLayout``s.
         var hasBoundLayouts = false
     }
