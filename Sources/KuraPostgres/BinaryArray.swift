@@ -132,15 +132,18 @@ struct KeyBatches {
     }
 
     mutating func append(space: UInt32, key: [UInt8], value: ByteBuffer? = nil) {
-        if batches.last.map({ $0.count >= Self.size }) ?? true { batches.append(KeyBatch()) }
-        batches[batches.count - 1].append(space: space, key: key, value: value)
-        count += 1
-        countsBySpace[space, default: 0] += 1
+        appendToLastBatch(space: space) { $0.append(space: space, key: key, value: value) }
     }
 
     mutating func append(space: UInt32, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        appendToLastBatch(space: space) { $0.append(space: space, key: key, value: value) }
+    }
+
+    /// Appends one key of `space` with `append`, to the last batch or, when
+    /// that one is full, to a new one.
+    private mutating func appendToLastBatch(space: UInt32, _ append: (inout KeyBatch) -> Void) {
         if batches.last.map({ $0.count >= Self.size }) ?? true { batches.append(KeyBatch()) }
-        batches[batches.count - 1].append(space: space, key: key, value: value)
+        append(&batches[batches.count - 1])
         count += 1
         countsBySpace[space, default: 0] += 1
     }
