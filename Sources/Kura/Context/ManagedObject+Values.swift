@@ -252,7 +252,9 @@ extension ManagedObject {
         case .removed, .detached:
             throw KuraError.objectDetached(objectID)
         }
-        try loadValue(number)
+        // A value decoded just now is the stored one: no need to decode it
+        // again to tell whether the set changes the committed value.
+        let oldIsCommitted = try loadValue(number)
         // Compared and replaced in place: reading `values[number]` out of
         // the array would copy the old value first.
         let isChanged = values.withUnsafeMutableBufferPointer { slots in
@@ -266,7 +268,9 @@ extension ManagedObject {
             return
         }
         if state == .persisted || state == .deleted {
-            if committedValue(number) == value {
+            if oldIsCommitted {
+                changedAttributes.insert(number)
+            } else if committedValue(number) == value {
                 changedAttributes.remove(number)
             } else {
                 changedAttributes.insert(number)
@@ -343,13 +347,13 @@ extension ManagedObject {
         }
     }
 
-    /// Readies what a save of this stored object writes: the indexed values
-    /// decoded (the store makes their index keys), the others left in the
-    /// record, whose bytes the store copies as they are. Returns that record
-    /// and which values are decoded, or `nil` when ``values`` holds them all.
+    /// Readies what a save of this stored object writes: the values decoded
+    /// or set, the others left in the record, whose bytes the store copies
+    /// as they are (decoding only the indexed ones whose keys it must make:
+    /// ``ChangeSet/Update/value(_:)``). Returns that record and which values
+    /// are decoded, or `nil` when ``values`` holds them all.
     final func valuesForSave() throws(KuraError) -> ChangeSet.Unloaded? {
         try prepareValues()
-        for number in entity.indexedAttributeNumbers { try loadValue(number) }
         guard !isFullyDecoded, let record else { return nil }
         return ChangeSet.Unloaded(record: record, loaded: decodedAttributes)
     }
@@ -362,15 +366,18 @@ extension ManagedObject {
         withoutTrackingChanges { awakeFromFetch() }
     }
 
-    /// Makes ``values`` hold attribute `number`, decoding only that one.
+    /// Makes ``values`` hold attribute `number`, decoding only that one;
+    /// true when it was decoded just now (so it is the committed value).
     @inline(__always)
-    final func loadValue(_ number: Int) throws(KuraError) {
-        if isFullyDecoded { return }
+    @discardableResult
+    final func loadValue(_ number: Int) throws(KuraError) -> Bool {
+        if isFullyDecoded { return false }
         try prepareValues()
-        if isFullyDecoded || decodedAttributes.contains(number) { return }
+        if isFullyDecoded || decodedAttributes.contains(number) { return false }
         guard let record else { throw KuraError.objectDetached(objectID) }  // a detached fault's values were never loaded
         values[number] = record.withUnsafeBytes { RecordView(trusted: $0).value(number, of: entity) }
         decodedAttributes.insert(number)
+        return true
     }
 
     /// Makes room in ``values`` before a value is set: the defaults for a new

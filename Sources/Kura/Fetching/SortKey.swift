@@ -156,6 +156,11 @@ struct RowOrdering {
     /// or floating-point key, entries of plain numbers; otherwise positions.
     func sort<Payload>(_ rows: inout [SortableRow<Payload>]) {
         guard rows.count > 1 else { return }
+        if sorts.isEmpty {
+            // Tier and number alone, unique to a row: sorted in place.
+            rows.sort { a, b in a.tier != b.tier ? a.tier < b.tier : a.number < b.number }
+            return
+        }
         let order = numericOrder(rows) ?? textOrder(rows) ?? rows.withUnsafeBufferPointer { buffer in
             var positions = Array(0..<buffer.count)
             positions.sort { precedes(buffer[$0], buffer[$1]) }
@@ -164,17 +169,17 @@ struct RowOrdering {
         rows = order.map { rows[$0] }
     }
 
-    /// The order of rows with one numeric sort key (or none), from entries of
+    /// The order of rows with one numeric sort key, from entries of
     /// (has value, order-preserving bits, tier and number): no enum, string or
     /// reference in the comparisons. `nil` when a key is not a number.
     private func numericOrder<Payload>(_ rows: [SortableRow<Payload>]) -> [Int]? {
-        guard sorts.count <= 1 else { return nil }
+        guard sorts.count == 1 else { return nil }
         var entries: [NumericSortEntry] = []
         entries.reserveCapacity(rows.count)
         for (position, row) in rows.enumerated() {
             var entry = NumericSortEntry(hasValue: true, bits: 0, tier: row.tier, number: row.number, position: position)
-            switch sorts.isEmpty ? SortKey.null : row.keys.first {
-            case .null: entry.hasValue = sorts.isEmpty
+            switch row.keys.first {
+            case .null: entry.hasValue = false
             case let key: guard let bits = key.orderedBits else { return nil }; entry.bits = bits
             }
             entries.append(entry)

@@ -33,6 +33,13 @@ struct ChangeSet {
         /// The stored record as the context read it, if it did: what the
         /// save expects still stored (see ``StorageTransaction/beginRewriting(_:expecting:)``).
         var readRecord: [UInt8]? = nil
+
+        /// The value of attribute `number`: from ``values``, or decoded from
+        /// the record when it is still there.
+        func value(_ number: Int) -> AttributeValue? {
+            guard let unloaded, !unloaded.loaded.contains(number) else { return values[number] }
+            return unloaded.record.withUnsafeBytes { RecordView(trusted: $0).value(number, of: objectID.entity) }
+        }
     }
 
     /// The values of an update that are still in the object's record (not
@@ -133,13 +140,15 @@ extension PersistentStore {
     private func uniqueViolation(in space: StorageSpace, key: [UInt8], of changes: ChangeSet) -> KuraError {
         for entity in model.entities {
             guard let index = tables(for: entity).indexes.first(where: { $0.database == space }) else { continue }
-            let changed = changes.inserts.lazy.map { ($0.objectID, $0.values) } + changes.updates.lazy.map { ($0.objectID, $0.values) }
-            for (objectID, values) in changed where objectID.entity === entity {
-                let made = index.key(primaryKey: objectID.number) { values[$0] }
+            let changed: [(ObjectID, (Int) -> AttributeValue?)] =
+                changes.inserts.map { insert in (insert.objectID, { insert.values[$0] }) }
+                + changes.updates.map { update in (update.objectID, update.value) }
+            for (objectID, value) in changed where objectID.entity === entity {
+                let made = index.key(primaryKey: objectID.number, value: value)
                 guard made.isUniqueKey && made.key == key else { continue }
                 return KuraError.uniqueConstraintViolated(
                     entity: entity.name, index: index.description.name,
-                    values: index.attributeNumbers.map { values[$0].map { "\($0)" } ?? "nil" },
+                    values: index.attributeNumbers.map { value($0).map { "\($0)" } ?? "nil" },
                     objectID: objectID.isTemporaryID ? nil : objectID)
             }
             return KuraError.uniqueConstraintViolated(entity: entity.name, index: index.description.name, values: [], objectID: nil)
@@ -164,11 +173,14 @@ extension PersistentStore {
                     conflicts.append(delete.objectID)
                     continue
                 }
-                try cursor.deleteCurrent()
-                for index in tables.indexes {
-                    try index.database.delete(index.key(primaryKey: delete.objectID.number) { stored.values[$0] }.key, in: txn)
+                // Keyed while the record's bytes are still there to read.
+                let indexKeys = tables.indexes.map { index in
+                    index.key(primaryKey: delete.objectID.number, value: stored.value).key
                 }
-                try deleteRelationshipEntries(of: delete.objectID.number, references: stored.references, tables: tables, in: txn)
+                let references = stored.references
+                try cursor.deleteCurrent()
+                for (index, key) in zip(tables.indexes, indexKeys) { try index.database.delete(key, in: txn) }
+                try deleteRelationshipEntries(of: delete.objectID.number, references: references, tables: tables, in: txn)
             }
         }
 
@@ -224,6 +236,17 @@ extension PersistentStore {
                     conflicts.append(update.objectID)
                 }
                 let references = update.references.map(resolve)
+                // The old keys of the indexes whose values may change (all,
+                // unless the context read the version it changes), taken
+                // while the stored bytes are still there to read; the
+                // other indexes' values aren't decoded.
+                let readChanges = stored.version == update.expectedVersion ? update.changedAttributes : nil
+                var oldKeys: [(IndexTable, [UInt8])] = []
+                for index in tables.indexes {
+                    if let readChanges, !index.attributeNumbers.contains(where: readChanges.contains) { continue }
+                    oldKeys.append((index, index.key(primaryKey: update.objectID.number, value: stored.value).key))
+                }
+                let storedReferences = stored.references
                 let record = RecordFormat.encode(
                     update.values, references: references, rowVersion: stored.version + 1,
                     layout: entity.layout, unloaded: update.unloaded)
@@ -231,18 +254,19 @@ extension PersistentStore {
                 result.updatedRecords.append(record)
 
                 var newKeys: [(IndexTable, (key: [UInt8], isUniqueKey: Bool))] = []
-                let readChanges = stored.version == update.expectedVersion ? update.changedAttributes : nil
-                for index in tables.indexes {
-                    if let readChanges, !index.attributeNumbers.contains(where: readChanges.contains) { continue }
-                    let old = index.key(primaryKey: update.objectID.number) { stored.values[$0] }
-                    let new = index.key(primaryKey: update.objectID.number) { update.values[$0] }
-                    if old.key != new.key {
-                        try index.database.delete(old.key, in: txn)
+                for (index, old) in oldKeys {
+                    let new = index.key(primaryKey: update.objectID.number, value: update.value)
+                    if old != new.key {
+                        try index.database.delete(old, in: txn)
                         newKeys.append((index, new))
                     }
                 }
                 let source = update.objectID.number
-                for (link, (old, new)) in zip(tables.entity.toOneLinks, zip(stored.references, references)) where old != new {
+                // By position: a zip of zips isn't specialized (its iterator
+                // is destroyed through metadata, about 700 instructions).
+                for (position, link) in tables.entity.toOneLinks.enumerated() {
+                    let (old, new) = (storedReferences[position], references[position])
+                    if old == new { continue }
                     let references = table(of: link).references!
                     if let old { try references.deletePair(old, source, in: txn) }
                     if let new { try references.putPair(new, source, in: txn) }
@@ -257,7 +281,7 @@ extension PersistentStore {
         for (update, newKeys) in zip(changes.updates, updateNewKeys) {
             for (index, key) in newKeys {
                 try putIndexEntry(key, index: index, objectID: update.objectID, primaryKey: update.objectID.number,
-                                  values: update.values, in: txn)
+                                  value: update.value, in: txn)
             }
         }
 
@@ -277,7 +301,7 @@ extension PersistentStore {
             for index in tables.indexes {
                 let isUniqueKey = index.key(primaryKey: primaryKey, into: &indexKey) { insert.values[$0] }
                 try putIndexEntry((indexKey, isUniqueKey), index: index, objectID: insert.objectID, primaryKey: primaryKey,
-                                  values: insert.values, in: txn)
+                                  value: { insert.values[$0] }, in: txn)
             }
             let references = insert.references.isEmpty ? [] : insert.references.map(resolve)
             for (link, destination) in zip(entity.toOneLinks, references) {
@@ -358,7 +382,7 @@ extension PersistentStore {
     /// (a unique index, no nil value) must not be there yet.
     private func putIndexEntry(
         _ key: (key: [UInt8], isUniqueKey: Bool), index: IndexTable, objectID: ObjectID, primaryKey: UInt64,
-        values: ContiguousArray<AttributeValue?>, in txn: any StorageTransaction
+        value: (Int) -> AttributeValue?, in txn: any StorageTransaction
     ) throws {
         let entity = objectID.entity
         let reportedID = objectID.isTemporaryID ? nil : objectID
@@ -367,15 +391,12 @@ extension PersistentStore {
         } catch StorageEngineError.keyExists {
             throw KuraError.uniqueConstraintViolated(
                 entity: entity.name, index: index.description.name,
-                values: index.attributeNumbers.map { values[$0].map { "\($0)" } ?? "nil" }, objectID: reportedID)
+                values: index.attributeNumbers.map { value($0).map { "\($0)" } ?? "nil" }, objectID: reportedID)
         } catch StorageEngineError.keyTooLong {
             throw KuraError.indexKeyTooLong(entity: entity.name, index: index.description.name, objectID: reportedID)
         }
     }
 
-    /// A stored record's row version, the values its index entries are made
-    /// of (the others are `nil`: a save needs only these, to remove the
-    /// entries), and its references; `nil` when absent.
     /// Calls `body` with each run of consecutive changes of one entity, that
     /// entity's tables, and one cursor on its records for the whole run.
     private func forEachRunOfOneEntity<Change>(
@@ -437,16 +458,26 @@ extension PersistentStore {
         for (entity, numbers) in records.values { try txn.prefetch(keys: numbers.map(StoreLayout.key), in: tables(for: entity).records) }
     }
 
-    /// What a save needs of a stored record: its row version, its indexed
-    /// values (the others unset) and its to-one references.
-    private func storedRecord(
-        _ bytes: UnsafeRawBufferPointer, in tables: EntityTables
-    ) throws -> (version: UInt64, values: ContiguousArray<AttributeValue?>, references: [UInt64?]) {
+    /// What a save needs of a stored record, checked (its header and indexed
+    /// values): its row version, its indexed values and its to-one
+    /// references, each read when asked for. It reads the stored bytes in
+    /// place: ask before the transaction writes over them.
+    private struct StoredRecord {
+        let view: RecordView
+        let entity: EntityDescription
+
+        var version: UInt64 { view.rowVersion }
+
+        func value(_ number: Int) -> AttributeValue? { view.value(number, of: entity) }
+
+        var references: [UInt64?] {
+            entity.toOneLinks.isEmpty ? [] : entity.links.compactMap(\.field).map { view.reference($0) }
+        }
+    }
+
+    private func storedRecord(_ bytes: UnsafeRawBufferPointer, in tables: EntityTables) throws -> StoredRecord {
         let entity = tables.entity
-        let view = try validatedRecord(bytes, of: entity, values: entity.indexedAttributeNumbers)
-        var values = ManagedObject.unsetValues(count: entity.attributes.count)
-        for number in entity.indexedAttributeNumbers { values[number] = view.value(number, of: entity) }
-        return (view.rowVersion, values, entity.links.compactMap(\.field).map { view.reference($0) })
+        return StoredRecord(view: try validatedRecord(bytes, of: entity, values: entity.indexedAttributeNumbers), entity: entity)
     }
 
     /// Checks stored bytes, naming the store when they are damaged: the whole
