@@ -182,6 +182,33 @@ final class Coded: ManagedObject {
         #expect(try reader.count(for: FetchRequest(entityName: "News", predicate: try FetchPredicate(format: "sortOrder == 3"))) == 0)
     }
 
+    @Test func anOverwritingUpdateOfAnotherValueMovesTheIndexEntriesToTheValuesItRead() throws {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let writer = container.newContext()
+        let news = News(context: writer)
+        news.sortOrder = 3
+        try writer.save()
+        let overwriter = container.newContext()
+        overwriter.mergePolicy = .overwrite
+        let read = try overwriter.fetch(FetchRequest(entityName: "News"), as: News.self)[0]
+        #expect(read.title.isEmpty)
+
+        // Another context moves the indexed value; the overwriting context
+        // then sets only the title, never decoding sortOrder: its save
+        // writes the record it read, so the index entry moves back.
+        news.sortOrder = 5
+        try writer.save()
+        read.title = "overwritten"
+        try overwriter.save()
+
+        let reader = container.newContext()
+        #expect((try reader.existingObject(with: news.objectID) as! News).sortOrder == 3)
+        #expect(try reader.count(for: FetchRequest(entityName: "News", predicate: try FetchPredicate(format: "sortOrder == 3"))) == 1)
+        #expect(try reader.count(for: FetchRequest(entityName: "News", predicate: try FetchPredicate(format: "sortOrder == 5"))) == 0)
+        #expect(try container.store.check().problems.isEmpty)
+    }
+
     @Test func aValueSetInAwakeFromFetchIsSavedWithTheNextChangeAndItsIndexEntryMoves() throws {
         let store = try TestStore()
         let container = try store.open(ManagedObjectModel(Coded.self))
