@@ -223,10 +223,12 @@ extension ManagedObject {
     /// for the element type; `ContiguousArray(repeating:count:)` goes through
     /// a generic metadata lookup on every call.
     static func unsetValues(count: Int) -> ContiguousArray<AttributeValue?> {
-        ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
-            buffer.initialize(repeating: nil)
-            initialized = count
-        }
+        // Appended one by one, like ``EntityDescription/newObjectValues()``:
+        // the bulk initializers allocate through the runtime's generic path.
+        var values = ContiguousArray<AttributeValue?>()
+        values.reserveCapacity(count)
+        for _ in 0..<count { values.append(nil) }
+        return values
     }
 
     /// Sets a value of an object outside any context, without tracking.
@@ -246,7 +248,7 @@ extension ManagedObject {
     final func setValue(_ value: AttributeValue?, at number: Int) throws(KuraError) {
         switch state {
         case .inserted, .persisted, .deleted:
-            guard context != nil else { throw KuraError.objectDetached(objectID) }
+            guard hasContext else { throw KuraError.objectDetached(objectID) }
         case .unregistered:
             break
         case .removed, .detached:
@@ -276,7 +278,7 @@ extension ManagedObject {
                 changedAttributes.insert(number)
             }
         }
-        context?.noteChange(self)
+        withContext { $0.noteChange(self) }
     }
 
     /// Makes ``values`` hold every attribute's current value: the defaults

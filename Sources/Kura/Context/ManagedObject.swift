@@ -66,7 +66,23 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// read: safe here because a context holds every object whose `context`
     /// is set (in its registries), and clears the field of every one of them
     /// when it lets go of the object or goes away itself.
-    @exclusivity(unchecked) unowned(unsafe) var context: ManagedObjectContext?
+    var context: ManagedObjectContext? {
+        @inline(__always) get { contextReference?.takeUnretainedValue() }
+        @inline(__always) set { contextReference = newValue.map { Unmanaged.passUnretained($0) } }
+    }
+    /// ``context``, held without a count, the same way: kept apart so that
+    /// the hot paths below can test and call it without retaining it.
+    @exclusivity(unchecked) private var contextReference: Unmanaged<ManagedObjectContext>?
+
+    /// Whether the object is in a context (no retain to know it).
+    @inline(__always) var hasContext: Bool { contextReference != nil }
+
+    /// Calls `body` with the context, if any, without retaining it for the
+    /// call: a property set does this once per set.
+    @inline(__always)
+    func withContext(_ body: (ManagedObjectContext) -> Void) {
+        contextReference?._withUnsafeGuaranteedRef(body)
+    }
     @exclusivity(unchecked) var state: State = .unregistered
     /// The stored record as last read or saved: the committed values. `nil`
     /// for an inserted object, or a fault whose record isn't loaded.

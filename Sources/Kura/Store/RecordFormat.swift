@@ -105,8 +105,7 @@ enum RecordFormat {
         let tableStart = headerSize
         let dataStart = tableStart + fieldCount * 4
         let total = dataStart + dataSize
-        return [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
-            let raw = UnsafeMutableRawBufferPointer(buffer)
+        return [UInt8](writing: total) { raw in
             raw[0] = version
             raw.storeBytes(of: rowVersion.littleEndian, toByteOffset: 1, as: UInt64.self)
             raw.storeBytes(of: UInt16(fieldCount).littleEndian, toByteOffset: 9, as: UInt16.self)
@@ -182,7 +181,6 @@ enum RecordFormat {
                 raw.storeBytes(of: UInt32(offset - dataStart).littleEndian, toByteOffset: tableStart + field * 4, as: UInt32.self)
             }
             precondition(offset == total, "record size computed wrongly")
-            initialized = total
         }
     }
 
