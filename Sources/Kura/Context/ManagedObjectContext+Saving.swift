@@ -69,10 +69,14 @@ extension ManagedObjectContext {
             }
         }
         changes.inserts.reserveCapacity(inserted.count)
+        // One pass over the objects for their records and memberships
+        // (inserts, then updates, in order): each pass over a large save
+        // touches every object's memory again.
         for object in inserted {
             try object.loadValues()
             changes.inserts.append(.init(
                 objectID: object.objectID, values: object.values, references: toOneReferences(of: object, reference)))
+            try membershipChanges(of: object, reference, into: &changes.memberships)
         }
         for object in saving {
             switch object.state {
@@ -84,6 +88,7 @@ extension ManagedObjectContext {
                     references: rewritesRecord ? toOneReferences(of: object, reference) : [],
                     expectedVersion: expectedVersion(of: object), rewritesRecord: rewritesRecord, unloaded: unloaded,
                     changedAttributes: object.hasUntrackedValues ? nil : object.changedAttributes, readRecord: object.record))
+                try membershipChanges(of: object, reference, into: &changes.memberships)
                 updated.append(object)
             case .deleted:
                 changes.deletes.append(.init(objectID: object.objectID, expectedVersion: expectedVersion(of: object)))
@@ -91,9 +96,6 @@ extension ManagedObjectContext {
             case .inserted, .unregistered, .removed, .detached:
                 break
             }
-        }
-        for object in inserted + updated {
-            try membershipChanges(of: object, reference, into: &changes.memberships)
         }
         if store.options.tracksHistory {
             changes.history = ChangeSet.History(author: transactionAuthor, updatedKeys: updated.map { object in
@@ -126,6 +128,7 @@ extension ManagedObjectContext {
                 registry!.objects.reserveCapacity(registry!.objects.count + runEnd - position)
             }
             registry!.objects[primaryKey] = object
+            object.adoptSavedRelationships()
             saved.inserted.append(object.objectID)
         }
         for (position, object) in updated.enumerated() {
@@ -134,9 +137,9 @@ extension ManagedObjectContext {
                 object.hasUntrackedValues = false
             }
             object.changedAttributes.removeAll()
+            object.adoptSavedRelationships()
             saved.updated.append(object.objectID)
         }
-        for object in inserted + updated { object.adoptSavedRelationships() }
         finishSave(saving, deleted: deleted, into: &saved)
         store.broadcast(saved, from: mergesAutomatically ? inbox : nil)
         store.observers.deliver(saved, from: ObjectIdentifier(self))

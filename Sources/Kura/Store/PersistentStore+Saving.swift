@@ -14,7 +14,10 @@ struct ChangeSet {
         let references: [Reference?]
     }
 
-    struct Update {
+    /// A class, not a struct: it holds several references (values, records,
+    /// masks) that a struct would retain and release at every copy, and a
+    /// save hands each update from step to step.
+    final class Update {
         let objectID: ObjectID
         let values: ContiguousArray<AttributeValue?>
         let references: [Reference?]
@@ -25,14 +28,29 @@ struct ChangeSet {
         let rewritesRecord: Bool
         /// When ``values`` holds only some values: the record the others
         /// are in, copied from as they are.
-        var unloaded: Unloaded? = nil
+        let unloaded: Unloaded?
         /// The attributes the context changed, if it knows: when the stored
         /// record is still the one it read, only the index entries of these
         /// can move.
-        var changedAttributes: AttributeMask? = nil
+        let changedAttributes: AttributeMask?
         /// The stored record as the context read it, if it did: what the
         /// save expects still stored (see ``StorageTransaction/beginRewriting(_:expecting:)``).
-        var readRecord: [UInt8]? = nil
+        let readRecord: [UInt8]?
+
+        init(
+            objectID: ObjectID, values: ContiguousArray<AttributeValue?>, references: [Reference?],
+            expectedVersion: UInt64?, rewritesRecord: Bool, unloaded: Unloaded? = nil,
+            changedAttributes: AttributeMask? = nil, readRecord: [UInt8]? = nil
+        ) {
+            self.objectID = objectID
+            self.values = values
+            self.references = references
+            self.expectedVersion = expectedVersion
+            self.rewritesRecord = rewritesRecord
+            self.unloaded = unloaded
+            self.changedAttributes = changedAttributes
+            self.readRecord = readRecord
+        }
 
         /// The value of attribute `number`: from ``values``, or decoded from
         /// the record when it is still there.
@@ -278,7 +296,8 @@ extension PersistentStore {
 
         // New index entries once every old one is gone, so a value can move
         // from one object to another in one save.
-        for (update, newKeys) in zip(changes.updates, updateNewKeys) {
+        for (position, newKeys) in updateNewKeys.enumerated() where !newKeys.isEmpty {
+            let update = changes.updates[position]
             for (index, key) in newKeys {
                 try putIndexEntry(key, index: index, objectID: update.objectID, primaryKey: update.objectID.number,
                                   value: update.value, in: txn)
