@@ -1,5 +1,5 @@
 import Foundation
-import Kura
+@testable import Kura
 import KuraTestSupport
 import Testing
 
@@ -50,5 +50,22 @@ import Testing
         let fetched = try container.newContext().fetch(FetchRequest(entityName: "Note").sorted(by: "text", ascending: ascending))
         let orders = try fetched.map { try $0.value(forKey: "order", as: Int.self) }
         #expect(orders == expected, "\(orders.map { Self.texts[$0] ?? "nil" }) against \(expected.map { Self.texts[$0] ?? "nil" })")
+    }
+
+    /// Sorted rows are put in order by swaps along the order's cycles:
+    /// every permutation (identity, reversal, one long cycle, random ones)
+    /// must give what copying each row to its place gives.
+    @Test func arrangingRowsInAnOrderPutsEachWhereTheOrderSays() {
+        var generator = SplitMix64(seed: 15)
+        var orders: [[Int]] = [[], [0], Array(0..<7), Array((0..<9).reversed()), Array(1..<40) + [0]]
+        for count in [2, 3, 5, 16, 100, 1000] {
+            for _ in 0..<5 { orders.append(Array(0..<count).shuffled(using: &generator)) }
+        }
+        for order in orders {
+            let rows = order.indices.map { "row \($0)" }
+            var arranged = rows
+            RowOrdering.arrange(&arranged, in: order)
+            #expect(arranged == order.map { rows[$0] }, "order \(order)")
+        }
     }
 }

@@ -157,8 +157,19 @@ struct RowOrdering {
     func sort<Payload>(_ rows: inout [SortableRow<Payload>]) {
         guard rows.count > 1 else { return }
         if sorts.isEmpty {
-            // Tier and number alone, unique to a row: sorted in place.
-            rows.sort { a, b in a.tier != b.tier ? a.tier < b.tier : a.number < b.number }
+            // Tier and number alone, unique to a row. Of one tier (a store's
+            // rows), the numbers are sorted with their positions, two words
+            // an entry, and the rows moved once.
+            let tier = rows[0].tier
+            guard rows.allSatisfy({ $0.tier == tier }) else {
+                rows.sort { a, b in a.tier != b.tier ? a.tier < b.tier : a.number < b.number }
+                return
+            }
+            var entries: [(number: UInt64, position: Int)] = []
+            entries.reserveCapacity(rows.count)
+            for position in rows.indices { entries.append((rows[position].number, position)) }  // no row copied
+            entries.sort { $0.number < $1.number }
+            Self.arrange(&rows, in: entries.map(\.position))
             return
         }
         let order = numericOrder(rows) ?? textOrder(rows) ?? rows.withUnsafeBufferPointer { buffer in
@@ -166,7 +177,27 @@ struct RowOrdering {
             positions.sort { precedes(buffer[$0], buffer[$1]) }
             return positions
         }
-        rows = order.map { rows[$0] }
+        Self.arrange(&rows, in: order)
+    }
+
+    /// Puts `rows` in `order` (`order[k]` is the position of the row that
+    /// goes to `k`) by following its cycles with swaps: rows are moved, not
+    /// copied, so nothing they hold is retained and released again.
+    static func arrange<Row>(_ rows: inout [Row], in order: [Int]) {
+        var order = order
+        // The buffer's swap moves; the array's copies and destroys.
+        rows.withUnsafeMutableBufferPointer { rows in
+            for start in order.indices where order[start] != start {
+                var position = start
+                while true {
+                    let from = order[position]
+                    order[position] = position  // in place from now on
+                    if from == start { break }
+                    rows.swapAt(position, from)
+                    position = from
+                }
+            }
+        }
     }
 
     /// The order of rows with one numeric sort key, from entries of
@@ -176,9 +207,10 @@ struct RowOrdering {
         guard sorts.count == 1 else { return nil }
         var entries: [NumericSortEntry] = []
         entries.reserveCapacity(rows.count)
-        for (position, row) in rows.enumerated() {
-            var entry = NumericSortEntry(hasValue: true, bits: 0, tier: row.tier, number: row.number, position: position)
-            switch row.keys.first {
+        for position in rows.indices {  // fields read in place: a row copied costs more than its entry
+            var entry = NumericSortEntry(
+                hasValue: true, bits: 0, tier: rows[position].tier, number: rows[position].number, position: position)
+            switch rows[position].keys.first {
             case .null: entry.hasValue = false
             case let key: guard let bits = key.orderedBits else { return nil }; entry.bits = bits
             }
@@ -215,9 +247,9 @@ struct RowOrdering {
         texts.reserveCapacity(rows.reduce(0) { size, row in
             if case .text(let text) = row.keys.first { size + text.utf8.count } else { size }
         })
-        for (position, row) in rows.enumerated() {
-            var entry = TextSortEntry(start: 0, count: -1, tier: row.tier, number: row.number, position: position)
-            switch row.keys.first {
+        for position in rows.indices {  // fields read in place, as above
+            var entry = TextSortEntry(start: 0, count: -1, tier: rows[position].tier, number: rows[position].number, position: position)
+            switch rows[position].keys.first {
             case .null: break
             case .text(let text):
                 entry.start = texts.count
