@@ -2,6 +2,9 @@
 /// A class: a lookup takes one reference, not a copy of every part.
 final class FetchRequestTemplate: Sendable {
     let request: FetchRequest
+    /// The request's predicate, kept apart: reading it through ``request``
+    /// copies the whole request first.
+    let predicate: FetchPredicate?
     let entity: EntityDescription
     /// What each `$variable` must be given.
     let variables: [String: VariableRequirement]
@@ -15,6 +18,7 @@ final class FetchRequestTemplate: Sendable {
 
     init(request: FetchRequest, entity: EntityDescription, variables: [String: VariableRequirement], compiled: CompiledPredicate?) {
         self.request = request
+        predicate = request.predicate
         self.entity = entity
         self.variables = variables
         self.variableList = variables.map { ($0.key, $0.value) }
@@ -154,8 +158,9 @@ extension ManagedObjectModel {
             return template
         }
         guard let template = found else { throw KuraError.unknownTemplate(name) }
-        var request = template.request
-        guard let predicate = request.predicate, !template.variables.isEmpty else { return request }
+        // The template's request is copied once, at the end (a copy
+        // retains each of its fields).
+        guard let predicate = template.predicate, !template.variables.isEmpty else { return template.request }
         var values: [(String, FetchPredicate.Expression)] = []
         values.reserveCapacity(template.variableList.count)
         for (variable, requirement) in template.variableList {
@@ -163,38 +168,40 @@ extension ManagedObjectModel {
             values.append((variable, try Self.substitution(given, for: variable, requirement)))
         }
         guard let compiled = template.compiled else {
+            var request = template.request
             request.predicate = FetchPredicate(predicate.root.substituting(values))
             return request
         }
-        do {
-            var lookup: PlannedLookup?
-            if let (indexName, variables, decidesMatch) = template.lookup {
-                var prefix: [UInt8] = []
-                prefix.reserveCapacity(64)
-                for variable in variables {
-                    guard case .value(let value?)? = values.first(where: { $0.0 == variable })?.1 else {
-                        prefix = []
-                        break   // nil never matches through a unique index; plan normally
-                    }
-                    IndexKeyEncoding.append(value, to: &prefix)
+        var lookup: PlannedLookup?
+        if let (indexName, variables, decidesMatch) = template.lookup {
+            var prefix: [UInt8] = []
+            prefix.reserveCapacity(64)
+            for variable in variables {
+                guard case .value(let value?)? = values.first(where: { $0.0 == variable })?.1 else {
+                    prefix = []
+                    break   // nil never matches through a unique index; plan normally
                 }
-                if !prefix.isEmpty { lookup = PlannedLookup(indexName: indexName, prefix: prefix, decidesMatch: decidesMatch) }
+                IndexKeyEncoding.append(value, to: &prefix)
             }
-            if template.lookup != nil {
-                // Equalities of attributes with values: substituting can't
-                // fail, so it waits until a fetch needs the tree.
-                request.compiledPredicate = CompiledPredicateBox(compiled, lookup: lookup, template: predicate, substitutions: values)
-            } else {
-                var operands: [(String, Operand)] = []
-                operands.reserveCapacity(values.count)
-                for ((variable, value), (_, requirement)) in zip(values, template.variableList) {
-                    operands.append((variable, try operand(value, requirement)))
-                }
-                request.compiledPredicate = CompiledPredicateBox(
-                    substituted: CompiledPredicate(entity: compiled.entity, root: try compiled.root.substituting(operands), variables: [:]),
-                    lookup: lookup, template: predicate, substitutions: values)
-            }
+            if !prefix.isEmpty { lookup = PlannedLookup(indexName: indexName, prefix: prefix, decidesMatch: decidesMatch) }
         }
+        let box: CompiledPredicateBox
+        if template.lookup != nil {
+            // Equalities of attributes with values: substituting can't
+            // fail, so it waits until a fetch needs the tree.
+            box = CompiledPredicateBox(compiled, lookup: lookup, template: predicate, substitutions: values)
+        } else {
+            var operands: [(String, Operand)] = []
+            operands.reserveCapacity(values.count)
+            for ((variable, value), (_, requirement)) in zip(values, template.variableList) {
+                operands.append((variable, try operand(value, requirement)))
+            }
+            box = CompiledPredicateBox(
+                substituted: CompiledPredicate(entity: compiled.entity, root: try compiled.root.substituting(operands), variables: [:]),
+                lookup: lookup, template: predicate, substitutions: values)
+        }
+        var request = template.request
+        request.compiledPredicate = box
         return request
     }
 
