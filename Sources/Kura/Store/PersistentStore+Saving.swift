@@ -282,8 +282,9 @@ extension PersistentStore {
                 let source = update.objectID.number
                 // By position: a zip of zips isn't specialized (its iterator
                 // is destroyed through metadata, about 700 instructions).
-                for (position, link) in tables.entity.toOneLinks.enumerated() {
-                    let (old, new) = (storedReferences[position], references[position])
+                let toOneLinks = tables.entity.toOneLinks
+                for position in 0..<min(toOneLinks.count, storedReferences.count, references.count) {
+                    let (link, old, new) = (toOneLinks[position], storedReferences[position], references[position])
                     if old == new { continue }
                     let references = table(of: link).references!
                     if let old { try references.deletePair(old, source, in: txn) }
