@@ -61,17 +61,18 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // its context's isolation domain, and Kura's own code never holds an
     // access to one of them across a call that could touch it again.
 
-    /// The context, while the object is in one. `unowned(unsafe)` because a
-    /// weak reference costs two atomic operations per object made and one per
-    /// read: safe here because a context holds every object whose `context`
-    /// is set (in its registries), and clears the field of every one of them
-    /// when it lets go of the object or goes away itself.
+    /// The context, while the object is in one. Held without a reference
+    /// count (an `Unmanaged` reference, as `unowned(unsafe)` would hold it)
+    /// because a weak reference costs two atomic operations per object made
+    /// and one per read: safe here because a context holds every object
+    /// whose `context` is set (in its registries), and clears the field of
+    /// every one of them when it lets go of the object or goes away itself.
     var context: ManagedObjectContext? {
         @inline(__always) get { contextReference?.takeUnretainedValue() }
         @inline(__always) set { contextReference = newValue.map { Unmanaged.passUnretained($0) } }
     }
-    /// ``context``, held without a count, the same way: kept apart so that
-    /// the hot paths below can test and call it without retaining it.
+    /// ``context``'s reference, kept as it is so that the hot paths below
+    /// can test and call it without retaining it.
     @exclusivity(unchecked) private var contextReference: Unmanaged<ManagedObjectContext>?
 
     /// Whether the object is in a context (no retain to know it).
