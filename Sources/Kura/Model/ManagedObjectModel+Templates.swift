@@ -2,8 +2,9 @@
 /// A class: a lookup takes one reference, not a copy of every part.
 final class FetchRequestTemplate: Sendable {
     let request: FetchRequest
-    /// The request's predicate, kept apart: reading it through ``request``
-    /// copies the whole request first.
+    /// The request's predicate, kept apart: read through ``request`` it goes
+    /// through the request's computed `predicate` (about 60 instructions a
+    /// lookup more, callgrind).
     let predicate: FetchPredicate?
     let entity: EntityDescription
     /// What each `$variable` must be given.
@@ -158,8 +159,8 @@ extension ManagedObjectModel {
             return template
         }
         guard let template = found else { throw KuraError.unknownTemplate(name) }
-        // The template's request is copied once, at the end (a copy
-        // retains each of its fields).
+        // The template's request is copied when the request is made, at
+        // the end (a copy retains each of its fields).
         guard let predicate = template.predicate, !template.variables.isEmpty else { return template.request }
         var values: [(String, FetchPredicate.Expression)] = []
         values.reserveCapacity(template.variableList.count)
