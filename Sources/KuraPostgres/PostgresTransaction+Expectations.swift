@@ -105,16 +105,18 @@ extension PostgresTransaction {
             binds.append(batch.keys)
             if withValues { binds.append(batch.values) }
         }
-        let parameters = (1...binds.count).map { "$\($0)" }.joined(separator: ", ")
         let rows: PostgresQueryResult
         do {
-            rows = try execute("SELECT * FROM kura_rewrite(\(parameters))", binds)
+            rows = try execute(Self.rewriteCall, binds)
         } catch let error as PSQLError where error.code == .server {
             throw Unexpected()
         }
         var found: [PendingKey: ByteBuffer?] = [:]
         for row in rows {
-            let (commit, position, stored) = try row.decode((Int64?, Int64?, ByteBuffer?).self)
+            var columns = RowColumns(row)
+            let commit = try columns.integer()
+            let position = try columns.integer()
+            let stored = try columns.bytes()
             if let commit {
                 knownID = Int(commit)
                 return
@@ -124,6 +126,10 @@ extension PostgresTransaction {
         }
         throw Unexpected(found: found)
     }
+
+    /// `SELECT * FROM kura_rewrite($1, …, $17)`: the mark, then each
+    /// batch's arrays (``commitExpected(sent:)`` binds them).
+    static let rewriteCall = "SELECT * FROM kura_rewrite(" + (1...17).map { "$\($0)" }.joined(separator: ", ") + ")"
 
     /// `kura_rewrite`: the commit of a write that checks what it expects.
     /// It takes the writers' lock shared, locks the records in the order

@@ -41,7 +41,10 @@ extension PostgresTransaction {
             ORDER BY wanted.position, kura_kv.key
             """, binds)
         for row in rows {
-            let (position, key, value) = try row.decode((Int64, ByteBuffer, ByteBuffer).self)
+            var columns = RowColumns(row)
+            let position = try columns.requiredInteger()
+            let key = try columns.requiredBytes()
+            let value = try columns.requiredBytes()
             guard position >= 1 && position <= wanted.count else { continue }
             prefetchedRanges[RangeKey(space: space.number, range: wanted[Int(position) - 1]), default: []].append((key, value))
         }

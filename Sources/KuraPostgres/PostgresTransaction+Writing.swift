@@ -284,8 +284,9 @@ extension PostgresTransaction {
         var inserted = Set<PendingKey>()
         for answer in answers {
             for row in try answer.waitForAnswer() {
-                let (space, key) = try row.decode((Int32, ByteBuffer).self)
-                inserted.insert(PendingKey(space: UInt32(bitPattern: space), key: Array(key.readableBytesView)))
+                var columns = RowColumns(row)
+                let space = UInt32(truncatingIfNeeded: try columns.requiredInteger())
+                inserted.insert(PendingKey(space: space, key: Array(try columns.requiredBytes().readableBytesView)))
             }
         }
         return inserted.count < new.count ? new.first { !inserted.contains($0) } : nil

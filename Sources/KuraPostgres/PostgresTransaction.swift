@@ -18,7 +18,8 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     var id: Int {
         if knownID == nil, let lockAnswer {
             // Answered by now: the store asks once its changes are sent.
-            knownID = (try? lockAnswer.waitForAnswer().first?.decode(Int64.self)).flatMap { $0 }.map(Int.init) ?? 0
+            knownID = (try? lockAnswer.waitForAnswer().first.map { var columns = RowColumns($0); return try columns.integer() })
+                .flatMap { $0 }.flatMap { $0 }.map(Int.init) ?? 0
         }
         return knownID ?? 0
     }
@@ -112,21 +113,36 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     /// (``PooledConnection``): `EXECUTE` of it, with `arguments` written
     /// into the `EXECUTE` (which can't take parameters of its own).
     func sendPrepared(_ sql: String, _ arguments: [SQLLiteral] = []) throws -> EventLoopFuture<PostgresQueryResult> {
+        try sendPrepared(.text(sql), sql: { sql }, arguments)
+    }
+
+    /// Sends the statement `sql` makes, prepared under `key` (which
+    /// stands for that statement: its text is made only to prepare it).
+    func sendPrepared(
+        _ key: PooledConnection.Key, sql: () -> String, _ arguments: [SQLLiteral]
+    ) throws -> EventLoopFuture<PostgresQueryResult> {
         try beforeSending()
-        let name = try pooled.prepare(sql) {
+        let name = try pooled.prepare(key) {
+            let sql = sql()
             // The first time on this connection: prepared after what was
             // sent before (whose failure, a failed BEGIN, comes first).
             let preparing = connection.query(PostgresQuery(unsafeSQL: "PREPARE \($0) AS \(sql)"), logger: engine.logger)
             try waitForSent()
             _ = try preparing.waitForAnswer()
         }
-        let list = arguments.isEmpty ? "" : "(" + arguments.map(\.text).joined(separator: ", ") + ")"
-        return connection.query(PostgresQuery(unsafeSQL: "EXECUTE \(name)\(list)"), logger: engine.logger)
+        return connection.query(PostgresQuery(unsafeSQL: SQLLiteral.execute(name, arguments)), logger: engine.logger)
     }
 
     /// Runs a statement the connection keeps prepared (see ``sendPrepared(_:_:)``).
     func executePrepared(_ sql: String, _ arguments: [SQLLiteral] = []) throws -> PostgresQueryResult {
-        let answer = try sendPrepared(sql, arguments)
+        try executePrepared(.text(sql), sql: { sql }, arguments)
+    }
+
+    /// Runs the statement `sql` makes, prepared under `key` (see ``sendPrepared(_:sql:_:)``).
+    func executePrepared(
+        _ key: PooledConnection.Key, sql: () -> String, _ arguments: [SQLLiteral]
+    ) throws -> PostgresQueryResult {
+        let answer = try sendPrepared(key, sql: sql, arguments)
         try waitForSent()
         return try answer.waitForAnswer()
     }
@@ -306,8 +322,9 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
                 try waitForSent()
                 var counts: [UInt32: Int] = [:]
                 for row in try snapshotCounts.waitForAnswer() {
-                    let (number, entries) = try row.decode((Int32, Int64).self)
-                    counts[UInt32(bitPattern: number)] = Int(entries)
+                    var columns = RowColumns(row)
+                    let number = try columns.requiredInteger()
+                    counts[UInt32(truncatingIfNeeded: number)] = Int(try columns.requiredInteger())
                 }
                 knownCounts = counts
                 engine.recentCounts.remember(counts)
@@ -315,7 +332,8 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
             return knownCounts?[space.number] ?? 0
         }
         try flush()
-        return Int(try executePrepared("SELECT entries FROM kura_spaces WHERE number = $1", [.space(space)]).first?.decode(Int64.self) ?? 0)
+        let row = try executePrepared("SELECT entries FROM kura_spaces WHERE number = $1", [.space(space)]).first
+        return Int(try row.map { var columns = RowColumns($0); return try columns.requiredInteger() } ?? Int64(0))
     }
 
     /// A read of one request plans with the counts a recent read saw (so
@@ -342,7 +360,9 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         try waitForSent()
         for (space, keys, answer) in sent {
             for row in try answer.waitForAnswer() {
-                let (position, value) = try row.decode((Int64, ByteBuffer).self)
+                var columns = RowColumns(row)
+                let position = try columns.requiredInteger()
+                let value = try columns.requiredBytes()
                 guard position >= 1 && position <= keys.count else { continue }
                 prefetched[PendingKey(space: space, key: keys[Int(position) - 1])] = value
             }
@@ -400,7 +420,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         try flush()
         let arguments: [SQLLiteral] = [.space(space), .bytes(Array(key))]
         let found = try executePrepared("SELECT value FROM kura_kv WHERE space = $1 AND key = $2", arguments).first
-            .map { try $0.decode(ByteBuffer.self) }
+            .map { var columns = RowColumns($0); return try columns.requiredBytes() }
         // A read's snapshot answers a key the same way to its end: a key
         // read again (a destination many records share) isn't asked again.
         if isReadOnly { prefetched[PendingKey(space: space.number, key: Array(key))] = .some(found) }
@@ -421,7 +441,9 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
             WHERE i.space = $1 AND i.key = $2
             """
         guard let row = try executePrepared(sql, arguments).first else { return false }
-        let (value, record) = try row.decode((ByteBuffer, ByteBuffer?).self)
+        var columns = RowColumns(row)
+        let value = try columns.requiredBytes()
+        let record = try columns.bytes()
         lent.append(value)
         if let record { lent.append(record) }
         try value.withUnsafeReadableBytes { value in
@@ -439,10 +461,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         _ body: (StorageEntry) throws -> Bool
     ) throws {
         if try walkReadAhead(space, range, direction, body) { return }
-        try pages(
-            select: "SELECT key, value, NULL::bytea FROM kura_kv WHERE space = $1", column: "key",
-            spaces: [space], range: range, direction: direction, readAhead: readAhead
-        ) { key, value, _ in
+        try pages(.entries, spaces: [space], range: range, direction: direction, readAhead: readAhead) { key, value, _ in
             try body(StorageEntry(key: key, value: value))
         }
     }
@@ -451,10 +470,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         in index: StorageSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?, records: StorageSpace,
         _ body: (StorageEntry, UnsafeRawBufferPointer?) throws -> Bool
     ) throws {
-        try pages(
-            select: "SELECT i.key, i.value, r.value FROM kura_kv i LEFT JOIN kura_kv r ON r.space = $2 AND r.key = i.value WHERE i.space = $1",
-            column: "i.key", spaces: [index, records], range: range, direction: direction, readAhead: readAhead
-        ) { key, value, record in
+        try pages(.joined, spaces: [index, records], range: range, direction: direction, readAhead: readAhead) { key, value, record in
             try body(StorageEntry(key: key, value: value), record)
         }
     }
@@ -462,16 +478,16 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     /// The most rows one page of a walk asks for: a walk of a whole large
     /// space is a few requests, not one answer held in memory at once.
     static let largestPage = 65_536
-    /// The most rows a prepared walk reads (see ``pages(select:column:spaces:range:direction:readAhead:_:)``).
+    /// The most rows a prepared walk reads (see ``pages(_:spaces:range:direction:readAhead:_:)``).
     static let largestPreparedWalk = 1_024
 
-    /// Runs `select` (which binds the `spaces` from `$1`) over `range` in
+    /// Reads the rows of `source` (from the `spaces`) over `range` in
     /// pages until `body` returns false. The first page is `readAhead` rows
     /// (128 when the caller can't tell: a few more than the limits apps use
     /// most), then each is twice the last, so a walk that needs a few rows
     /// past its guess fetches few more.
     private func pages(
-        select: String, column: String, spaces: [StorageSpace], range: KeyRange, direction: IterationDirection,
+        _ source: PageStatement.Source, spaces: [StorageSpace], range: KeyRange, direction: IterationDirection,
         readAhead: Int?, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> Bool
     ) throws {
         try flush()
@@ -489,34 +505,31 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         let entries = spaces.first.flatMap { knownCounts?[$0.number] ?? engine.recentCounts.counts()?[$0.number] }
         if let entries, entries < Self.largestPreparedWalk { limit = min(limit, Self.largestPreparedWalk) }
         while true {
-            var binds = PostgresBindings()
-            var arguments: [SQLLiteral] = []
-            for space in spaces {
-                binds.append(Int32(bitPattern: space.number))
-                arguments.append(.space(space))
-            }
-            var sql = select
-            func bound(_ comparison: String, _ key: [UInt8]) {
-                binds.append(ByteBuffer(bytes: key))
-                arguments.append(.bytes(key))
-                sql += " AND \(column) \(comparison) $\(binds.count)"
-            }
-            if let lower = range.lower { bound(lower.isInclusive ? ">=" : ">", lower.key) }
-            if let upper = range.upper { bound(upper.isInclusive ? "<=" : "<", upper.key) }
-            if let after { bound(direction == .forward ? ">" : "<", after) }
-            sql += " ORDER BY \(column) \(direction == .forward ? "ASC" : "DESC")"
+            let statement = PageStatement(source: source, range: range, resuming: after != nil, direction: direction)
+            // The keys bounding the page, in the statement's order.
+            let bounds = [range.lower?.key, range.upper?.key, after].compactMap { $0 }
             let rows: PostgresQueryResult
             if limit <= Self.largestPreparedWalk {
+                var arguments: [SQLLiteral] = []
+                arguments.reserveCapacity(spaces.count + bounds.count + 1)
+                for space in spaces { arguments.append(.space(space)) }
+                for bound in bounds { arguments.append(.bytes(bound)) }
                 arguments.append(.integer(limit))
-                rows = try executePrepared(sql + " LIMIT $\(arguments.count)", arguments)
+                rows = try executePrepared(.page(statement), sql: { statement.sql + " LIMIT $\(arguments.count)" }, arguments)
             } else {
-                rows = try execute(sql + " LIMIT \(limit)", binds)
+                var binds = PostgresBindings()
+                for space in spaces { binds.append(Int32(bitPattern: space.number)) }
+                for bound in bounds { binds.append(ByteBuffer(bytes: bound)) }
+                rows = try execute(statement.sql + " LIMIT \(limit)", binds)
             }
             var count = 0
             var last: ByteBuffer?
             for row in rows {
                 count += 1
-                let (key, value, record) = try row.decode((ByteBuffer, ByteBuffer, ByteBuffer?).self)
+                var columns = RowColumns(row)
+                let key = try columns.requiredBytes()
+                let value = try columns.requiredBytes()
+                let record = try columns.bytes()
                 lent.append(key)
                 lent.append(value)
                 if let record { lent.append(record) }
