@@ -6,7 +6,7 @@ import Kura
 /// unrelated requests watch.
 public enum ChangeWorkload {
     public static func model() throws -> ManagedObjectModel {
-        try ManagedObjectModel(entities: [
+        let model = try ManagedObjectModel(entities: [
             EntityDescription(name: "Item", attributes: [
                 AttributeDescription(name: "group", type: .int64, defaultValue: .int(0)),
                 AttributeDescription(name: "name", type: .string, defaultValue: .string("")),
@@ -16,6 +16,12 @@ public enum ChangeWorkload {
                 AttributeDescription(name: "name", type: .string, defaultValue: .string("")),
             ]),
         ])
+        // The request every save and observation makes, registered once as
+        // an app would (and as raw engines keep their SQL): a fetch fills
+        // in the group instead of parsing a predicate each time.
+        try model.setFetchRequestTemplate(
+            FetchRequest(entityName: "Item", predicate: "group == $group").sorted(by: "name"), forName: "itemsOfGroup")
+        return model
     }
 
     /// Opens (creating) the store in `directory`.
@@ -37,10 +43,9 @@ public enum ChangeWorkload {
         try context.save()
     }
 
-    /// The items of group `group`.
-    public static func group(_ group: Int) throws -> FetchRequest {
-        FetchRequest(entityName: "Item", predicate: try FetchPredicate(format: "group == %@", group))
-            .sorted(by: "name")
+    /// The items of group `group`, by name, from the model's template.
+    public static func group(_ group: Int, in model: ManagedObjectModel) throws -> FetchRequest {
+        try model.fetchRequestFromTemplate(withName: "itemsOfGroup", substitutionVariables: ["group": group])
     }
 
     /// Every Other.
@@ -48,7 +53,7 @@ public enum ChangeWorkload {
 
     /// Bumps the revision of the first item of `group` and saves.
     public static func touch(group: Int, in context: ManagedObjectContext) throws {
-        let item = try context.fetch(try self.group(group).limited(to: 1))[0]
+        let item = try context.fetch(try self.group(group, in: context.model).limited(to: 1))[0]
         try item.setValue(.int(try item.value(forKey: "revision", as: Int64.self) + 1), forKey: "revision")
         try context.save()
     }

@@ -57,14 +57,14 @@ private func sameProcessLatency(_ directory: String, saves: Int) async throws ->
     let (received, receiver) = AsyncStream.makeStream(of: ContinuousClock.Instant.self)
     let observer = Task.detached {
         let context = container.newContext()
-        for try await _ in context.results(for: try ChangeWorkload.group(0)) { receiver.yield(.now) }
+        for try await _ in context.results(for: try ChangeWorkload.group(0, in: container.model)) { receiver.yield(.now) }
     }
     var arrivals = received.makeAsyncIterator()
     _ = await arrivals.next()   // the first results
     let context = container.newContext()
     var samples: [Double] = []
     for round in 1...saves {
-        let item = try context.fetch(try ChangeWorkload.group(0).limited(to: 1))[0]
+        let item = try context.fetch(try ChangeWorkload.group(0, in: container.model).limited(to: 1))[0]
         try item.setValue(.int(Int64(round)), forKey: "revision")
         let saving = ContinuousClock.now
         try context.save()
@@ -88,7 +88,7 @@ private func otherProcessLatency(_ directory: String, saves: Int) async throws -
     let arrivals = Mutex<[(revision: Int64, time: Int64)]>([])
     let observer = Task.detached {
         let context = container.newContext()
-        for try await results in context.results(for: try ChangeWorkload.group(0)) {
+        for try await results in context.results(for: try ChangeWorkload.group(0, in: container.model)) {
             let time = realtimeNanoseconds()
             let revision = try results.objects.first?.value(forKey: "revision", as: Int64.self) ?? 0
             arrivals.withLock { $0.append((revision, time)) }
@@ -142,7 +142,7 @@ private func observedSaveCost(
     let container = try ChangeWorkload.open(directory)
     try ChangeWorkload.fill(container, count: 1000)
     let counter = UpdateCounter()
-    let request = related ? try ChangeWorkload.group(0) : ChangeWorkload.others
+    let request = related ? try ChangeWorkload.group(0, in: container.model) : ChangeWorkload.others
     let tasks = (0..<observers).map { _ in
         Task.detached {
             let context = container.newContext()
@@ -154,7 +154,7 @@ private func observedSaveCost(
     var save: [Double] = []
     var settled: [Double] = []
     for round in 1...saves {
-        let item = try context.fetch(try ChangeWorkload.group(0).limited(to: 1))[0]
+        let item = try context.fetch(try ChangeWorkload.group(0, in: container.model).limited(to: 1))[0]
         try item.setValue(.int(Int64(round)), forKey: "revision")
         let start = ContinuousClock.now
         try context.save()

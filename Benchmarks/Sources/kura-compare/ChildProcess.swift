@@ -51,6 +51,7 @@ func startChild(_ arguments: [String]) throws -> StartedChild {
 let childModes: [String: @Sendable ([String]) throws -> Void] = [
     "changes-writer": changesWriter,
     "concurrent-saver": concurrentSaver,
+    "concurrent-fill": concurrentFill,
     "memory-child": memoryChild,
 ]
 

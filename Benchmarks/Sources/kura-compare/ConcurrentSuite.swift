@@ -101,3 +101,21 @@ func runConcurrentSuite(options: Options) throws -> String {
     }
     print("start=\(start) end=\(Date().timeIntervalSince1970) conflicts=\(conflicts)")
 }
+
+/// The `concurrent-fill KIND LOCATION` child: fills the store (a directory,
+/// or a `postgres://` URL of an empty database) with the items
+/// `concurrent-saver` changes, so that one saver can be run and profiled by
+/// hand (`valgrind --tool=callgrind kura-compare concurrent-saver …`).
+@Sendable func concurrentFill(_ arguments: [String]) throws {
+    guard arguments.count == 2 else { throw Mismatch(description: "concurrent-fill KIND LOCATION") }
+    switch arguments[0] {
+    case "lmdb":
+        try ChangeWorkload.fill(try ChangeWorkload.open(arguments[1]), count: 20)
+    #if canImport(PostgresEngines)
+    case "kura-postgres":
+        try ChangeWorkload.fill(try ConcurrentCounters.openKuraStore(url: arguments[1]), count: 20)
+    #endif
+    default:
+        throw Mismatch(description: "concurrent-fill: unknown engine \(arguments[0])")
+    }
+}
