@@ -20,6 +20,10 @@ final class PooledConnection: @unchecked Sendable {
         case page(PageStatement)
     }
 
+    /// The call of `kura_rewrite`, once prepared on this connection
+    /// (``PostgresTransaction/commitExpected(sent:)``).
+    var rewrite: PreparedQuery?
+
     init(_ connection: PostgresConnection) {
         self.connection = connection
     }

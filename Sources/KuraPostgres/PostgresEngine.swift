@@ -51,7 +51,8 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     /// The entry counts the last read transaction saw.
     let recentCounts = RecentCounts()
     private let isClosed = Atomic(false)
-    private let connectionIDs = Atomic(0)
+    /// How many connections the engine opened (each one's ID); tests read it.
+    let connectionIDs = Atomic(0)
     /// The key of the writers' advisory lock (each database is one store).
     static let writersLock = 7_365_212
 

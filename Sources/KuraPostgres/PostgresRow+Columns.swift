@@ -16,36 +16,40 @@ struct RowColumns {
 
     /// The next column's bytes, `nil` for NULL.
     mutating func bytes() throws -> ByteBuffer? {
-        guard let cell = cells.next() else { throw MissingColumn() }
+        guard let cell = cells.next() else { throw UnexpectedColumn() }
         return cell.bytes
     }
 
     /// The next column's bytes, which must not be NULL.
     mutating func requiredBytes() throws -> ByteBuffer {
-        guard let bytes = try bytes() else { throw MissingColumn() }
+        guard let bytes = try bytes() else { throw UnexpectedColumn() }
         return bytes
     }
 
-    /// The next column, an `int8` or `int4`; `nil` for NULL.
+    /// The next column, an `int8` or `int4` (in binary); `nil` for NULL.
     mutating func integer() throws -> Int64? {
-        guard let cell = cells.next() else { throw MissingColumn() }
+        guard let cell = cells.next() else { throw UnexpectedColumn() }
         guard var bytes = cell.bytes else { return nil }
-        switch (cell.format, cell.dataType, bytes.readableBytes) {
-        case (.binary, .int8, 8): return bytes.readInteger(as: Int64.self)
-        case (.binary, .int4, 4): return bytes.readInteger(as: Int32.self).map(Int64.init)
-        default: return try cell.decode(Int64.self)
+        // Binary whatever the cell says: PostgresNIO asks for every result
+        // column in binary, but the row description of a query prepared
+        // through its `PreparedQuery` still says text.
+        switch (cell.dataType, bytes.readableBytes) {
+        case (.int8, 8): return bytes.readInteger(as: Int64.self)
+        case (.int4, 4): return bytes.readInteger(as: Int32.self).map(Int64.init)
+        default: throw UnexpectedColumn()
         }
     }
 
     /// The next column, an `int8` or `int4` that must not be NULL.
     mutating func requiredInteger() throws -> Int64 {
-        guard let value = try integer() else { throw MissingColumn() }
+        guard let value = try integer() else { throw UnexpectedColumn() }
         return value
     }
 
-    /// A row had fewer columns than its statement selects, or NULL where
-    /// it can't be: the server isn't running the statement the engine sent.
-    struct MissingColumn: Error, CustomStringConvertible {
-        var description: String { "a row from PostgreSQL lacks a column the statement selects" }
+    /// A row had fewer columns than its statement selects, NULL where it
+    /// can't be, or a number of another type: the server isn't running the
+    /// statement the engine sent.
+    struct UnexpectedColumn: Error, CustomStringConvertible {
+        var description: String { "a row from PostgreSQL lacks a column the statement selects, or has one of another type" }
     }
 }

@@ -94,21 +94,29 @@ extension PostgresTransaction {
         inserted.append(contentsOf: changes.stored.all)
         let removed = changes.removed.all
         let rewritten = changes.existing.all
-        var binds = PostgresBindings()
-        binds.append(engine.commitMark)
+        var arrays: [BinaryArray] = []
+        arrays.reserveCapacity(16)
         let arguments = [
             (expectations.locked, true), (expectations.present, true), (expectations.absent, false),
             (removed, false), (rewritten, true), (inserted, true),
         ]
         for (batch, withValues) in arguments {
-            binds.append(batch.spaces)
-            binds.append(batch.keys)
-            if withValues { binds.append(batch.values) }
+            arrays.append(batch.spaces)
+            arrays.append(batch.keys)
+            if withValues { arrays.append(batch.values) }
         }
-        let rows: PostgresQueryResult
+        let binds = [PostgresData(string: engine.commitMark)] + BinaryArray.postgresData(arrays)
+        let rows: [PostgresRow]
         do {
-            rows = try execute(Self.rewriteCall, binds)
+            let call = try preparedRewrite()
+            try beforeSending()
+            rows = try call.execute(binds).waitForAnswer()
         } catch let error as PSQLError where error.code == .server {
+            pooled.rewrite = nil
+            throw Unexpected()
+        } catch PostgresError.server {
+            // (PostgresNIO's prepared queries report PostgreSQL's errors so.)
+            pooled.rewrite = nil
             throw Unexpected()
         }
         var found: [PendingKey: ByteBuffer?] = [:]
@@ -130,6 +138,17 @@ extension PostgresTransaction {
     /// `SELECT * FROM kura_rewrite($1, …, $17)`: the mark, then each
     /// batch's arrays (``commitExpected(sent:)`` binds them).
     static let rewriteCall = "SELECT * FROM kura_rewrite(" + (1...17).map { "$\($0)" }.joined(separator: ", ") + ")"
+
+    /// ``rewriteCall``, prepared on the connection the first time it is
+    /// used there: the server parses and plans the call once instead of at
+    /// every save (about 30 µs of the server's time a save, measured with
+    /// `pgbench -M prepared` against `-M extended`).
+    private func preparedRewrite() throws -> PreparedQuery {
+        if let prepared = pooled.rewrite { return prepared }
+        let prepared = try connection.prepare(query: Self.rewriteCall).waitForAnswer()
+        pooled.rewrite = prepared
+        return prepared
+    }
 
     /// `kura_rewrite`: the commit of a write that checks what it expects.
     /// It takes the writers' lock shared, locks the records in the order

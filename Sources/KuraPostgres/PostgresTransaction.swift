@@ -149,7 +149,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
 
     /// What goes before any statement: a check that one may go, the
     /// transaction's `BEGIN` and lock when not sent yet, the count.
-    private func beforeSending() throws {
+    func beforeSending() throws {
         if expectations != nil { throw Unexpected() }
         hasSent = true
         if needsBegin {

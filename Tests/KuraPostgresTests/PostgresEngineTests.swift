@@ -247,6 +247,7 @@ import Testing
         let second = container.newContext()
         let (a, b) = try { let both = try first.fetch(counter); return (both[0], both[1]) }()
         let staleA = try second.fetch(counter)[0]
+        let connections = engine.connectionIDs.load(ordering: .relaxed)
 
         // What the context read is checked, and written, in one statement.
         try a.setValue(1, forKey: "value")
@@ -266,6 +267,9 @@ import Testing
         }
         #expect(conflicting == [staleA.objectID], "the stale save is a conflict")
         #expect(sent == 1)
+        // Both answers were read on the connection that sent them, none
+        // taken for a lost connection and replaced by a new one.
+        #expect(engine.connectionIDs.load(ordering: .relaxed) == connections)
         #expect(try ConcurrencyWorkload.counters(container).a == 1)
 
         // A unique value taken: the statement fails on its insert, and
