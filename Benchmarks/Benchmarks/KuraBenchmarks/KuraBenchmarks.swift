@@ -188,7 +188,7 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(observations)
     }
     Benchmark("KuraObservedSaveToNewResults") { benchmark in
-        var results = changes.newContext().results(for: try ChangeWorkload.group(2)).makeAsyncIterator()
+        var results = changes.newContext().results(for: try ChangeWorkload.group(2, in: changes.model)).makeAsyncIterator()
         _ = try await results.next()
         let writer = changes.newContext()
         benchmark.startMeasurement()
