@@ -194,14 +194,20 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         case let error as BeginFailure:
             return translated(error.error)
         case let error as PSQLError where error.code == .server:
-            let message = error.serverInfo?[.message] ?? "\(error)"
-            let state = error.serverInfo?[.sqlState] ?? ""
-            return KuraError.storage(path: location, failure: .engine(code: 0, message: "\(message) (SQLSTATE \(state))"))
+            return statementFailure(error.serverInfo?[.message] ?? "\(error)", state: error.serverInfo?[.sqlState])
         case let error as PSQLError:
             return KuraError.storage(path: location, failure: .serverUnavailable("\(error.code)"))
+        case PostgresError.server(let error):
+            // (PostgresNIO's prepared queries report PostgreSQL's errors so.)
+            return statementFailure(error.fields[.message] ?? "\(error)", state: error.fields[.sqlState])
         default:
             return KuraError.storage(path: location, failure: .serverUnavailable(String(describing: error)))
         }
+    }
+
+    /// Kura's error for a statement PostgreSQL refused.
+    private func statementFailure(_ message: String, state: String?) -> KuraError {
+        KuraError.storage(path: location, failure: .engine(code: 0, message: "\(message) (SQLSTATE \(state ?? ""))"))
     }
 
     func close() {

@@ -287,6 +287,34 @@ import Testing
         #expect(try fresh.count(for: FetchRequest(entityName: "Counter", predicate: "name == 'b'")) == 1)
     }
 
+    @Test func aOneStatementSaveTheServerRefusesRunsAsATransactionThatReadsOnTheSameConnection() throws {
+        let server = try Self.server
+        let url = try server.newDatabase()
+        let container = try PersistentContainer(store: .postgres(url: url), model: ConcurrencyWorkload.model())
+        try ConcurrencyWorkload.prepare(container)
+        let engine = try #require(container.store.engine as? PostgresEngine)
+        // Without the function, its prepared call is refused by the server
+        // (an error PostgresNIO's prepared queries report in a type of their own).
+        _ = try server.psql(try Self.databaseName(url), "DROP FUNCTION kura_rewrite")
+        let context = container.newContext()
+        let counter = try context.fetch(FetchRequest(entityName: "Counter", sortDescriptors: [FetchSortDescriptor(key: "name")]))[0]
+        let connections = engine.connectionIDs.load(ordering: .relaxed)
+        try counter.setValue(5, forKey: "value")
+        try context.save()
+        #expect(try ConcurrencyWorkload.counters(container).a == 5)
+        #expect(engine.connectionIDs.load(ordering: .relaxed) == connections, "a refused statement is not a lost connection")
+        // Such an error reaching the engine is the statement's, not a lost server.
+        do {
+            _ = try engine.withConnection { pooled in
+                try pooled.connection.prepare(query: "SELECT kura_no_such_function()").waitForAnswer()
+            }
+            Issue.record("a call of a missing function was prepared")
+        } catch KuraError.storage(_, .engine(_, let message)) {
+            #expect(message.contains("42883"), "undefined function: \(message)")
+        }
+        #expect(engine.connectionIDs.load(ordering: .relaxed) == connections)
+    }
+
     @Test func aPredicateThroughRelationshipsReadsAheadForManyRecordsAtOnce() throws {
         let model = try ManagedObjectModel(entities: [
             EntityDescription(name: "Person", attributes: [AttributeDescription(name: "name", type: .string)], relationships: [
