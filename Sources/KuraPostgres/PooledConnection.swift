@@ -59,9 +59,10 @@ enum SQLLiteral {
     /// (joining the arguments' strings cost a fetch about 12,000
     /// instructions, measured with callgrind).
     static func execute(_ name: String, _ arguments: [SQLLiteral]) -> String {
-        var text = Array("EXECUTE ".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(8 + name.utf8.count + arguments.reduce(2) { $0 + $1.estimatedLength + 2 })
+        text.append(contentsOf: "EXECUTE ".utf8)
         text.append(contentsOf: name.utf8)
-        text.reserveCapacity(text.count + arguments.reduce(2) { $0 + $1.estimatedLength + 2 })
         for (position, argument) in arguments.enumerated() {
             text.append(contentsOf: position == 0 ? "(".utf8 : ", ".utf8)
             argument.write(into: &text)

@@ -14,6 +14,24 @@ struct RowColumns {
         cells = row.makeIterator()
     }
 
+    /// The first column of `row`, an integer; `nil` for NULL.
+    static func integer(of row: PostgresRow) throws -> Int64? {
+        var columns = RowColumns(row)
+        return try columns.integer()
+    }
+
+    /// The first column of `row`, an integer that must not be NULL.
+    static func requiredInteger(of row: PostgresRow) throws -> Int64 {
+        var columns = RowColumns(row)
+        return try columns.requiredInteger()
+    }
+
+    /// The first column of `row`, bytes that must not be NULL.
+    static func requiredBytes(of row: PostgresRow) throws -> ByteBuffer {
+        var columns = RowColumns(row)
+        return try columns.requiredBytes()
+    }
+
     /// The next column's bytes, `nil` for NULL.
     mutating func bytes() throws -> ByteBuffer? {
         guard let cell = cells.next() else { throw UnexpectedColumn() }

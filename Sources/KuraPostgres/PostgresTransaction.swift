@@ -18,8 +18,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     var id: Int {
         if knownID == nil, let lockAnswer {
             // Answered by now: the store asks once its changes are sent.
-            knownID = (try? lockAnswer.waitForAnswer().first.map { var columns = RowColumns($0); return try columns.integer() })
-                .flatMap { $0 }.flatMap { $0 }.map(Int.init) ?? 0
+            knownID = (try? lockAnswer.waitForAnswer().first.flatMap(RowColumns.integer(of:))).flatMap { $0 }.map(Int.init) ?? 0
         }
         return knownID ?? 0
     }
@@ -333,7 +332,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         }
         try flush()
         let row = try executePrepared("SELECT entries FROM kura_spaces WHERE number = $1", [.space(space)]).first
-        return Int(try row.map { var columns = RowColumns($0); return try columns.requiredInteger() } ?? Int64(0))
+        return Int(try row.map(RowColumns.requiredInteger(of:)) ?? 0)
     }
 
     /// A read of one request plans with the counts a recent read saw (so
@@ -420,7 +419,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         try flush()
         let arguments: [SQLLiteral] = [.space(space), .bytes(Array(key))]
         let found = try executePrepared("SELECT value FROM kura_kv WHERE space = $1 AND key = $2", arguments).first
-            .map { var columns = RowColumns($0); return try columns.requiredBytes() }
+            .map(RowColumns.requiredBytes(of:))
         // A read's snapshot answers a key the same way to its end: a key
         // read again (a destination many records share) isn't asked again.
         if isReadOnly { prefetched[PendingKey(space: space.number, key: Array(key))] = .some(found) }
