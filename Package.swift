@@ -55,7 +55,10 @@ let package = Package(
         .testTarget(
             name: "KuraTests", dependencies: ["Kura", "KuraPostgres", "KuraTestSupport", "kura-test-helper", "kura"],
             exclude: ["Fixtures"]),
-        .testTarget(name: "KuraPostgresTests", dependencies: ["KuraPostgres", "Kura", "KuraTestSupport", "kura-test-helper", "kura"]),
+        .testTarget(name: "KuraPostgresTests", dependencies: [
+            "KuraPostgres", "Kura", "KuraTestSupport", "kura-test-helper", "kura",
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
         .testTarget(name: "KuraInspectTests", dependencies: ["KuraInspect", "Kura", "KuraLMDB", "KuraTestSupport", "kura"]),
     ]
 )

@@ -14,22 +14,22 @@ extension EventLoopFuture {
     static var answerTimeout: Int64 { 120 }
 
     /// Waits for the value, from a thread that is not the event loop's, for
-    /// at most ``answerTimeout`` seconds.
+    /// at most `seconds` (``answerTimeout`` unless a test says otherwise).
     ///
     /// The wait is a semaphore the future's callback signals: one task
     /// handed to the event loop. (A promise completed by the future or by a
     /// timeout scheduled on the loop, then `wait()` on it, handed it three,
     /// each waking its thread: about 12,000 instructions a statement on the
     /// caller's thread alone, callgrind.)
-    func waitForAnswer() throws -> Value {
+    func waitForAnswer(within seconds: Int64 = answerTimeout) throws -> Value {
         let answer = Answer()
         whenComplete { result in
             answer.result = result
             answer.semaphore.signal()
         }
-        guard answer.semaphore.wait(timeout: .now() + .seconds(Int(Self.answerTimeout))) == .success,
+        guard answer.semaphore.wait(timeout: .now() + .seconds(Int(seconds))) == .success,
               let result = answer.result else {
-            throw NoAnswer(seconds: Self.answerTimeout)
+            throw NoAnswer(seconds: seconds)
         }
         return try result.get()
     }
