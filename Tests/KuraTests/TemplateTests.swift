@@ -3,6 +3,15 @@ import Kura
 import KuraTestSupport
 import Testing
 
+/// Seats of a hall, unique by (block, row, number).
+final class Seat: ManagedObject {
+    @Attribute var block: String = ""
+    @Attribute var row: Int = 0
+    @Attribute var number: Int = 0
+    @Attribute var holder: String?
+    override class var indexes: [IndexDescription] { [.unique("block", "row", "number")] }
+}
+
 @Suite struct TemplateTests {
     static func model() throws -> ManagedObjectModel {
         let model = try ManagedObjectModel.news()
@@ -79,6 +88,38 @@ import Testing
         #expect(try orders("byOrder", ["order": Int32(1)]) == [1])
         #expect(try orders("byOrder", ["order": 1.0]) == [1])
         #expect(try orders("byOrder", ["order": Optional(0) as Any]) == [0])
+    }
+
+    /// A template over every attribute of a compound unique index looks
+    /// the object up by the index key, built from the variables in the
+    /// index's order whatever order the predicate names them in.
+    @Test func aCompoundUniqueLookupBuildsItsKeyInTheIndexsOrder() throws {
+        let store = try TestStore()
+        let model = try ManagedObjectModel(Seat.self)
+        try model.setFetchRequestTemplate(
+            FetchRequest(entityName: "Seat", predicate: "number == $n AND block == $b AND row == $r"), forName: "seat")
+        let container = try store.open(model)
+        let context = container.newContext()
+        for block in ["A", "B"] {
+            for row in 1...3 {
+                for number in 1...3 {
+                    let seat = Seat(context: context)
+                    (seat.block, seat.row, seat.number, seat.holder) = (block, row, number, "\(block)\(row)-\(number)")
+                }
+            }
+        }
+        try context.save()
+        let reader = container.newContext()
+        func holders(_ variables: [String: Any]) throws -> [String?] {
+            try reader.fetch(model.fetchRequestFromTemplate(withName: "seat", substitutionVariables: variables), as: Seat.self).map(\.holder)
+        }
+        for (block, row, number) in [("A", 1, 2), ("B", 3, 1), ("A", 2, 3), ("B", 1, 1)] {
+            #expect(try holders(["b": block, "r": row, "n": number]) == ["\(block)\(row)-\(number)"])
+        }
+        #expect(try holders(["b": "A", "r": 4, "n": 1]).isEmpty)
+        #expect(try holders(["b": "A", "r": Optional<Int>.none as Any, "n": 1]).isEmpty)
+        let request = try model.fetchRequestFromTemplate(withName: "seat", substitutionVariables: ["b": "B", "r": 2, "n": 3])
+        #expect(request.predicate?.predicateFormat == "number == 3 AND block == \"B\" AND row == 2")
     }
 
     @Test func aUniqueLookupTemplateSeesUnsavedChangesAndTheSameInstances() throws {

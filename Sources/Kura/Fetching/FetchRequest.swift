@@ -28,63 +28,139 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
 
     /// The entity whose objects are fetched.
     public var entityName: String {
-        didSet { compiledPredicate = nil }
-    }
-    /// The condition objects must meet; `nil` for every object.
-    public var predicate: FetchPredicate? {
-        get { compiledPredicate?.substitutedPredicate ?? storedPredicate }
+        get { storage.entityName }
         set {
-            storedPredicate = newValue
+            mutableStorage.entityName = newValue
             compiledPredicate = nil
         }
     }
-    private var storedPredicate: FetchPredicate?
+    /// The condition objects must meet; `nil` for every object.
+    public var predicate: FetchPredicate? {
+        get { compiledPredicate?.substitutedPredicate ?? storage.predicate }
+        set {
+            mutableStorage.predicate = newValue
+            compiledPredicate = nil
+        }
+    }
     /// The predicate already compiled, for requests made from templates.
     /// Changing the entity or the predicate drops it.
     var compiledPredicate: CompiledPredicateBox?
     /// The order of the results; empty for store order (primary key, then
     /// unsaved objects in insertion order).
-    public var sortDescriptors: [FetchSortDescriptor]
+    public var sortDescriptors: [FetchSortDescriptor] {
+        get { storage.sortDescriptors }
+        set { mutableStorage.sortDescriptors = newValue }
+    }
     /// At most this many results; 0 for no limit.
-    public var fetchLimit = 0
+    public var fetchLimit: Int {
+        get { storage.fetchLimit }
+        set { mutableStorage.fetchLimit = newValue }
+    }
     /// Skip this many results first.
-    public var fetchOffset = 0
+    public var fetchOffset: Int {
+        get { storage.fetchOffset }
+        set { mutableStorage.fetchOffset = newValue }
+    }
     /// How many objects ``ManagedObjectContext/fetchBatched(_:)`` loads at a
     /// time; 0 for its default, ``defaultBatchSize``. As Core Data's
     /// `fetchBatchSize`, it changes when objects load, never which ones
     /// match. ``ManagedObjectContext/fetch(_:)`` returns an array, so it
     /// loads every object at once whatever this says.
-    public var fetchBatchSize = 0
+    public var fetchBatchSize: Int {
+        get { storage.fetchBatchSize }
+        set { mutableStorage.fetchBatchSize = newValue }
+    }
     /// The batch size of a batched fetch whose request sets none.
     public static let defaultBatchSize = 1000
     /// What the fetch returns; see ``ManagedObjectContext/execute(_:)``.
-    public var resultType = ResultType.managedObject
+    public var resultType: ResultType {
+        get { storage.resultType }
+        set { mutableStorage.resultType = newValue }
+    }
     /// The properties of dictionary results: attributes, relationships, key
     /// paths through relationships (`author.name`) and aggregates
     /// (`tags.@count`); empty for every attribute and relationship.
-    public var propertiesToFetch: [String] = []
+    public var propertiesToFetch: [String] {
+        get { storage.propertiesToFetch }
+        set { mutableStorage.propertiesToFetch = newValue }
+    }
     /// Relationship key paths (`author`, `tags`, `author.publisher`) whose
     /// destinations a fetch of objects loads in the same pass, as Core Data's
     /// `relationshipKeyPathsForPrefetching`: reading them afterwards needs no
     /// store read per object.
-    public var relationshipKeyPathsForPrefetching: [String] = []
+    public var relationshipKeyPathsForPrefetching: [String] {
+        get { storage.relationshipKeyPathsForPrefetching }
+        set { mutableStorage.relationshipKeyPathsForPrefetching = newValue }
+    }
     /// Whether the context's unsaved changes count (default true): unsaved
     /// inserts appear, deleted objects vanish, changed objects are filtered
     /// and sorted by their current values, and the limit and offset apply
     /// after that. When false, the results are what the store holds (objects
     /// the context has changed still come back as the context's instances).
-    public var includesPendingChanges = true
+    public var includesPendingChanges: Bool {
+        get { storage.includesPendingChanges }
+        set { mutableStorage.includesPendingChanges = newValue }
+    }
     /// Whether the planner may use indexes (default true). Turn it off to
     /// measure a plan without them, or to avoid an index the planner
     /// misjudges, as SQLite's `NOT INDEXED` does. Results are the same either way.
-    public var allowsIndexes = true
+    public var allowsIndexes: Bool {
+        get { storage.allowsIndexes }
+        set { mutableStorage.allowsIndexes = newValue }
+    }
+
+    /// Every part but the compiled predicate, shared by copies until one
+    /// changes (copy on write): a request made from a template is a copy
+    /// of the template's, and copying or dropping six references per
+    /// lookup cost about 700 instructions (callgrind).
+    private var storage: Storage
+
+    private var mutableStorage: Storage {
+        mutating get {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
+            return storage
+        }
+    }
+
+    /// Changed only through ``mutableStorage``, so only while one request holds it.
+    private final class Storage: @unchecked Sendable {
+        var entityName: String
+        var predicate: FetchPredicate?
+        var sortDescriptors: [FetchSortDescriptor]
+        var fetchLimit = 0
+        var fetchOffset = 0
+        var fetchBatchSize = 0
+        var resultType = ResultType.managedObject
+        var propertiesToFetch: [String] = []
+        var relationshipKeyPathsForPrefetching: [String] = []
+        var includesPendingChanges = true
+        var allowsIndexes = true
+
+        init(entityName: String, predicate: FetchPredicate?, sortDescriptors: [FetchSortDescriptor]) {
+            self.entityName = entityName
+            self.predicate = predicate
+            self.sortDescriptors = sortDescriptors
+        }
+
+        init(copying other: Storage) {
+            entityName = other.entityName
+            predicate = other.predicate
+            sortDescriptors = other.sortDescriptors
+            fetchLimit = other.fetchLimit
+            fetchOffset = other.fetchOffset
+            fetchBatchSize = other.fetchBatchSize
+            resultType = other.resultType
+            propertiesToFetch = other.propertiesToFetch
+            relationshipKeyPathsForPrefetching = other.relationshipKeyPathsForPrefetching
+            includesPendingChanges = other.includesPendingChanges
+            allowsIndexes = other.allowsIndexes
+        }
+    }
 
     /// A request for objects of `entityName`, optionally filtered and sorted.
     /// Nothing is checked until the request is fetched (or registered as a template).
     public init(entityName: String, predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
-        self.entityName = entityName
-        self.storedPredicate = predicate
-        self.sortDescriptors = sortDescriptors
+        storage = Storage(entityName: entityName, predicate: predicate, sortDescriptors: sortDescriptors)
     }
 
     /// A copy sorted by `key` after any sort descriptors it has.

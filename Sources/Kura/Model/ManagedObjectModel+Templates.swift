@@ -15,16 +15,21 @@ final class FetchRequestTemplate: Sendable {
     let compiled: CompiledPredicate?
     /// For `key == $variable` (AND …) over every attribute of a unique
     /// index: the index, and the variable of each of its attributes in order.
-    let lookup: (indexName: String, variables: [String], decidesMatch: Bool)?
+    /// (Each variable as its position in ``variableList``.)
+    let lookup: (indexName: String, variableIndices: [Int], decidesMatch: Bool)?
 
     init(request: FetchRequest, entity: EntityDescription, variables: [String: VariableRequirement], compiled: CompiledPredicate?) {
         self.request = request
         predicate = request.predicate
         self.entity = entity
         self.variables = variables
-        self.variableList = variables.map { ($0.key, $0.value) }
+        let variableList = variables.map { ($0.key, $0.value) }
+        self.variableList = variableList
         self.compiled = compiled
-        lookup = compiled.flatMap(Self.uniqueLookup)
+        lookup = compiled.flatMap(Self.uniqueLookup).map { found in
+            let positions = found.variables.map { name in variableList.firstIndex { $0.0 == name }! }
+            return (found.indexName, positions, found.decidesMatch)
+        }
     }
 
     /// The unique index the predicate looks up with variables, if it does exactly that.
@@ -162,44 +167,34 @@ extension ManagedObjectModel {
         // The template's request is copied when the request is made, at
         // the end (a copy retains each of its fields).
         guard let predicate = template.predicate, !template.variables.isEmpty else { return template.request }
-        var values: [(String, FetchPredicate.Expression)] = []
-        values.reserveCapacity(template.variableList.count)
-        for (variable, requirement) in template.variableList {
+        // The first value apart: a template of one variable makes no array.
+        var first = FetchPredicate.Expression.value(nil)
+        var others: [FetchPredicate.Expression] = []
+        for (position, (variable, requirement)) in template.variableList.enumerated() {
             guard let given = substitutionVariables[variable] else { throw KuraError.missingSubstitutionVariable(variable) }
-            values.append((variable, try Self.substitution(given, for: variable, requirement)))
+            let value = try Self.substitution(given, for: variable, requirement)
+            if position == 0 { first = value } else { others.append(value) }
         }
         guard let compiled = template.compiled else {
             var request = template.request
-            request.predicate = FetchPredicate(predicate.root.substituting(values))
+            let names = template.variableList.map(\.name)
+            request.predicate = FetchPredicate(predicate.root.substituting(Array(zip(names, [first] + others))))
             return request
-        }
-        var lookup: PlannedLookup?
-        if let (indexName, variables, decidesMatch) = template.lookup {
-            var prefix: [UInt8] = []
-            prefix.reserveCapacity(64)
-            for variable in variables {
-                guard case .value(let value?)? = values.first(where: { $0.0 == variable })?.1 else {
-                    prefix = []
-                    break   // nil never matches through a unique index; plan normally
-                }
-                IndexKeyEncoding.append(value, to: &prefix)
-            }
-            if !prefix.isEmpty { lookup = PlannedLookup(indexName: indexName, prefix: prefix, decidesMatch: decidesMatch) }
         }
         let box: CompiledPredicateBox
         if template.lookup != nil {
             // Equalities of attributes with values: substituting can't
             // fail, so it waits until a fetch needs the tree.
-            box = CompiledPredicateBox(compiled, lookup: lookup, template: predicate, substitutions: values)
+            box = CompiledPredicateBox(template, first: first, others: others)
         } else {
             var operands: [(String, Operand)] = []
-            operands.reserveCapacity(values.count)
-            for ((variable, value), (_, requirement)) in zip(values, template.variableList) {
+            operands.reserveCapacity(template.variableList.count)
+            for (value, (variable, requirement)) in zip([first] + others, template.variableList) {
                 operands.append((variable, try operand(value, requirement)))
             }
             box = CompiledPredicateBox(
-                substituted: CompiledPredicate(entity: compiled.entity, root: try compiled.root.substituting(operands), variables: [:]),
-                lookup: lookup, template: predicate, substitutions: values)
+                template, first: first, others: others,
+                substituted: CompiledPredicate(entity: compiled.entity, root: try compiled.root.substituting(operands), variables: [:]))
         }
         var request = template.request
         request.compiledPredicate = box

@@ -5,47 +5,76 @@ import Synchronization
 /// object up by a unique index, the index key to look for, so the fetch
 /// doesn't plan either.
 ///
-/// The substituted tree is built when a fetch first needs it: a lookup
-/// whose index key decides the match (``PlannedLookup/decidesMatch``)
-/// never does.
+/// The box keeps the template and the values of its variables; the
+/// substituted tree is built when a fetch first needs it (a lookup whose
+/// index key decides the match, ``PlannedLookup/decidesMatch``, never
+/// does), and the substituted ``FetchPredicate`` only when someone reads
+/// the request's predicate. A lookup makes two allocations: the box and
+/// the index key.
 final class CompiledPredicateBox: Sendable {
-    /// The entity the predicate was compiled for.
-    let entity: EntityDescription
-    let lookup: PlannedLookup?
-    /// The template's predicate and the values of its variables: the
-    /// request's predicate is built from them only when someone reads it.
-    let template: FetchPredicate
-    let substitutions: [(String, FetchPredicate.Expression)]
+    let template: FetchRequestTemplate
+    /// The values of the template's variables, in the order of its
+    /// ``FetchRequestTemplate/variableList``: the first one apart, so that
+    /// a template of one variable needs no array.
+    private let firstValue: FetchPredicate.Expression
+    private let otherValues: [FetchPredicate.Expression]
+    /// The unique index's key for the values, when the template looks one up.
+    private let lookupKey: [UInt8]?
     /// The template's compiled tree, or the substituted tree once built.
     private let tree: Mutex<Tree>
 
     private enum Tree {
-        case unsubstituted(CompiledPredicate)
+        case unsubstituted
         case substituted(CompiledPredicate)
     }
 
-    /// A box whose tree is substituted when first read, from `substitutions`.
-    /// Only for trees that compare attributes with plain values, whose
-    /// substitution can't fail (no pattern to compile, no object to find).
-    convenience init(_ unsubstituted: CompiledPredicate, lookup: PlannedLookup?, template: FetchPredicate,
-                     substitutions: [(String, FetchPredicate.Expression)]) {
-        self.init(.unsubstituted(unsubstituted), lookup: lookup, template: template, substitutions: substitutions)
-    }
-
-    /// A box holding a substituted tree.
-    convenience init(substituted compiled: CompiledPredicate, lookup: PlannedLookup?, template: FetchPredicate,
-                     substitutions: [(String, FetchPredicate.Expression)]) {
-        self.init(.substituted(compiled), lookup: lookup, template: template, substitutions: substitutions)
-    }
-
-    private init(_ tree: Tree, lookup: PlannedLookup?, template: FetchPredicate, substitutions: [(String, FetchPredicate.Expression)]) {
-        switch tree {
-        case .unsubstituted(let compiled), .substituted(let compiled): entity = compiled.entity
-        }
-        self.tree = Mutex(tree)
-        self.lookup = lookup
+    /// A box for `template` with `first` the value of its first variable
+    /// and `others` those of the rest, in the order of its
+    /// ``FetchRequestTemplate/variableList``; with `substituted`, the tree
+    /// with those values in place, else (only for trees that compare
+    /// attributes with plain values, whose substitution can't fail: no
+    /// pattern to compile, no object to find) substituted when first read.
+    init(_ template: FetchRequestTemplate, first: FetchPredicate.Expression, others: [FetchPredicate.Expression],
+         substituted: CompiledPredicate? = nil) {
+        precondition(template.compiled != nil && others.count == template.variableList.count - 1,
+                     "a box is made for a compiled template, with a value for each variable")
         self.template = template
-        self.substitutions = substitutions
+        firstValue = first
+        otherValues = others
+        lookupKey = template.lookup.flatMap { Self.indexKey(of: $0.variableIndices, first, others) }
+        tree = Mutex(substituted.map(Tree.substituted) ?? .unsubstituted)
+    }
+
+    /// The unique index key of a lookup's values (the value of variable
+    /// `variableList[i]` for each `i` of `indices`, in the index's order),
+    /// or `nil` when one is nil: nil never matches through a unique index,
+    /// so the fetch plans normally.
+    private static func indexKey(
+        of indices: [Int], _ first: FetchPredicate.Expression, _ others: [FetchPredicate.Expression]
+    ) -> [UInt8]? {
+        var key: [UInt8] = []
+        key.reserveCapacity(64)
+        for index in indices {
+            guard case .value(let value?) = index == 0 ? first : others[index - 1] else { return nil }
+            IndexKeyEncoding.append(value, to: &key)
+        }
+        return key
+    }
+
+    /// The entity the predicate was compiled for.
+    var entity: EntityDescription { template.entity }
+
+    /// The unique-index lookup the template makes with these values, if it makes one.
+    var lookup: PlannedLookup? {
+        guard let lookupKey, let planned = template.lookup else { return nil }
+        return PlannedLookup(indexName: planned.indexName, prefix: lookupKey, decidesMatch: planned.decidesMatch)
+    }
+
+    /// Each variable's name and value.
+    private var substitutions: [(String, FetchPredicate.Expression)] {
+        var pairs = [(template.variableList[0].name, firstValue)]
+        for (variable, value) in zip(template.variableList.dropFirst(), otherValues) { pairs.append((variable.name, value)) }
+        return pairs
     }
 
     /// The predicate with the request's values in place of its variables.
@@ -54,7 +83,8 @@ final class CompiledPredicateBox: Sendable {
             switch tree {
             case .substituted(let compiled):
                 return compiled
-            case .unsubstituted(let template):
+            case .unsubstituted:
+                let template = template.compiled!
                 let operands = substitutions.map { ($0.0, Operand(substituted: $0.1)) }
                 let compiled = CompiledPredicate(entity: template.entity, root: try template.root.substituting(operands), variables: [:])
                 tree = .substituted(compiled)
@@ -64,7 +94,7 @@ final class CompiledPredicateBox: Sendable {
     }
 
     var substitutedPredicate: FetchPredicate {
-        FetchPredicate(template.root.substituting(substitutions))
+        FetchPredicate(template.predicate!.root.substituting(substitutions))
     }
 }
 

@@ -195,10 +195,16 @@ struct RecordView {
     /// the tag isn't a number's.
     @inline(__always)
     fileprivate static func orderedSortBits(ofStored stored: UnsafeRawBufferPointer) -> UInt64?? {
+        orderedSortBits(tag: stored[0], payload: stored.baseAddress! + 1)
+    }
+
+    /// The ordered bits of a numeric value whose tag is `tag` and whose
+    /// payload (as long as the tag says) starts at `payload`.
+    @inline(__always)
+    fileprivate static func orderedSortBits(tag: UInt8, payload: UnsafeRawPointer) -> UInt64?? {
         // On the tag byte itself: `Tag(rawValue:)` is a call per value.
         typealias Tag = RecordFormat.Tag
-        let payload = Self.payload(of: stored)
-        switch stored[0] {
+        switch tag {
         case Tag.null.rawValue: return .some(nil)
         case Tag.false.rawValue: return SortKey.orderedBits(Int64(0))
         case Tag.true.rawValue: return SortKey.orderedBits(Int64(1))
@@ -215,6 +221,11 @@ struct RecordView {
     /// validated yet: the header, the field's two offsets and its value,
     /// nothing else. What a scan that keeps few of its records asks of each
     /// before it decides to validate the record.
+    ///
+    /// Every offset is checked against the buffer before it is read, then
+    /// read through the base pointer: a scan calls this once a record, and
+    /// the bounds checks of slices and subscripts were half of its cost
+    /// (callgrind, a top-100 without an index).
     struct SortBitsProbe {
         let field: Int
         let tag: UInt8
@@ -232,22 +243,21 @@ struct RecordView {
         /// read it as a view.
         @inline(__always)
         func bits(in bytes: UnsafeRawBufferPointer) -> UInt64?? {
-            guard bytes.count >= RecordFormat.headerSize, bytes[0] == RecordFormat.version else { return nil }
-            let count = Int(bytes.loadUnaligned(fromByteOffset: 9, as: UInt16.self).littleEndian)
+            guard let base = bytes.baseAddress, bytes.count >= RecordFormat.headerSize,
+                  base.load(as: UInt8.self) == RecordFormat.version else { return nil }
+            let count = Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: 9, as: UInt16.self)))
             let dataStart = RecordFormat.headerSize + count * 4
             guard field < count, dataStart <= bytes.count else { return nil }
-            func end(_ number: Int) -> Int {
-                Int(bytes.loadUnaligned(fromByteOffset: RecordFormat.headerSize + number * 4, as: UInt32.self).littleEndian)
-            }
-            let start = field == 0 ? 0 : end(field - 1)
-            let end = end(field)
+            let offsets = base + RecordFormat.headerSize
+            let end = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: field * 4, as: UInt32.self)))
+            let start = field == 0 ? 0 : Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: field * 4 - 4, as: UInt32.self)))
             guard start < end, end <= bytes.count - dataStart else { return nil }
-            let stored = UnsafeRawBufferPointer(rebasing: bytes[(dataStart + start)..<(dataStart + end)])
-            let found = stored[0]
-            if found == RecordFormat.Tag.null.rawValue { return stored.count == 1 ? .some(nil) : nil }
+            let stored = base + dataStart + start
+            let found = stored.load(as: UInt8.self)
+            if found == RecordFormat.Tag.null.rawValue { return end - start == 1 ? .some(nil) : nil }
             guard found == tag || (tag == RecordFormat.Tag.true.rawValue && found == RecordFormat.Tag.false.rawValue),
-                  payloadSize == stored.count - 1 else { return nil }
-            return orderedSortBits(ofStored: stored)
+                  payloadSize == end - start - 1 else { return nil }
+            return orderedSortBits(tag: found, payload: stored + 1)
         }
     }
 
