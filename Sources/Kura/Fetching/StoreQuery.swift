@@ -227,9 +227,18 @@ struct StoreQuery {
                 }
                 return
             }
-            if let keys = plan.foundPrimaryKeys {
+            if var keys = plan.foundPrimaryKeys {
+                // In the index's order when that is the results' order; else
+                // by primary key, the order the store keeps its records in
+                // (neighbours share pages) and the order the results are
+                // put in, where the sort then finds them already.
+                if !plan.isInSortOrder {
+                    keys.sort()
+                } else if plan.isReversed {
+                    keys.reverse()
+                }
                 if txn.readsAreRequests { try txn.prefetch(keys: keys.map(StoreLayout.key), in: tables.records) }
-                for primaryKey in plan.isReversed ? keys.reversed() : keys {
+                for primaryKey in keys {
                     guard let view = try record(primaryKey, in: txn) else { continue }
                     guard try consider(primaryKey, view) else { return }
                 }
