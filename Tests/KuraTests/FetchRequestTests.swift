@@ -30,6 +30,39 @@ final class Counted: ManagedObject {
         objects.map { ($0 as! Counted).rank }
     }
 
+    /// A request is a value: its parts are shared by copies until one
+    /// changes (copy on write), and a change reaches only the copy changed.
+    @Test func aChangedCopyLeavesTheOriginalAndTheTemplateAsTheyWere() throws {
+        let original = FetchRequest(entityName: "News", predicate: "sortOrder > 3", sortDescriptors: [FetchSortDescriptor(key: "title")])
+        var copy = original
+        copy.sortDescriptors.append(FetchSortDescriptor(key: "sortOrder", ascending: false))
+        copy.propertiesToFetch = ["title"]
+        copy.relationshipKeyPathsForPrefetching.append("author")
+        copy.predicate = "sortOrder < 3"
+        copy.fetchLimit = 5
+        #expect(original.sortDescriptors.map(\.key) == ["title"])
+        #expect(original.propertiesToFetch.isEmpty && original.relationshipKeyPathsForPrefetching.isEmpty)
+        #expect(original.predicate?.predicateFormat == "sortOrder > 3" && original.fetchLimit == 0)
+        #expect(copy.sortDescriptors.map(\.key) == ["title", "sortOrder"] && copy.predicate?.predicateFormat == "sortOrder < 3")
+
+        let plain = FetchRequest(entityName: "News")
+        let sorted = plain.sorted(by: "title").limited(to: 2)
+        #expect(plain.sortDescriptors.isEmpty && plain.fetchLimit == 0)
+        #expect(sorted.sortDescriptors.map(\.key) == ["title"] && sorted.fetchLimit == 2)
+        #expect(FetchRequest(entityName: "News").sortDescriptors.isEmpty)
+
+        let model = try ManagedObjectModel.news()
+        try model.setFetchRequestTemplate(
+            FetchRequest(entityName: "News", predicate: "objectId == $id", sortDescriptors: [FetchSortDescriptor(key: "title")]), forName: "byID")
+        var made = try model.fetchRequestFromTemplate(withName: "byID", substitutionVariables: ["id": "a"])
+        made.sortDescriptors = []
+        made.propertiesToFetch.append("title")
+        let again = try model.fetchRequestFromTemplate(withName: "byID", substitutionVariables: ["id": "b"])
+        #expect(again.sortDescriptors.map(\.key) == ["title"] && again.propertiesToFetch.isEmpty)
+        #expect(model.fetchRequestTemplate(forName: "byID")?.sortDescriptors.map(\.key) == ["title"])
+        #expect(made.predicate?.predicateFormat == "objectId == \"a\"" && again.predicate?.predicateFormat == "objectId == \"b\"")
+    }
+
     @Test func limitAndOffsetSliceTheOrderedResults() throws {
         let (_, _, context) = try makeStore()
         let request = FetchRequest(entityName: "Counted").sorted(by: "rank", ascending: false)

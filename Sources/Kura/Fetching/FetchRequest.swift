@@ -28,11 +28,7 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
 
     /// The entity whose objects are fetched.
     public var entityName: String {
-        get { storage.entityName }
-        set {
-            mutableStorage.entityName = newValue
-            compiledPredicate = nil
-        }
+        didSet { compiledPredicate = nil }
     }
     /// The condition objects must meet; `nil` for every object.
     public var predicate: FetchPredicate? {
@@ -50,39 +46,29 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
     public var sortDescriptors: [FetchSortDescriptor] {
         get { storage.sortDescriptors }
         set { mutableStorage.sortDescriptors = newValue }
+        _modify { yield &mutableStorage.sortDescriptors }
     }
     /// At most this many results; 0 for no limit.
-    public var fetchLimit: Int {
-        get { storage.fetchLimit }
-        set { mutableStorage.fetchLimit = newValue }
-    }
+    public var fetchLimit = 0
     /// Skip this many results first.
-    public var fetchOffset: Int {
-        get { storage.fetchOffset }
-        set { mutableStorage.fetchOffset = newValue }
-    }
+    public var fetchOffset = 0
     /// How many objects ``ManagedObjectContext/fetchBatched(_:)`` loads at a
     /// time; 0 for its default, ``defaultBatchSize``. As Core Data's
     /// `fetchBatchSize`, it changes when objects load, never which ones
     /// match. ``ManagedObjectContext/fetch(_:)`` returns an array, so it
     /// loads every object at once whatever this says.
-    public var fetchBatchSize: Int {
-        get { storage.fetchBatchSize }
-        set { mutableStorage.fetchBatchSize = newValue }
-    }
+    public var fetchBatchSize = 0
     /// The batch size of a batched fetch whose request sets none.
     public static let defaultBatchSize = 1000
     /// What the fetch returns; see ``ManagedObjectContext/execute(_:)``.
-    public var resultType: ResultType {
-        get { storage.resultType }
-        set { mutableStorage.resultType = newValue }
-    }
+    public var resultType = ResultType.managedObject
     /// The properties of dictionary results: attributes, relationships, key
     /// paths through relationships (`author.name`) and aggregates
     /// (`tags.@count`); empty for every attribute and relationship.
     public var propertiesToFetch: [String] {
         get { storage.propertiesToFetch }
         set { mutableStorage.propertiesToFetch = newValue }
+        _modify { yield &mutableStorage.propertiesToFetch }
     }
     /// Relationship key paths (`author`, `tags`, `author.publisher`) whose
     /// destinations a fetch of objects loads in the same pass, as Core Data's
@@ -91,28 +77,26 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
     public var relationshipKeyPathsForPrefetching: [String] {
         get { storage.relationshipKeyPathsForPrefetching }
         set { mutableStorage.relationshipKeyPathsForPrefetching = newValue }
+        _modify { yield &mutableStorage.relationshipKeyPathsForPrefetching }
     }
     /// Whether the context's unsaved changes count (default true): unsaved
     /// inserts appear, deleted objects vanish, changed objects are filtered
     /// and sorted by their current values, and the limit and offset apply
     /// after that. When false, the results are what the store holds (objects
     /// the context has changed still come back as the context's instances).
-    public var includesPendingChanges: Bool {
-        get { storage.includesPendingChanges }
-        set { mutableStorage.includesPendingChanges = newValue }
-    }
+    public var includesPendingChanges = true
     /// Whether the planner may use indexes (default true). Turn it off to
     /// measure a plan without them, or to avoid an index the planner
     /// misjudges, as SQLite's `NOT INDEXED` does. Results are the same either way.
-    public var allowsIndexes: Bool {
-        get { storage.allowsIndexes }
-        set { mutableStorage.allowsIndexes = newValue }
-    }
+    public var allowsIndexes = true
 
-    /// Every part but the compiled predicate, shared by copies until one
-    /// changes (copy on write): a request made from a template is a copy
-    /// of the template's, and copying or dropping six references per
-    /// lookup cost about 700 instructions (callgrind).
+    /// The parts that hold references (the predicate and the lists),
+    /// shared by copies until one changes (copy on write): a request made
+    /// from a template is a copy of the template's, and retaining and
+    /// releasing each part per lookup cost about 900 instructions
+    /// (callgrind). A request without them shares ``Storage/defaults`` and
+    /// allocates nothing; the numbers and flags stay in the request, so
+    /// setting a limit doesn't copy the storage.
     private var storage: Storage
 
     private var mutableStorage: Storage {
@@ -124,43 +108,34 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
 
     /// Changed only through ``mutableStorage``, so only while one request holds it.
     private final class Storage: @unchecked Sendable {
-        var entityName: String
+        /// Every part at its default, never changed (a shared instance is
+        /// copied before a change).
+        static let defaults = Storage(predicate: nil, sortDescriptors: [])
+
         var predicate: FetchPredicate?
         var sortDescriptors: [FetchSortDescriptor]
-        var fetchLimit = 0
-        var fetchOffset = 0
-        var fetchBatchSize = 0
-        var resultType = ResultType.managedObject
         var propertiesToFetch: [String] = []
         var relationshipKeyPathsForPrefetching: [String] = []
-        var includesPendingChanges = true
-        var allowsIndexes = true
 
-        init(entityName: String, predicate: FetchPredicate?, sortDescriptors: [FetchSortDescriptor]) {
-            self.entityName = entityName
+        init(predicate: FetchPredicate?, sortDescriptors: [FetchSortDescriptor]) {
             self.predicate = predicate
             self.sortDescriptors = sortDescriptors
         }
 
         init(copying other: Storage) {
-            entityName = other.entityName
             predicate = other.predicate
             sortDescriptors = other.sortDescriptors
-            fetchLimit = other.fetchLimit
-            fetchOffset = other.fetchOffset
-            fetchBatchSize = other.fetchBatchSize
-            resultType = other.resultType
             propertiesToFetch = other.propertiesToFetch
             relationshipKeyPathsForPrefetching = other.relationshipKeyPathsForPrefetching
-            includesPendingChanges = other.includesPendingChanges
-            allowsIndexes = other.allowsIndexes
         }
     }
 
     /// A request for objects of `entityName`, optionally filtered and sorted.
     /// Nothing is checked until the request is fetched (or registered as a template).
     public init(entityName: String, predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
-        storage = Storage(entityName: entityName, predicate: predicate, sortDescriptors: sortDescriptors)
+        self.entityName = entityName
+        storage = predicate == nil && sortDescriptors.isEmpty
+            ? .defaults : Storage(predicate: predicate, sortDescriptors: sortDescriptors)
     }
 
     /// A copy sorted by `key` after any sort descriptors it has.
