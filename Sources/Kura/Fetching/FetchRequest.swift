@@ -46,7 +46,6 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
     public var sortDescriptors: [FetchSortDescriptor] {
         get { storage.sortDescriptors }
         set { mutableStorage.sortDescriptors = newValue }
-        _modify { yield &mutableStorage.sortDescriptors }
     }
     /// At most this many results; 0 for no limit.
     public var fetchLimit = 0
@@ -68,7 +67,6 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
     public var propertiesToFetch: [String] {
         get { storage.propertiesToFetch }
         set { mutableStorage.propertiesToFetch = newValue }
-        _modify { yield &mutableStorage.propertiesToFetch }
     }
     /// Relationship key paths (`author`, `tags`, `author.publisher`) whose
     /// destinations a fetch of objects loads in the same pass, as Core Data's
@@ -77,7 +75,6 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
     public var relationshipKeyPathsForPrefetching: [String] {
         get { storage.relationshipKeyPathsForPrefetching }
         set { mutableStorage.relationshipKeyPathsForPrefetching = newValue }
-        _modify { yield &mutableStorage.relationshipKeyPathsForPrefetching }
     }
     /// Whether the context's unsaved changes count (default true): unsaved
     /// inserts appear, deleted objects vanish, changed objects are filtered
