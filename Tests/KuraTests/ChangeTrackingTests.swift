@@ -61,6 +61,45 @@ import Testing
         #expect(news.changedValues().isEmpty)
     }
 
+    /// On a fetched object whose values weren't decoded, a set compares the
+    /// new value with the stored bytes: the same value (or a canonically
+    /// equivalent text) is no change, another one is, and setting the
+    /// stored value back undoes it.
+    @Test func settingAFetchedObjectsStoredValueChangesNothing() throws {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let writer = container.newContext()
+        let saved = News(context: writer)
+        (saved.title, saved.body, saved.sortOrder, saved.imageURL) = ("caf\u{E9}", "plain", 7, nil)
+        let when = try #require(saved.dateCreated)
+        try writer.save()
+
+        let context = container.newContext()
+        func fetched() throws -> News {
+            try #require(try context.fetch(FetchRequest(entityName: "News"), as: News.self).first)
+        }
+        let news = try fetched()
+        news.title = "cafe\u{301}"
+        news.body = "plain"
+        news.sortOrder = 7
+        news.imageURL = nil
+        news.dateCreated = when
+        #expect(!news.hasChanges && !context.hasChanges)
+        news.body = "other"
+        news.sortOrder = 8
+        news.imageURL = "https://example.org"
+        #expect(news.isUpdated)
+        #expect(Set(news.changedValues().keys) == ["body", "sortOrder", "imageURL"])
+        #expect(try news.committedValues(forKeys: ["body", "sortOrder"]) == ["body": .attribute(.string("plain")), "sortOrder": .attribute(.int(7))])
+        news.body = "plain"
+        news.sortOrder = 7
+        news.imageURL = nil
+        #expect(!news.isUpdated, "back to the stored values is no change")
+        news.title = "tea"
+        try context.save()
+        #expect(try container.newContext().fetch(FetchRequest(entityName: "News"), as: News.self).map(\.title) == ["tea"])
+    }
+
     @Test func theIdentityMapGivesOneInstancePerRecord() throws {
         let store = try TestStore()
         let container = try store.open(.news())

@@ -27,6 +27,42 @@ import Testing
         }
     }
 
+    /// A set compares the new value with the stored one from the record's
+    /// bytes where they decide, and says when only decoding can tell.
+    @Test func aStoredValueIsComparedWithANewOneFromItsBytesWhereTheyDecide() throws {
+        let entity = try EntityDescription(name: "S", attributes: [
+            AttributeDescription(name: "i", type: .int64), AttributeDescription(name: "t", type: .string, isOptional: true),
+            AttributeDescription(name: "b", type: .bool), AttributeDescription(name: "d", type: .double),
+            AttributeDescription(name: "w", type: .date), AttributeDescription(name: "u", type: .string),
+            AttributeDescription(name: "x", type: .decimal),
+        ])
+        let when = Date(timeIntervalSinceReferenceDate: 12.5)
+        let bytes = RecordFormat.encode(
+            [.int(-3), nil, .bool(false), .double(.nan), .date(when), .string("caf\u{E9}"), .decimal(1)], rowVersion: 1,
+            layout: entity.layout)
+        bytes.withUnsafeBytes { raw in
+            let view = RecordView(trusted: raw)
+            func same(_ number: Int, _ value: AttributeValue?) -> Bool? { view.storedValue(number, of: entity, isSameAs: value) }
+            #expect(same(0, .int(-3)) == true && same(0, .int(3)) == false && same(0, nil) == false)
+            #expect(same(1, nil) == true && same(1, .string("")) == false)
+            #expect(same(2, .bool(false)) == true && same(2, .bool(true)) == false)
+            #expect(same(3, .double(.nan)) == true && same(3, .double(0)) == false)
+            #expect(same(4, .date(when)) == true && same(4, .date(when.addingTimeInterval(1))) == false)
+            #expect(same(5, .string("caf\u{E9}")) == true)
+            #expect(same(5, .string("cafe\u{301}")) == nil, "canonically equivalent bytes: only decoding can tell")
+            #expect(same(5, .string("cafe")) == nil, "one side not ASCII")
+            #expect(same(6, .decimal(1)) == nil, "decimals are decoded")
+            #expect(same(0, .string("-3")) == nil, "a tag that isn't the value's type")
+        }
+        let ascii = RecordFormat.encode([.int(0), .string("abc"), .bool(true), .double(0), .date(when), .string("abc"), .decimal(0)],
+                                        rowVersion: 1, layout: entity.layout)
+        ascii.withUnsafeBytes { raw in
+            let view = RecordView(trusted: raw)
+            #expect(view.storedValue(5, of: entity, isSameAs: .string("abd")) == false, "two ASCII texts of other bytes differ")
+            #expect(view.storedValue(5, of: entity, isSameAs: .string("abc")) == true)
+        }
+    }
+
     @Test func valuesNotLoadedAreCopiedFromTheBaseRecordAndOnesItPredatesGetTheirDefault() throws {
         let base = RecordFormat.encode([.int(-3), .string("héllo"), .bool(true), .url(URL(string: "https://a.b")!)],
                                        rowVersion: 4, layout: Self.older.layout)

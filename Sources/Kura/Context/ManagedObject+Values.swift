@@ -264,15 +264,28 @@ extension ManagedObject {
         case .removed, .detached:
             throw KuraError.objectDetached(objectID)
         }
-        // A value decoded just now is the stored one: no need to decode it
-        // again to tell whether the set changes the committed value.
-        let oldIsCommitted = try loadValue(number)
-        // Compared and replaced in place: reading `values[number]` out of
-        // the array would copy the old value first.
-        let isChanged = values.withUnsafeMutableBufferPointer { slots in
-            if AttributeValue.same(slots[number], value) { return false }
-            slots[number] = value
-            return true
+        let isChanged: Bool
+        let oldIsCommitted: Bool
+        if let isSame = try storedValueIsSame(number, as: value) {
+            // Told from the record's bytes: the committed value, not decoded
+            // (a string's would be made only to be compared and dropped).
+            oldIsCommitted = true
+            isChanged = !isSame
+            if isChanged {
+                values.withUnsafeMutableBufferPointer { $0[number] = value }
+                decodedAttributes.insert(number)
+            }
+        } else {
+            // A value decoded just now is the stored one: no need to decode it
+            // again to tell whether the set changes the committed value.
+            oldIsCommitted = try loadValue(number)
+            // Compared and replaced in place: reading `values[number]` out of
+            // the array would copy the old value first.
+            isChanged = values.withUnsafeMutableBufferPointer { slots in
+                if AttributeValue.same(slots[number], value) { return false }
+                slots[number] = value
+                return true
+            }
         }
         guard isChanged else { return }
         guard isTrackingChanges else {
@@ -376,6 +389,19 @@ extension ManagedObject {
         guard let context else { throw KuraError.objectDetached(objectID) }
         record = try context.loadRecord(of: self)
         withoutTrackingChanges { awakeFromFetch() }
+    }
+
+    /// For a set of attribute `number`: whether the stored value is `value`,
+    /// told from the record's bytes (``RecordView/storedValue(_:of:isSameAs:)``)
+    /// when the object holds no decoded value for it; `nil` when it does,
+    /// when there is no record (a new object), or when only decoding can tell.
+    /// Readies ``values`` (firing a fault) first, as a set needs it.
+    @inline(__always)
+    private final func storedValueIsSame(_ number: Int, as value: AttributeValue?) throws(KuraError) -> Bool? {
+        if isFullyDecoded { return nil }
+        try prepareValues()
+        if isFullyDecoded || decodedAttributes.contains(number) { return nil }
+        return withRecordBytes { RecordView(trusted: $0).storedValue(number, of: entity, isSameAs: value) } ?? nil
     }
 
     /// Makes ``values`` hold attribute `number`, decoding only that one;

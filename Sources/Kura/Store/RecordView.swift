@@ -298,6 +298,53 @@ struct RecordView {
         }
     }
 
+    /// Whether the stored value of attribute `number` is `value`, told from
+    /// its bytes without decoding it where the bytes decide: nil, Booleans,
+    /// integers, doubles and dates by their bits (NaN the same as NaN, as
+    /// `==` on attribute values says), texts when their UTF-8 is the same or
+    /// both are ASCII. `nil` when only decoding can tell: other types, a
+    /// record that predates the attribute, a tag that isn't the value's
+    /// type, texts of other bytes that may be canonically equivalent.
+    func storedValue(_ number: Int, of entity: EntityDescription, isSameAs value: AttributeValue?) -> Bool? {
+        typealias Tag = RecordFormat.Tag
+        let layout = entity.layout
+        let field = layout.isIdentity ? number : layout.attributeFields[number]
+        guard field < count else { return nil }
+        let stored = valueBytes(field)
+        let tag = stored[0]
+        guard let value else { return tag == Tag.null.rawValue }
+        if tag == Tag.null.rawValue { return false }
+        let payload = Self.payload(of: stored)
+        func bits() -> UInt64 { payload.loadUnaligned(as: UInt64.self).littleEndian }
+        switch value {
+        case .bool(let flag):
+            guard tag == Tag.false.rawValue || tag == Tag.true.rawValue else { return nil }
+            return (tag == Tag.true.rawValue) == flag
+        case .int(let integer):
+            guard tag == Tag.int.rawValue else { return nil }
+            return Int64(bitPattern: bits()) == integer
+        case .double(let number):
+            guard tag == Tag.double.rawValue else { return nil }
+            let old = Double(bitPattern: bits())
+            return old == number || (old.isNaN && number.isNaN)
+        case .date(let date):
+            guard tag == Tag.date.rawValue else { return nil }
+            let (old, new) = (Double(bitPattern: bits()), date.timeIntervalSinceReferenceDate)
+            return old == new || (old.isNaN && new.isNaN)
+        case .string(var text):
+            guard tag == Tag.string.rawValue else { return nil }
+            return text.withUTF8 { utf8 -> Bool? in
+                let new = UnsafeRawBufferPointer(utf8)
+                if new.count == payload.count && (new.isEmpty || memcmp(new.baseAddress!, payload.baseAddress!, new.count) == 0) {
+                    return true
+                }
+                return IndexKeyEncoding.isASCII(new) && IndexKeyEncoding.isASCII(payload) ? false : nil
+            }
+        default:
+            return nil
+        }
+    }
+
     /// The primary key a to-one's reference field holds, or `nil` (no
     /// destination, or a record written before the relationship existed).
     @inline(__always)
