@@ -7,7 +7,10 @@ extension ManagedObjectContext {
     /// prefetching, indexes turned off, or unsaved changes of the entity
     /// that the fetch must see.
     func fetchByTemplateLookup(_ request: FetchRequest) throws -> [ManagedObject]? {
-        guard let box = request.compiledPredicate, let lookup = box.lookup, parent == nil, request.allowsIndexes,
+        // The box's key and the template's index as they are: a
+        // `PlannedLookup` made of them cost about 90 instructions a lookup.
+        guard let box = request.compiledPredicate, let key = box.lookupKey, let lookup = box.template.lookup,
+              parent == nil, request.allowsIndexes,
               request.sortDescriptors.isEmpty, request.fetchOffset == 0, request.fetchLimit >= 0, request.fetchBatchSize >= 0,
               request.relationshipKeyPathsForPrefetching.isEmpty,
               let entity = try? model.requireEntity(of: request), entity === box.entity,
@@ -22,7 +25,7 @@ extension ManagedObjectContext {
         let predicate = lookup.decidesMatch ? nil : try box.compiled()
         return try store.readOneRequest { txn -> [ManagedObject] in
             try CancellationCheck.check()
-            let found = try store.withUniqueRecord(lookup.prefix, in: index, of: tables, txn) { primaryKey, bytes -> ManagedObject? in
+            let found = try store.withUniqueRecord(key, in: index, of: tables, txn) { primaryKey, bytes -> ManagedObject? in
                 // An object keeps its record: check all of it first.
                 let view = try store.validatedRecord(bytes, of: entity)
                 if let predicate, try !predicate.evaluate(on: RecordSource(view: view, entity: entity, primaryKey: primaryKey)) {

@@ -19,7 +19,7 @@ final class CompiledPredicateBox: Sendable {
     private let firstValue: FetchPredicate.Expression
     private let otherValues: [FetchPredicate.Expression]
     /// The unique index's key for the values, when the template looks one up.
-    private let lookupKey: [UInt8]?
+    let lookupKey: [UInt8]?
     /// The template's compiled tree, or the substituted tree once built.
     private let tree: Mutex<Tree>
 
