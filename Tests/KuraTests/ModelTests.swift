@@ -14,6 +14,28 @@ final class Gadget: ManagedObject {
 
 final class NoAttributes: ManagedObject {}
 
+/// A class of a class: each level's attributes, and their initial values.
+class Vehicle: ManagedObject {
+    @Attribute var wheels: Int = 4
+    @Attribute var maker: String = "Acme"
+    @Attribute var note: String?
+}
+
+final class Truck: Vehicle {
+    @Attribute var load: Double = 2.5
+    @Attribute var plate: String = "K-1"
+    @Attribute var since: Date?
+}
+
+/// Initializes an attribute a second time in its initializer.
+final class Reinitialized: ManagedObject {
+    @Attribute var name: String = "first"
+    required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+        super.init(entity: entity, insertInto: context)
+        _name = Attribute(wrappedValue: "second")
+    }
+}
+
 @Suite struct ModelTests {
     @Test func anEntityIsBuiltFromAClassWithEachAttributeNamedOnce() throws {
         let entity = try EntityDescription(Gadget.self)
@@ -27,6 +49,26 @@ final class NoAttributes: ManagedObject {}
         ])
         #expect(entity.indexes == [.index("rank"), IndexDescription(["name", "rank"], isUnique: true)])
         #expect(entity.indexes[1].name == "name_rank")
+    }
+
+    /// The initial values reach the model from the prototype the class is
+    /// reflected on, each to its own attribute, superclass attributes first;
+    /// objects keep none of them (an attribute's storage is one byte).
+    @Test func initialValuesOfEveryLevelOfAClassReachTheirAttributes() throws {
+        let entity = try EntityDescription(Truck.self)
+        #expect(entity.attributes.map(\.name) == ["wheels", "maker", "note", "load", "plate", "since"])
+        #expect(entity.attributes.map(\.defaultValue) == [.int(4), .string("Acme"), nil, .double(2.5), .string("K-1"), nil])
+        #expect(try EntityDescription(Gadget.self).attributes.map(\.defaultValue) == [nil, nil, .int(3), .decimal(0)])
+        #expect(MemoryLayout<Attribute<String>>.size == 1)
+        let store = try TestStore()
+        let context = try store.open(ManagedObjectModel(Truck.self)).newContext()
+        let truck = Truck(context: context)
+        #expect(truck.wheels == 4 && truck.maker == "Acme" && truck.load == 2.5 && truck.plate == "K-1" && truck.since == nil)
+        #expect(throws: KuraError.invalidModel(
+            "Reinitialized initialized its @Attribute properties 2 times for 1 declared; "
+                + "give attributes their initial values in their declarations, not in an initializer")) {
+            try EntityDescription(Reinitialized.self)
+        }
     }
 
     @Test func invalidModelsAreRefusedWithTheReason() throws {

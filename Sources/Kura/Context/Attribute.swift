@@ -19,26 +19,34 @@
 ///
 /// The initial value is evaluated each time an object is created, fetched
 /// ones included, so keep it a constant; set computed starting values (a new
-/// UUID, the current date) in ``ManagedObject/awakeFromInsert()``. A
+/// UUID, the current date) in ``ManagedObject/awakeFromInsert()``. The model
+/// takes it once, when it reflects the class, and objects don't keep it (an
+/// `Attribute` is one byte in its object): give it in the declaration, as a
+/// class whose initializer initializes an attribute's storage again is
+/// refused (``KuraError/invalidModel(_:)``). A
 /// non-optional attribute without an initial value must be set before the
 /// object is saved (validation fails otherwise), and reading it before then
 /// stops the program with a message saying so.
 @propertyWrapper
 public struct Attribute<Value: AttributeValueConvertible>: AttributeDeclaration {
-    let declaredDefault: Value?
     /// Whether the attribute gets an index, and whether it is unique.
+    ///
+    /// (The only thing an `Attribute` keeps: the initial value goes to the
+    /// model when the class is reflected, not into every object.)
     public let options: AttributeOptions
 
     /// An attribute with no initial value.
+    @inlinable
     public init(_ options: AttributeOptions = []) {
-        declaredDefault = nil
         self.options = options
+        AttributeDefaults.record(nil)
     }
 
     /// An attribute whose new objects start with `wrappedValue`.
+    @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions = []) {
-        declaredDefault = wrappedValue
         self.options = options
+        AttributeDefaults.record(wrappedValue.attributeValue)
     }
 
     @available(*, unavailable, message: "@Attribute declares properties of ManagedObject subclasses only")
@@ -72,7 +80,6 @@ public struct Attribute<Value: AttributeValueConvertible>: AttributeDeclaration 
 
     var attributeType: AttributeType { Value.attributeType }
     var isOptional: Bool { Value.isOptionalAttribute }
-    var declaredDefaultValue: AttributeValue? { declaredDefault?.attributeValue }
 }
 
 /// Options of an ``Attribute``.
@@ -86,10 +93,10 @@ public struct AttributeOptions: OptionSet, Sendable, Hashable {
     public static let unique = AttributeOptions(rawValue: 3)
 }
 
-/// What the model builder reads from an ``Attribute`` through reflection.
+/// What the model builder reads from an ``Attribute`` through reflection
+/// (its initial value comes from ``AttributeDefaults``).
 protocol AttributeDeclaration {
     var attributeType: AttributeType { get }
     var isOptional: Bool { get }
-    var declaredDefaultValue: AttributeValue? { get }
     var options: AttributeOptions { get }
 }

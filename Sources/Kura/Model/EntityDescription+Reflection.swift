@@ -9,7 +9,7 @@ extension EntityDescription {
     /// - Throws: ``KuraError/invalidModel(_:)`` when the class declares no
     ///   attributes or an invalid one.
     public convenience init(_ type: ManagedObject.Type) throws {
-        let prototype = type.init(entity: .prototype, insertInto: nil)
+        let (prototype, initialValues) = AttributeDefaults.recording { type.init(entity: .prototype, insertInto: nil) }
         var attributes: [AttributeDescription] = []
         var relationships: [RelationshipDescription] = []
         var inverseResolvers: [Int: @Sendable () -> String] = [:]
@@ -20,8 +20,26 @@ extension EntityDescription {
             mirrors.insert(current, at: 0)
             mirror = current.superclassMirror
         }
+        // The initial values arrive in the order the attributes were
+        // initialized: the class's own first, then each superclass's (a
+        // class initializes its own properties before its superclass's),
+        // each class's in declaration order. The mirrors go from the
+        // topmost class down.
+        let counts = mirrors.map { $0.children.count { $0.value is AttributeDeclaration } }
+        guard counts.reduce(0, +) == initialValues.count else {
+            throw KuraError.invalidModel(
+                "\(type) initialized its @Attribute properties \(initialValues.count) times for \(counts.reduce(0, +)) declared; "
+                    + "give attributes their initial values in their declarations, not in an initializer")
+        }
+        var defaultsByMirror: [ArraySlice<AttributeValue?>] = []
+        var next = initialValues[...]
+        for count in counts.reversed() {
+            defaultsByMirror.insert(next.prefix(count), at: 0)
+            next = next.dropFirst(count)
+        }
         let renamed = type.propertyRenamingIdentifiers
-        for mirror in mirrors {
+        for (mirror, defaults) in zip(mirrors, defaultsByMirror) {
+            var defaults = defaults
             for child in mirror.children {
                 guard let label = child.label else { continue }
                 let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
@@ -39,7 +57,7 @@ extension EntityDescription {
                     name: name,
                     type: declaration.attributeType,
                     isOptional: declaration.isOptional,
-                    defaultValue: declaration.declaredDefaultValue,
+                    defaultValue: defaults.removeFirst(),
                     renamingIdentifier: renamed[name]))
                 if declaration.options.contains(.unique) {
                     indexes.append(.unique(name))
