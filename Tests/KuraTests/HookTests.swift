@@ -57,6 +57,13 @@ final class Child: ManagedObject {
     override func willSave() { super.willSave(); Self.willSaveCount += 1 }
 }
 
+/// Counts its `willSave` calls; `code` is unique, so a save can fail after them.
+final class SaveCounted: ManagedObject {
+    @Attribute(.unique) var code: String = ""
+    nonisolated(unsafe) static var willSaveCalls = 0
+    override func willSave() { super.willSave(); Self.willSaveCalls += 1 }
+}
+
 @Suite(.serialized) struct HookTests {
     @Test func eachHookFiresTheRightNumberOfTimesInOrder() throws {
         let store = try TestStore()
@@ -169,5 +176,30 @@ final class Child: ManagedObject {
         }
         #expect(try container.newContext().count(for: FetchRequest(entityName: "Chain")) == 0)
         #expect(context.insertedObjects.count == 11, "the objects made by willSave stay in the context")
+    }
+
+    @Test func everySaveCallsWillSaveAgainEvenAfterAFailedOne() throws {
+        let store = try TestStore()
+        let container = try store.open(ManagedObjectModel(SaveCounted.self))
+        let first = container.newContext()
+        SaveCounted(context: first).code = "a"
+        try first.save()
+
+        SaveCounted.willSaveCalls = 0
+        let context = container.newContext()
+        let object = SaveCounted(context: context)
+        object.code = "a"
+        #expect(throws: KuraError.self) { try context.save() }
+        #expect(SaveCounted.willSaveCalls == 1)
+
+        object.code = "b"
+        try context.save()
+        #expect(SaveCounted.willSaveCalls == 2, "the failed save's call doesn't count for this one")
+
+        object.code = "c"
+        try context.save()
+        #expect(SaveCounted.willSaveCalls == 3)
+        try context.save()
+        #expect(SaveCounted.willSaveCalls == 3, "a save with nothing to write calls nothing")
     }
 }

@@ -107,12 +107,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// True while the object is in its context's list of changes not yet
     /// announced by ``ManagedObjectContext/processPendingChanges()``.
     @exclusivity(unchecked) var isInUnprocessedList = false
-    /// Whether this save's `willSave` passes have called ``willSave()`` on it.
-    @exclusivity(unchecked) var isWillSaveCalled = false
     /// Whether a value was set without tracking (in `awakeFromFetch`) since
     /// the record was last written: then ``changedAttributes`` doesn't say
     /// every way the values differ from the record.
     @exclusivity(unchecked) var hasUntrackedValues = false
+    /// The context's ``ManagedObjectContext/saveNumber`` of the save whose
+    /// `willSave` passes last called ``willSave()`` on it (a number, not a
+    /// flag: no pass clears it after a save).
+    @exclusivity(unchecked) var willSaveNumber: UInt32 = 0
     /// Set only on the probe objects that find a key path's property: the
     /// names of the properties its typed accessors read.
     @exclusivity(unchecked) var probedProperties: [String]?

@@ -104,7 +104,7 @@ extension ManagedObjectContext {
             })
         }
 
-        let result = try store.save(changes)
+        var result = try store.save(changes)
 
         // Committed: adopt what was written.
         var saved = ContextChanges()
@@ -118,7 +118,7 @@ extension ManagedObjectContext {
             if !savesEveryInsert { temporaries[object.objectID.number] = nil }
             let primaryKey = result.insertedKeys[position]
             object.objectID = ObjectID(entity: object.entity, number: primaryKey, isTemporaryID: false)
-            object.record = result.insertedRecords[position]
+            swap(&object.record, &result.insertedRecords[position])
             object.hasUntrackedValues = false
             object.state = .persisted
             object.changedAttributes.removeAll()
@@ -132,8 +132,8 @@ extension ManagedObjectContext {
             saved.inserted.append(object.objectID)
         }
         for (position, object) in updated.enumerated() {
-            if let record = result.updatedRecords[position] {
-                object.record = record
+            if result.updatedRecords[position] != nil {
+                swap(&object.record, &result.updatedRecords[position])
                 object.hasUntrackedValues = false
             }
             object.changedAttributes.removeAll()
@@ -156,7 +156,8 @@ extension ManagedObjectContext {
             object.context = nil
             saved.deleted.append(object.objectID)
         }
-        for object in pending { object.isInPendingList = false }
+        let list = pending
+        list.forEachUnretained { $0.isInPendingList = false }
         pending.removeAll()
         for object in unprocessed { object.isInUnprocessedList = false }
         unprocessed.removeAll()
@@ -204,32 +205,42 @@ extension ManagedObjectContext {
         return record.withUnsafeBytes { RecordView(trusted: $0).rowVersion }
     }
 
-    /// Calls `willSave` once per object to save, in rounds, until no object
-    /// that hasn't had its call has changes.
+    /// Calls `willSave` once per object to save, in passes over the pending
+    /// list, until a pass finds no object with changes that hasn't had its
+    /// call. An object is due when its pass reaches it: one that a hook
+    /// changes before its turn comes gets its call in the same pass, one
+    /// that a hook added to the list gets it in the next.
     private func runWillSave() throws {
-        // Each object called is marked (a flag, not a set: no hashing per object) until the passes end.
-        var called: [ManagedObject] = []
-        defer { for object in called { object.isWillSaveCalled = false } }
+        saveNumber = saveNumber == .max ? 1 : saveNumber + 1
+        let number = saveNumber
+        @inline(__always) func isDue(_ object: ManagedObject) -> Bool {
+            object.willSaveNumber != number && object.hasChanges
+        }
         var passes = 0
         while true {
-            let round = pending.filter { $0.hasChanges && !$0.isWillSaveCalled }
-            if round.isEmpty { return }
+            let list = pending
             guard passes < maximumWillSavePasses else {
-                throw KuraError.willSaveDidNotSettle(passes: passes, objectIDs: round.map(\.objectID))
+                let due = list.filter(isDue)
+                if due.isEmpty { return }
+                throw KuraError.willSaveDidNotSettle(passes: passes, objectIDs: due.map(\.objectID))
             }
-            passes += 1
-            called += round
-            for object in round {
-                object.isWillSaveCalled = true
+            var calledAny = false
+            list.forEachUnretained { object in
+                guard isDue(object) else { return }
+                object.willSaveNumber = number
+                calledAny = true
                 object.willSave()
             }
+            if !calledAny { return }
+            passes += 1
         }
     }
 
     /// Validates every object to save; throws all failures at once.
     private func validatePending() throws {
         var failures: [ValidationFailure] = []
-        for object in pending {
+        let list = pending  // a `validateFor…` override may change objects: the walk goes over this copy
+        list.forEachUnretained { object in
             do {
                 switch (object.state, runsObjectHooks) {
                 case (.inserted, true): try object.validateForInsert()

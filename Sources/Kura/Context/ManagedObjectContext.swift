@@ -77,6 +77,9 @@ public final class ManagedObjectContext {
     /// Objects changed since the last objects-did-change notification.
     @exclusivity(unchecked) var unprocessed: [ManagedObject] = []
     var isSaving = false
+    /// Counts the saves that ran `willSave` passes, from 1 (an object's
+    /// ``ManagedObject/willSaveNumber`` starts at 0: never called).
+    var saveNumber: UInt32 = 0
     /// Mistakes made where nothing could throw (a typed relationship property
     /// given an object of another context, a deletion whose rules couldn't
     /// read the store): the next save throws the first of them.

@@ -104,8 +104,11 @@ struct ChangeSet {
 struct SaveResult {
     /// The primary key each insert got, in the order of ``ChangeSet/inserts``.
     var insertedKeys: [UInt64] = []
-    /// The stored record of each insert, in order.
-    var insertedRecords: [[UInt8]] = []
+    /// The stored record of each insert, in order. Optional so that the
+    /// context can move each one into its object (`swap`) rather than copy
+    /// it: a copy is a retain now and a release when the result goes, each
+    /// on a record no cache holds any more in a large save.
+    var insertedRecords: [[UInt8]?] = []
     /// The stored record of each update, in order (`nil` when not rewritten).
     var updatedRecords: [[UInt8]?] = []
 }
