@@ -15,8 +15,29 @@ final class FetchRequestTemplate: Sendable {
     let compiled: CompiledPredicate?
     /// For `key == $variable` (AND …) over every attribute of a unique
     /// index: the index, and the variable of each of its attributes in order.
-    /// (Each variable as its position in ``variableList``.)
-    let lookup: (indexName: String, variableIndices: [Int], decidesMatch: Bool)?
+    let lookup: UniqueLookup?
+    /// Whether a request made from the template substitutes values: it has
+    /// a predicate, with variables. (Flags, so a lookup reads them without
+    /// copying the optionals they stand for: a retain and a release each.)
+    let substitutes: Bool
+    /// Whether ``lookup`` is set.
+    let looksUp: Bool
+
+    /// A template's unique-index lookup.
+    final class UniqueLookup: Sendable {
+        let indexName: String
+        /// The variable of each of the index's attributes, in the index's
+        /// order, as its position in ``FetchRequestTemplate/variableList``.
+        let variableIndices: [Int]
+        /// See ``PlannedLookup/decidesMatch``.
+        let decidesMatch: Bool
+
+        init(indexName: String, variableIndices: [Int], decidesMatch: Bool) {
+            self.indexName = indexName
+            self.variableIndices = variableIndices
+            self.decidesMatch = decidesMatch
+        }
+    }
 
     init(request: FetchRequest, entity: EntityDescription, variables: [String: VariableRequirement], compiled: CompiledPredicate?) {
         self.request = request
@@ -28,8 +49,10 @@ final class FetchRequestTemplate: Sendable {
         self.compiled = compiled
         lookup = compiled.flatMap(Self.uniqueLookup).map { found in
             let positions = found.variables.map { name in variableList.firstIndex { $0.0 == name }! }
-            return (found.indexName, positions, found.decidesMatch)
+            return UniqueLookup(indexName: found.indexName, variableIndices: positions, decidesMatch: found.decidesMatch)
         }
+        substitutes = predicate != nil && !variables.isEmpty
+        looksUp = lookup != nil
     }
 
     /// The unique index the predicate looks up with variables, if it does exactly that.
@@ -100,7 +123,7 @@ extension ManagedObjectModel {
                 throw KuraError.modelFrozen("a store uses this model, so template '\(name)' can't be set")
             }
             state.templates[name] = checked
-            state.lastTemplate = nil
+            (state.lastTemplateName, state.lastTemplate) = ("", nil)
         }
     }
 
@@ -158,35 +181,30 @@ extension ManagedObjectModel {
     ///   ``KuraError/substitutionTypeMismatch(variable:expected:found:)``.
     public func fetchRequestFromTemplate(withName name: String, substitutionVariables: [String: Any]) throws -> FetchRequest {
         let found = state.withLock { state -> FetchRequestTemplate? in
-            if let last = state.lastTemplate, last.name == name { return last.template }
+            if state.lastTemplateName == name, let last = state.lastTemplate { return last }
             let template = state.templates[name]
-            if let template { state.lastTemplate = (name, template) }
+            if let template { (state.lastTemplateName, state.lastTemplate) = (name, template) }
             return template
         }
         guard let template = found else { throw KuraError.unknownTemplate(name) }
         // The template's request is copied when the request is made, at
         // the end (a copy retains each of its fields).
-        guard let predicate = template.predicate, !template.variables.isEmpty else { return template.request }
+        guard template.substitutes else { return template.request }
         // The first value apart: a template of one variable makes no array.
         var first = FetchPredicate.Expression.value(nil)
         var others: [FetchPredicate.Expression] = []
-        for (position, (variable, requirement)) in template.variableList.enumerated() {
+        for position in template.variableList.indices {
+            let (variable, requirement) = template.variableList[position]
             guard let given = substitutionVariables[variable] else { throw KuraError.missingSubstitutionVariable(variable) }
             let value = try Self.substitution(given, for: variable, requirement)
             if position == 0 { first = value } else { others.append(value) }
         }
-        guard let compiled = template.compiled else {
-            var request = template.request
-            let names = template.variableList.map(\.name)
-            request.predicate = FetchPredicate(predicate.root.substituting(Array(zip(names, [first] + others))))
-            return request
-        }
         let box: CompiledPredicateBox
-        if template.lookup != nil {
+        if template.looksUp {
             // Equalities of attributes with values: substituting can't
             // fail, so it waits until a fetch needs the tree.
             box = CompiledPredicateBox(template, first: first, others: others)
-        } else {
+        } else if let compiled = template.compiled {
             var operands: [(String, Operand)] = []
             operands.reserveCapacity(template.variableList.count)
             for (value, (variable, requirement)) in zip([first] + others, template.variableList) {
@@ -195,6 +213,11 @@ extension ManagedObjectModel {
             box = CompiledPredicateBox(
                 template, first: first, others: others,
                 substituted: CompiledPredicate(entity: compiled.entity, root: try compiled.root.substituting(operands), variables: [:]))
+        } else {
+            var request = template.request
+            let names = template.variableList.map(\.name)
+            request.predicate = FetchPredicate(template.predicate!.root.substituting(Array(zip(names, [first] + others))))
+            return request
         }
         var request = template.request
         request.compiledPredicate = box

@@ -33,9 +33,12 @@ public final class ManagedObjectModel: Sendable {
     struct State: ~Copyable {
         var isFrozen = false
         var templates: [String: FetchRequestTemplate] = [:]
-        /// The template last asked for by name: an app asks for the same one
-        /// again and again, and comparing a name costs less than hashing it.
-        var lastTemplate: (name: String, template: FetchRequestTemplate)?
+        /// The template last asked for by name, and its name (empty for
+        /// none: a template's name isn't): an app asks for the same one again
+        /// and again, and comparing a name costs less than hashing it. Two
+        /// fields, not an optional pair, so the comparison copies nothing.
+        var lastTemplateName = ""
+        var lastTemplate: FetchRequestTemplate?
         /// True once a store has set the entities' ``RecordLayout``s.
         var hasBoundLayouts = false
     }

@@ -36,8 +36,8 @@ final class CompiledPredicateBox: Sendable {
     /// pattern to compile, no object to find) substituted when first read.
     init(_ template: FetchRequestTemplate, first: FetchPredicate.Expression, others: [FetchPredicate.Expression],
          substituted: CompiledPredicate? = nil) {
-        precondition(template.compiled != nil && others.count == template.variableList.count - 1,
-                     "a box is made for a compiled template, with a value for each variable")
+        assert(template.compiled != nil && others.count == template.variableList.count - 1,
+               "a box is made for a compiled template, with a value for each variable")
         self.template = template
         firstValue = first
         otherValues = others
