@@ -102,6 +102,13 @@ public enum KuraError: Error, Sendable, Hashable {
     case modelMismatch(path: String, differences: [ModelDifference])
     /// A migration failed; the store is as it was. Each reason is listed.
     case migrationFailed(path: String, failures: [MigrationFailure])
+    /// The model given is older than the one the store holds (an older
+    /// build of the app, a rolled-back deploy): migrating the store back
+    /// would drop what newer versions added, so it is refused and nothing
+    /// changes. `stored` and `given` name both versions (see
+    /// ``ManagedObjectModel/versionIdentifier``; the "Changing your model"
+    /// article says how the order is told).
+    case modelOlderThanStore(path: String, stored: String, given: String)
     /// Another process migrated the store to another model since this one
     /// opened it: a save writes nothing, and reading a record the migration
     /// rewrote fails with this. Reopen the store with the newer model.
@@ -203,6 +210,10 @@ extension KuraError: CustomStringConvertible {
             "the model of '\(path)' differs from the one given: " + differences.map(\.description).joined(separator: "; ")
         case .migrationFailed(let path, let failures):
             "migrating '\(path)' failed, and the store is unchanged: " + failures.map(\.description).joined(separator: "; ")
+        case .modelOlderThanStore(let path, let stored, let given):
+            "'\(path)' holds \(stored), newer than this app's \(given): an older model can't migrate it back "
+                + "without dropping what the newer one added, so nothing was changed (if this model is the newer one, "
+                + "give it a versionIdentifier that sorts after the store's)"
         case .storeMigrated(let path):
             "another process migrated '\(path)' to another model version: reopen it with that model; nothing was saved"
         case .corruptStore(let path, let reason):

@@ -49,6 +49,17 @@ enum KuraCommands {
         }
     }
 
+    /// `open-migration-model STORE VERSION`: opens the store with
+    /// ``MigrationWorkload``'s model `VERSION` (1 or 2), migrating it when
+    /// that is allowed, and says `opened VERSION` (or exits with the error).
+    static func openMigrationModel(_ arguments: [String]) throws {
+        guard arguments.count == 2, ["1", "2"].contains(arguments[1]) else { throw HelperError.usage("open-migration-model STORE 1|2") }
+        let model = arguments[1] == "1" ? try MigrationWorkload.v1() : try MigrationWorkload.v2()
+        let container = try PersistentContainer(store: storeDescription(arguments[0]), model: model)
+        say("opened \(container.model.versionIdentifier ?? "")")
+        container.close()
+    }
+
     /// `migrate PATH`: opens the store with ``MigrationWorkload/v2()``,
     /// which migrates it, and says `migrated` with the time it took.
     static func migrate(_ arguments: [String]) throws {

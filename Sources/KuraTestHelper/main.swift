@@ -40,6 +40,8 @@ do {
         try KuraCommands.watchIdle(Array(arguments.dropFirst()))
     case "later":
         try KuraCommands.later(Array(arguments.dropFirst()))
+    case "open-migration-model":
+        try KuraCommands.openMigrationModel(Array(arguments.dropFirst()))
     case "migrate":
         try KuraCommands.migrate(Array(arguments.dropFirst()))
     case "check-store":

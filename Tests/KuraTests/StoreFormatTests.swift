@@ -147,7 +147,8 @@ import Testing
         let old = stored.model
         stored.close()
         let sample = try #require(old.entity(named: "FixtureSample"))
-        let newer = try ManagedObjectModel(entities: [
+        // A newer version (the identifier says so) that removes `blob`.
+        let newer = try ManagedObjectModel(versionIdentifier: "2", entities: [
             Self.changed(sample, attributes: { attributes in
                 attributes.removeAll { $0.name == "blob" }
                 let name = attributes.firstIndex { $0.name == "name" }!

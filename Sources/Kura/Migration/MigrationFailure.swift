@@ -21,6 +21,11 @@ public struct MigrationFailure: Sendable, Hashable, CustomStringConvertible {
         /// The store's model is not the source of any stage and the plan's
         /// models can't be reached from it.
         case storeVersionNotInPlan(version: String?)
+        /// An inferred migration would remove an entity, attribute or
+        /// relationship (`property` is `nil` for an entity) that holds data
+        /// in `count` objects, and the app didn't say it may (see the
+        /// "Changing your model" article).
+        case wouldRemoveData(entity: String, property: String?, count: Int)
     }
 
     public var reason: Reason
@@ -49,6 +54,10 @@ public struct MigrationFailure: Sendable, Hashable, CustomStringConvertible {
             return "\(entity).\(relationship) is required, but \(count) object(s) have none: " + objects(ids, count)
         case .stageFailed(let stage, let error):
             return "stage \(stage + 1) of the migration plan threw: \(error)"
+        case .wouldRemoveData(let entity, let property, let count):
+            let subject = property.map { "\(entity).\($0)" } ?? "entity \(entity)"
+            return "the migration would remove \(subject), which \(count) object(s) hold data in; "
+                + "give the model a newer versionIdentifier or a MigrationPlan stage to say it may"
         case .storeVersionNotInPlan(let version):
             return "the store's model (version \(version ?? "without identifier")) is not a model of the migration plan"
         }

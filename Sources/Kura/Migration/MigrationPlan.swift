@@ -58,10 +58,35 @@ public struct MigrationStage: Sendable {
     let didMigrate: (@Sendable (MigrationContext) throws -> Void)?
     /// True for a custom stage.
     public let isCustom: Bool
+    /// True for a stage Kura added because no stage of the app's plan
+    /// covers the step: it may not remove data (see the "Changing your
+    /// model" article); a stage the app lists may.
+    let isInferred: Bool
+
+    init(
+        source: ManagedObjectModel, destination: ManagedObjectModel,
+        willMigrate: (@Sendable (MigrationContext) throws -> Void)?, didMigrate: (@Sendable (MigrationContext) throws -> Void)?,
+        isCustom: Bool, isInferred: Bool = false
+    ) {
+        self.source = source
+        self.destination = destination
+        self.willMigrate = willMigrate
+        self.didMigrate = didMigrate
+        self.isCustom = isCustom
+        self.isInferred = isInferred
+    }
 
     /// A stage a lightweight migration infers from the two models.
+    ///
+    /// Listed in a ``MigrationPlan``, it also says that the step may remove
+    /// entities, attributes and relationships that hold data.
     public static func lightweight(from source: ManagedObjectModel, to destination: ManagedObjectModel) -> MigrationStage {
         MigrationStage(source: source, destination: destination, willMigrate: nil, didMigrate: nil, isCustom: false)
+    }
+
+    /// The stage Kura infers when the app's plan has none for a step.
+    static func inferred(from source: ManagedObjectModel, to destination: ManagedObjectModel) -> MigrationStage {
+        MigrationStage(source: source, destination: destination, willMigrate: nil, didMigrate: nil, isCustom: false, isInferred: true)
     }
 
     /// A stage with code of your own around the inferred part.

@@ -5,21 +5,25 @@ extension PersistentStore {
     /// it is when nothing stored differs, else migrated (see
     /// ``MigrationOptions``).
     func opening(_ model: ManagedObjectModel, migration: MigrationOptions) throws -> PersistentStore {
+        let order = ModelVersionOrder(of: model, against: self.model, history: try modelHistory())
         var stages = migrationStages(to: model, plan: migration.plan)
         if stages.isEmpty {
             let mapping = SchemaMapping(from: self.model, to: model)
             if mapping.needsNoMigration {
                 try model.bindLayouts(mapping.entities.map(\.layout))
                 // Same schema: keep the app's document (order, defaults,
-                // templates, version) in the store for `kura`.
-                if !isReadOnly && model.document != self.model.document {
+                // templates, version) in the store for `kura`, unless the
+                // app's model is an older version than the stored one.
+                if !isReadOnly && order != .older && model.document != self.model.document {
                     try engine.write { txn in try writeModel(model, change: nil, in: txn) }
                 }
                 return try PersistentStore(opening: engine, model: model, options: options,
                                            format: StoreLayout.formatVersion)
             }
-            stages = [.lightweight(from: self.model, to: model)]
+            stages = [.inferred(from: self.model, to: model)]
         }
+        // An older build must not migrate a newer build's store back.
+        try refuseOlder(model, order: order)
         // A model with no entity in common with the store's is another
         // app's model, not a newer version: migrating would empty the store.
         let unrelated = !self.model.entities.isEmpty
@@ -28,7 +32,8 @@ extension PersistentStore {
         guard !isReadOnly && migration.isAutomatic && !unrelated else {
             throw KuraError.modelMismatch(path: path, differences: differences(from: model, plan: migration.plan))
         }
-        let report = try migrate(through: stages, to: model, progress: migration.progress)
+        // A newer version identifier says the app meant what it removed.
+        let report = try migrate(through: stages, to: model, mayRemoveData: order == .newer, progress: migration.progress)
         return try PersistentStore(opening: engine, model: model, options: options,
                                    format: StoreLayout.formatVersion, lastMigration: report)
     }
@@ -52,14 +57,14 @@ extension PersistentStore {
             return []
         }
         if let last = chain.last, last.destination !== model, !SchemaMapping(from: last.destination, to: model).needsNoMigration {
-            chain.append(.lightweight(from: last.destination, to: model))
+            chain.append(.inferred(from: last.destination, to: model))
         }
         return chain
     }
 
     /// Runs `stages` in one write transaction: all of them happen, or none.
     private func migrate(
-        through stages: [MigrationStage], to model: ManagedObjectModel,
+        through stages: [MigrationStage], to model: ManagedObjectModel, mayRemoveData: Bool,
         progress: (@Sendable (MigrationProgress) -> Void)?
     ) throws -> MigrationReport {
         let started = Date()
@@ -78,6 +83,10 @@ extension PersistentStore {
                 let blocked = mapping.needsCustomStage
                 guard blocked.isEmpty else {
                     throw KuraError.migrationFailed(path: path, failures: blocked.map { MigrationFailure(.needsCustomStage($0)) })
+                }
+                if stage.isInferred && !mayRemoveData {
+                    let removed = try current.removedData(by: mapping, in: txn)
+                    guard removed.isEmpty else { throw KuraError.migrationFailed(path: path, failures: removed) }
                 }
                 try stage.destination.bindLayouts(mapping.entities.map(\.layout))
                 let target = try PersistentStore(
@@ -150,7 +159,7 @@ extension PersistentStore {
     /// migration would make (empty when none is needed). Changes nothing.
     public func differences(from model: ManagedObjectModel, plan: MigrationPlan? = nil) -> [ModelDifference] {
         var stages = migrationStages(to: model, plan: plan)
-        if stages.isEmpty { stages = [.lightweight(from: self.model, to: model)] }
+        if stages.isEmpty { stages = [.inferred(from: self.model, to: model)] }
         var differences: [ModelDifference] = []
         var from = self.model
         for stage in stages {

@@ -67,8 +67,8 @@ private typealias V = ModelVersions
 
     @Test func aRemovedAttributeIsGoneAndANewOneOfTheSameNameStartsEmpty() throws {
         let store = try TestStore()
-        try V.fillV1(try store.open(V.v1()), count: 4)
-        let withoutSummary = try V.articles(Array(V.v1().entities[0].attributes.prefix(3)))
+        try V.fillV1(try store.open(V.v1(version: "1")), count: 4)
+        let withoutSummary = try V.articles(Array(V.v1().entities[0].attributes.prefix(3)), version: "2")
         let container = try V.openChecked(store, withoutSummary)
         #expect(throws: KuraError.unknownAttribute(entity: "Article", key: "summary")) {
             try container.newContext().fetch(FetchRequest(entityName: "Article")).first?.value(forKey: "summary")
@@ -80,7 +80,8 @@ private typealias V = ModelVersions
         try context.save()
         container.close()
         // Back, as a new attribute: it doesn't see the old values.
-        let back = try V.articles(Array(V.v1().entities[0].attributes.prefix(3)) + [V.attribute("summary", .string, optional: true)])
+        let back = try V.articles(Array(V.v1().entities[0].attributes.prefix(3)) + [V.attribute("summary", .string, optional: true)],
+                                  version: "3")
         let reopened = try V.openChecked(store, back)
         #expect(try V.rows(reopened, ["summary"]).allSatisfy { $0["summary"]! == nil })
         #expect(try V.rows(reopened, ["views"]).map { $0["views"]! } == [.int(100), .int(1), .int(2), .int(3)])
@@ -124,7 +125,7 @@ private typealias V = ModelVersions
             for number in 0..<5 { try context.insertNewObject(forEntityName: "Draft").setValue(.string("d\(number)"), forKey: "text") }
             try context.save()
         }
-        let v2 = try ManagedObjectModel(entities: [
+        let v2 = try ManagedObjectModel(versionIdentifier: "2", entities: [
             EntityDescription(name: "Article", attributes: V.v1().entities[0].attributes),
             EntityDescription(name: "Tag", attributes: [V.attribute("name", .string)], indexes: [.unique("name")]),
         ])
@@ -139,7 +140,7 @@ private typealias V = ModelVersions
         try tags.save()
         tags.store.close()
         // Draft again is a new, empty entity.
-        let v3 = try ManagedObjectModel(entities: v2.entities.map {
+        let v3 = try ManagedObjectModel(versionIdentifier: "3", entities: v2.entities.map {
             try EntityDescription(name: $0.name, attributes: $0.attributes, indexes: $0.indexes)
         } + [EntityDescription(name: "Draft", attributes: [V.attribute("text", .string)])])
         let reopened = try V.openChecked(store, v3)
@@ -194,9 +195,10 @@ private typealias V = ModelVersions
         #expect(try V.rows(container, ["summary"]).filter { $0["summary"]! == .string("(none)") }.count == 15)
         #expect(container.store.lastMigration?.steps.first?.objects == 30)
         container.close()
-        // And back to optional: model only.
+        // And back to optional: model only. (The schema is the first one's
+        // again: a version identifier says this is a newer version.)
         attributes[3] = V.attribute("summary", .string, optional: true)
-        let optional = try V.openChecked(store, try V.articles(attributes))
+        let optional = try V.openChecked(store, try V.articles(attributes, version: "3"))
         #expect(optional.store.lastMigration?.steps.isEmpty == true)
     }
 

@@ -98,10 +98,12 @@ import Testing
         container.close()
         #expect(try ModelVersions.databaseNames(store.path).filter { $0.hasPrefix("kura.ref") || $0.hasPrefix("kura.join") || $0.hasPrefix("kura.rjoin") }
                 == ["kura.join.Writer.books_2", "kura.rjoin.Writer.books_2"])
-        // And back: a new Book.writer as its inverse takes its entries.
+        // And back: a new Book.writer as its inverse takes its entries. (The
+        // schema is the first one's again: a version identifier says it is
+        // newer, not the first build opening the store again.)
         let v3 = try Self.library(
             writer: [.toMany("books", destination: "Book", inverse: "writer")],
-            book: [.toOne("writer", destination: "Writer", inverse: "books")])
+            book: [.toOne("writer", destination: "Writer", inverse: "books")], version: "3")
         let again = try ModelVersions.openChecked(store, v3)
         #expect(try Self.booksByWriter(again) == Self.expected)
         let context = again.newContext()

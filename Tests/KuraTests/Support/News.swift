@@ -42,6 +42,14 @@ struct TestStore {
         other = engine == .lmdb ? nil : try EngineStore(engine, function: function)
     }
 
+    /// Where another process finds the store (see ``EngineStore/location``).
+    var location: String { other?.location ?? path }
+
+    /// The store's description, for opening it without a model.
+    func description(options: StoreOptions = StoreOptions()) -> StoreDescription {
+        other?.description(options: options) ?? .lmdb(path: path, options: options)
+    }
+
     func open(_ model: ManagedObjectModel, options: StoreOptions = StoreOptions(),
               migration: MigrationOptions = .automatic) throws -> PersistentContainer {
         if let other { return try other.open(model, options: options, migration: migration) }

@@ -37,6 +37,16 @@ final class EngineStore {
         postgresURL = engine == .postgres ? try PostgresTestServer.shared.get().newDatabase() : nil
     }
 
+    /// Where another process finds the store: the LMDB file's path or the
+    /// PostgreSQL database's URL (the memory engine can't be shared).
+    var location: String {
+        switch engine {
+        case .lmdb: directory.file("test.kura")
+        case .memory: preconditionFailure("a store in memory can't be opened by another process")
+        case .postgres: postgresURL!
+        }
+    }
+
     /// The store's description on this engine.
     func description(options: StoreOptions = StoreOptions()) -> StoreDescription {
         switch engine {
