@@ -7,6 +7,11 @@ struct NoAnswer: Error, CustomStringConvertible {
     var description: String { "no answer from the server in \(seconds) s" }
 }
 
+/// The connection an answer would come on closed without it.
+struct ConnectionLost: Error, CustomStringConvertible {
+    var description: String { "the connection closed before the server answered" }
+}
+
 extension EventLoopFuture {
     /// How long the engine waits for any one answer: a safety net, so a
     /// connection the server ended without the client noticing fails
@@ -16,21 +21,32 @@ extension EventLoopFuture {
     /// Waits for the value, from a thread that is not the event loop's, for
     /// at most `seconds` (``answerTimeout`` unless a test says otherwise).
     ///
+    /// `isClosed` tells whether the connection the answer would come on is
+    /// closed: a statement queued on a connection that closed meanwhile is
+    /// never answered, so once the connection is seen closed the answer
+    /// gets one more second, then the wait fails with ``ConnectionLost``.
+    ///
     /// The wait is a semaphore the future's callback signals: one task
     /// handed to the event loop. (A promise completed by the future or by a
     /// timeout scheduled on the loop, then `wait()` on it, handed it three,
     /// each waking its thread: about 12,000 instructions a statement on the
-    /// caller's thread alone, callgrind.)
-    func waitForAnswer(within seconds: Int64 = answerTimeout) throws -> Value {
+    /// caller's thread alone, callgrind.) It waits a second at a time, and
+    /// looks at the connection between seconds.
+    func waitForAnswer(within seconds: Int64 = answerTimeout, unlessClosed isClosed: () -> Bool = { false }) throws -> Value {
         let answer = Answer()
         whenComplete { result in
             answer.result = result
             answer.semaphore.signal()
         }
-        guard answer.semaphore.wait(timeout: .now() + .seconds(Int(seconds))) == .success,
-              let result = answer.result else {
-            throw NoAnswer(seconds: seconds)
+        var waited: Int64 = 0
+        var sawClosed = false
+        while answer.semaphore.wait(timeout: .now() + .seconds(1)) != .success {
+            waited += 1
+            if sawClosed { throw ConnectionLost() }
+            sawClosed = isClosed()
+            if waited >= seconds { throw NoAnswer(seconds: seconds) }
         }
+        guard let result = answer.result else { throw NoAnswer(seconds: seconds) }
         return try result.get()
     }
 

@@ -24,8 +24,26 @@ final class PooledConnection: @unchecked Sendable {
     /// (``PostgresTransaction/commitExpected(sent:)``).
     var rewrite: PreparedQuery?
 
-    init(_ connection: PostgresConnection) {
+    /// The server process serving the connection: its ID and start time
+    /// (which tell it from a later process given the same ID).
+    let backend: Backend
+
+    struct Backend: Sendable, Hashable {
+        let processID: Int32
+        let started: String
+    }
+
+    /// The connection's row in `kura_saves`, and the number of its last
+    /// write: every write stores its number there in its own transaction,
+    /// so a write whose commit answer is lost is looked up (see
+    /// ``PostgresEngine/resolve(_:)``).
+    let writer: [UInt8]
+    var writes: Int64 = 0
+
+    init(_ connection: PostgresConnection, backend: Backend, writer: [UInt8]) {
         self.connection = connection
+        self.backend = backend
+        self.writer = writer
     }
 
     var isClosed: Bool { connection.isClosed }

@@ -67,14 +67,14 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     /// engine's callers block on its futures, from their own threads).
     private static let sharedGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
-    init(configuration: PostgresConnection.Configuration, location: String, isReadOnly: Bool = false) throws {
+    init(configuration: PostgresConnection.Configuration, location: String, isReadOnly: Bool = false, logger: Logger? = nil) throws {
         self.configuration = configuration
         self.location = location
         self.isReadOnly = isReadOnly
-        logger = Logger(label: "kura.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        self.logger = logger ?? Logger(label: "kura.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
         group = Self.sharedGroup
         // A read-only engine makes nothing: it connects, to fail now if it can't.
-        try withConnection { pooled in if !isReadOnly { try Self.createSchema(on: pooled.connection, logger: logger) } }
+        try withConnection { pooled in if !isReadOnly { try Self.createSchema(on: pooled.connection, logger: self.logger) } }
     }
 
     /// The tables, made once by whichever process comes first.
@@ -84,6 +84,10 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
             "CREATE TABLE IF NOT EXISTS kura_spaces (name text PRIMARY KEY, number serial UNIQUE, entries int8 NOT NULL DEFAULT 0)",
             "CREATE TABLE IF NOT EXISTS kura_kv (space int4 NOT NULL, key bytea NOT NULL, value bytea NOT NULL, PRIMARY KEY (space, key))",
             "CREATE SEQUENCE IF NOT EXISTS kura_commit_ids",
+            "CREATE TABLE IF NOT EXISTS kura_saves (writer bytea PRIMARY KEY, save int8 NOT NULL, at timestamptz NOT NULL DEFAULT now())",
+            // A connection's row is read only after a lost answer, within
+            // the answer timeout: rows a week old are of connections long gone.
+            "DELETE FROM kura_saves WHERE at < now() - interval '7 days'",
             PostgresTransaction.rewriteFunction,
             "SELECT pg_advisory_unlock(7365211)",
         ]
@@ -114,7 +118,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
             }
         }
         do {
-            return try run(body, on: PooledConnection(try connect()))
+            return try run(body, on: try connect())
         } catch let failure as ConnectionFailure {
             throw failure.error
         }
@@ -160,7 +164,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         let error: any Error
     }
 
-    private func connect() throws -> PostgresConnection {
+    private func connect() throws -> PooledConnection {
         do {
             let id = connectionIDs.wrappingAdd(1, ordering: .relaxed).newValue
             let connection = try PostgresConnection.connect(
@@ -170,10 +174,16 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
             // can't tell, and chose hash joins over every record), without
             // a cache of lookups (each key is looked up once: measured,
             // a top-100 walk took 0.29 ms with it and 0.16–0.21 ms without).
+            // The same statement names the connection's server process.
             let settings = ["enable_hashjoin", "enable_mergejoin", "enable_bitmapscan", "enable_memoize"]
                 .map { "set_config('\($0)', 'off', false)" }.joined(separator: ", ")
-            _ = try connection.query(PostgresQuery(unsafeSQL: "SELECT \(settings)"), logger: logger).waitForAnswer()
-            return connection
+            let row = try connection.query(PostgresQuery(unsafeSQL: """
+                SELECT pg_backend_pid(), (SELECT backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid())
+                FROM (SELECT \(settings)) AS settings
+                """), logger: logger).waitForAnswer(unlessClosed: { connection.isClosed }).first
+            let (processID, started) = try row?.decode((Int32, String?).self) ?? (Int32(0), nil)
+            let backend = PooledConnection.Backend(processID: processID, started: started ?? "")
+            return PooledConnection(connection, backend: backend, writer: Array("\(commitMark).\(id)".utf8))
         } catch {
             throw translated(error)
         }
@@ -187,6 +197,12 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     }
 
     /// Kura's error for a failure of the server or of the connection.
+    ///
+    /// What retrying can fix is ``StorageFailure/serverUnavailable(_:)``: a
+    /// server that can't be reached, a connection lost, a server shutting
+    /// down (SQLSTATE 57P01, 57P02, 57P03). What it can't (a password the
+    /// server wants and the URL hasn't, an authentication it refuses, an
+    /// unknown database, a statement it refuses) is ``StorageFailure/engine(code:message:)``.
     func translated(_ error: any Error) -> any Error {
         switch error {
         case is KuraError, is StorageEngineError, is CancellationError:
@@ -194,20 +210,37 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         case let error as BeginFailure:
             return translated(error.error)
         case let error as PSQLError where error.code == .server:
-            return statementFailure(error.serverInfo?[.message] ?? "\(error)", state: error.serverInfo?[.sqlState])
+            return serverFailure(error.serverInfo?[.message] ?? "\(error)", state: error.serverInfo?[.sqlState])
+        case let error as PSQLError where Self.refusals[error.code] != nil:
+            return KuraError.storage(path: location, failure: .engine(code: 0, message: "can't connect: \(Self.refusals[error.code]!)"))
         case let error as PSQLError:
             return KuraError.storage(path: location, failure: .serverUnavailable("\(error.code)"))
         case PostgresError.server(let error):
             // (PostgresNIO's prepared queries report PostgreSQL's errors so.)
-            return statementFailure(error.fields[.message] ?? "\(error)", state: error.fields[.sqlState])
+            return serverFailure(error.fields[.message] ?? "\(error)", state: error.fields[.sqlState])
         default:
             return KuraError.storage(path: location, failure: .serverUnavailable(String(describing: error)))
         }
     }
 
-    /// Kura's error for a statement PostgreSQL refused.
-    private func statementFailure(_ message: String, state: String?) -> KuraError {
-        KuraError.storage(path: location, failure: .engine(code: 0, message: "\(message) (SQLSTATE \(state ?? ""))"))
+    /// Connections the server or the client refuse for a reason that
+    /// connecting again won't change.
+    private static let refusals: [PSQLError.Code: String] = [
+        .authMechanismRequiresPassword: "the server asks for a password, and the URL has none",
+        .unsupportedAuthMechanism: "the server asks for an authentication this client doesn't support",
+        .saslError: "the SCRAM authentication failed",
+        .sslUnsupported: "the server doesn't support TLS",
+        .failedToAddSSLHandler: "TLS couldn't be set up",
+        .receivedUnencryptedDataAfterSSLRequest: "the server answered a TLS request without TLS",
+    ]
+
+    /// Kura's error for an error the server sent: a shutdown is the
+    /// server's unavailability; anything else, the statement's failure.
+    private func serverFailure(_ message: String, state: String?) -> KuraError {
+        if let state, ["57P01", "57P02", "57P03"].contains(state) {
+            return KuraError.storage(path: location, failure: .serverUnavailable("\(message) (SQLSTATE \(state))"))
+        }
+        return KuraError.storage(path: location, failure: .engine(code: 0, message: "\(message) (SQLSTATE \(state ?? ""))"))
     }
 
     func close() {
@@ -257,6 +290,10 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
                 return true
             } catch is PostgresTransaction.SecondRequest {
                 return false
+            } catch where isConnectionFailure(error) {
+                // Its one statement was its first: a connection lost while
+                // idle is replaced, as a transaction's BEGIN would find.
+                throw BeginFailure(error: error)
             }
         }
         if !ran { try performRead(body) }
@@ -269,12 +306,19 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     /// Runs `body` as a write that may check what it expects instead of
     /// reading (``PostgresTransaction/expect(_:locking:)``: one statement),
     /// and again as one that reads when that didn't do.
+    ///
+    /// Every write stores its number in its connection's row of
+    /// `kura_saves`, in its own transaction. When the connection is lost
+    /// after the commit went out, whether it committed is looked up there
+    /// (``resolve(_:)``): committed, the write returns as if answered; not
+    /// committed, a one-statement write runs again and any other throws the
+    /// connection's error (nothing of it was stored). Never both.
     func performWrite(_ body: (any StorageTransaction) throws -> Void) throws {
         if isReadOnly { throw KuraError.storeReadOnly(path: location) }
         var attempts = 0
         var corrections: [PostgresTransaction.PendingKey: ByteBuffer?] = [:]
         while true {
-            var unanswered: PostgresTransaction.Expectations?
+            var inDoubt: WriteInDoubt?
             let mayExpect = attempts < Self.mostExpectingAttempts
             do {
                 let committed: Bool = try withConnection { connection in
@@ -288,10 +332,12 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
                         transaction.beginBeforeFirstStatement()
                         try body(transaction)
                         if transaction.expectations != nil {
-                            try transaction.commitExpected(sent: &unanswered)
+                            try transaction.commitExpected { inDoubt = $0 }
                             return true
                         }
                         try transaction.flush()
+                        try transaction.sendWriteNumber()
+                        inDoubt = WriteInDoubt(connection: connection, isOneStatement: false)
                         try transaction.execute("COMMIT")
                         return true
                     } catch let unexpected as PostgresTransaction.Unexpected {
@@ -303,14 +349,15 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
                         }
                         return false
                     } catch {
-                        if unanswered == nil { rollBack(transaction, after: error) }
+                        if inDoubt == nil { rollBack(transaction, after: error) }
                         throw error
                     }
                 }
                 if committed { return }
-            } catch where unanswered != nil && isConnectionFailure(error) {
-                // The statement's answer was lost with the connection.
-                if try wasCommitted(unanswered!) { return }
+            } catch let error where inDoubt != nil && isConnectionFailure(error) {
+                // The commit's answer was lost with the connection.
+                if try resolve(inDoubt!) { return }
+                if !inDoubt!.isOneStatement { throw error }
             }
             guard mayExpect else { throw KuraError.storage(path: location, failure: .engine(code: 0, message: "a write that reads ran without committing")) }
             attempts += 1
@@ -323,25 +370,63 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     /// with a merge policy that overwrites, it is built on what is stored).
     static let mostExpectingAttempts = 3
 
-    /// Whether a commit of ``PostgresTransaction/commitExpected(_:)`` whose
-    /// answer was lost happened: its first record is read (once the
-    /// statement, if the server still runs it, ends). Throws when it can't
-    /// tell: the record is neither what the write expected nor what it wrote.
-    func wasCommitted(_ expectations: PostgresTransaction.Expectations) throws -> Bool {
-        guard let first = expectations.first else { return true }
-        let stored: [UInt8]? = try withConnection { pooled in
-            var binds = PostgresBindings()
-            binds.append(Int32(bitPattern: first.key.space))
-            binds.append(ByteBuffer(bytes: first.key.key))
-            return try pooled.connection.query(
-                PostgresQuery(unsafeSQL: "SELECT value FROM kura_kv WHERE space = $1 AND key = $2 FOR SHARE", binds: binds),
-                logger: logger
-            ).waitForAnswer().first.map { Array(try $0.decode(ByteBuffer.self).readableBytesView) }
+    /// A write whose commit went out on a connection: its number there,
+    /// and the server process that ran it.
+    struct WriteInDoubt {
+        let writer: [UInt8]
+        let number: Int64
+        let backend: PooledConnection.Backend
+        /// A write of one statement (``PostgresTransaction/commitExpected(sent:)``), which runs again when it didn't commit.
+        let isOneStatement: Bool
+
+        init(connection: PooledConnection, isOneStatement: Bool) {
+            writer = connection.writer
+            number = connection.writes
+            backend = connection.backend
+            self.isOneStatement = isOneStatement
         }
-        if stored == first.written { return true }
-        if stored == first.value { return false }
+    }
+
+    /// Whether a write whose commit answer was lost committed: on a new
+    /// connection, the lost connection's server process is ended (if it is
+    /// still running: it might still commit) and waited for, then the
+    /// connection's row of `kura_saves` tells. While the server can't be
+    /// reached this waits, looking again every quarter of a second, for up
+    /// to ``EventLoopFuture/answerTimeout`` seconds (a server restarting after
+    /// a crash takes a few).
+    func resolve(_ write: WriteInDoubt) throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(EventLoopFuture<Void>.answerTimeout)
+        var lastError: any Error = KuraError.storage(path: location, failure: .serverUnavailable("no answer"))
+        while ContinuousClock.now < deadline {
+            do {
+                return try withConnection { pooled in
+                    let connection = pooled.connection
+                    func query(_ sql: String, _ binds: PostgresBindings) throws -> PostgresQueryResult {
+                        try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+                            .waitForAnswer(unlessClosed: { connection.isClosed })
+                    }
+                    var backend = PostgresBindings()
+                    backend.append(write.backend.processID)
+                    backend.append(write.backend.started)
+                    let running = "FROM pg_stat_activity WHERE pid = $1 AND backend_start::text = $2"
+                    _ = try query("SELECT pg_terminate_backend(pid) \(running)", backend)
+                    while try query("SELECT count(*) \(running)", backend).first?.decode(Int64.self) ?? 0 > 0 {
+                        guard ContinuousClock.now < deadline else { throw NoAnswer(seconds: EventLoopFuture<Void>.answerTimeout) }
+                        usleep(10_000)
+                    }
+                    var writer = PostgresBindings()
+                    writer.append(ByteBuffer(bytes: write.writer))
+                    let stored = try query("SELECT save FROM kura_saves WHERE writer = $1", writer).first?.decode(Int64.self) ?? 0
+                    return stored >= write.number
+                }
+            } catch let error where isConnectionFailure(error) {
+                lastError = error
+                usleep(250_000)
+            }
+        }
         throw KuraError.storage(path: location, failure: .serverUnavailable(
-            "the connection was lost as the save committed, and whether it did can't be told"))
+            "the connection was lost as a save committed, and the server didn't answer for "
+                + "\(EventLoopFuture<Void>.answerTimeout) s to tell whether it did (\(lastError))"))
     }
 
     func space(named name: String) throws -> StorageSpace? {
@@ -359,7 +444,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     }
 
     func watchCommits(_ onCommit: @escaping @Sendable (ReportedCommit) -> Void) throws -> any CommitWatch {
-        let connection = try connect()
+        let connection = try connect().connection
         let watch = PostgresCommitWatch()
         let queue = watch.queue
         let mark = commitMark

@@ -18,10 +18,6 @@ extension PostgresTransaction {
         var present = KeyBatch()
         /// Keys that must be absent.
         var absent = KeyBatch()
-        /// The first locked key, its value as expected and as written: the
-        /// record read again to tell whether a commit whose answer was lost
-        /// with the connection happened.
-        var first: (key: PendingKey, value: [UInt8], written: [UInt8]?)?
     }
 
     /// The transaction needed the server before its commit, or what it
@@ -59,7 +55,6 @@ extension PostgresTransaction {
                 guard case .some(.some(let value)) = values[pendingKey] else { return false }
                 expectations.locked.append(space: space.number, key: key, value: value)
                 expectations.lockedKeys.append(pendingKey)
-                if expectations.first == nil { expectations.first = (pendingKey, Array(value.readableBytesView), nil) }
                 lockedKeys.insert(pendingKey)
             }
         }
@@ -77,18 +72,15 @@ extension PostgresTransaction {
     }
 
     /// Commits a write that checks what it expects: one statement, in a
-    /// transaction of its own; `sent` is what it expected and wrote, set
+    /// transaction of its own, which also stores the write's number in the
+    /// connection's row of `kura_saves`; `sending` hears of the write just
     /// before the statement goes. Throws ``Unexpected`` when the server
     /// found records other than the ones expected (with them), or another
     /// value, a taken key, or no `kura_rewrite` (its other errors, too, are
     /// met again by a run of the body that reads).
-    func commitExpected(sent: inout Expectations?) throws {
-        guard var expectations else { return }
+    func commitExpected(sending: (PostgresEngine.WriteInDoubt) -> Void) throws {
+        guard let expectations else { return }
         self.expectations = nil
-        if let first = expectations.first {
-            expectations.first?.written = pending[first.key]?.value.map { Array($0.readableBytesView) }
-        }
-        sent = expectations
         let changes = takePending()
         var inserted = changes.new.all
         inserted.append(contentsOf: changes.stored.all)
@@ -105,12 +97,15 @@ extension PostgresTransaction {
             arrays.append(batch.keys)
             if withValues { arrays.append(batch.values) }
         }
-        let binds = [PostgresData(string: engine.commitMark)] + BinaryArray.postgresData(arrays)
+        pooled.writes += 1
+        let binds = [PostgresData(string: engine.commitMark), PostgresData(bytes: pooled.writer), PostgresData(int64: pooled.writes)]
+            + BinaryArray.postgresData(arrays)
         let rows: [PostgresRow]
         do {
             let call = try preparedRewrite()
             try beforeSending()
-            rows = try call.execute(binds).waitForAnswer()
+            sending(PostgresEngine.WriteInDoubt(connection: pooled, isOneStatement: true))
+            rows = try wait(call.execute(binds))
         } catch let error as PSQLError where error.code == .server {
             pooled.rewrite = nil
             throw Unexpected()
@@ -135,9 +130,9 @@ extension PostgresTransaction {
         throw Unexpected(found: found)
     }
 
-    /// `SELECT * FROM kura_rewrite($1, …, $17)`: the mark, then each
-    /// batch's arrays (``commitExpected(sent:)`` binds them).
-    static let rewriteCall = "SELECT * FROM kura_rewrite(" + (1...17).map { "$\($0)" }.joined(separator: ", ") + ")"
+    /// `SELECT * FROM kura_rewrite($1, …, $19)`: the mark, the write's
+    /// connection and number, then each batch's arrays (``commitExpected(sending:)`` binds them).
+    static let rewriteCall = "SELECT * FROM kura_rewrite(" + (1...19).map { "$\($0)" }.joined(separator: ", ") + ")"
 
     /// ``rewriteCall``, prepared on the connection the first time it is
     /// used there: the server parses and plans the call once instead of at
@@ -145,7 +140,7 @@ extension PostgresTransaction {
     /// `pgbench -M prepared` against `-M extended`).
     private func preparedRewrite() throws -> PreparedQuery {
         if let prepared = pooled.rewrite { return prepared }
-        let prepared = try connection.prepare(query: Self.rewriteCall).waitForAnswer()
+        let prepared = try wait(connection.prepare(query: Self.rewriteCall))
         pooled.rewrite = prepared
         return prepared
     }
@@ -155,14 +150,15 @@ extension PostgresTransaction {
     /// given and checks that each holds the value expected (`FOR UPDATE`
     /// sees the last commit of a row), checks the other values, then
     /// removes, rewrites and inserts (a taken key fails the statement),
-    /// keeps the spaces' counts, and notifies as every commit does; it
-    /// answers the commit's number. When records differ from the ones
+    /// keeps the spaces' counts, stores the write's number in its
+    /// connection's row of `kura_saves`, and notifies as every commit does;
+    /// it answers the commit's number. When records differ from the ones
     /// expected it writes nothing and answers what they are instead (their
     /// positions, and values, `NULL` when gone). SQLSTATE `KR001`: another
     /// value was not the one expected.
     static let rewriteFunction = """
         CREATE OR REPLACE FUNCTION kura_rewrite(
-            mark text,
+            mark text, save_writer bytea, save_number int8,
             locked_spaces int4[], locked_keys bytea[], locked_values bytea[],
             present_spaces int4[], present_keys bytea[], present_values bytea[],
             absent_spaces int4[], absent_keys bytea[],
@@ -230,6 +226,8 @@ extension PostgresTransaction {
                         UNION ALL SELECT unnest(inserted_into), 1) AS changes GROUP BY space) AS total
                     WHERE kura_spaces.number = total.space AND total.change <> 0;
             END IF;
+            INSERT INTO kura_saves (writer, save) VALUES (save_writer, save_number)
+                ON CONFLICT (writer) DO UPDATE SET save = EXCLUDED.save, at = now();
             PERFORM pg_notify('kura_commit', commit_id::text || ' ' || mark);
             RETURN QUERY SELECT commit_id, NULL::int8, NULL::bytea;
         END

@@ -228,7 +228,7 @@ extension PostgresTransaction {
         }
         try waitForSent()
         var rewritten = 0
-        for rewrite in rewrites { rewritten += try rewrite.waitForAnswer().metadata.rows ?? 0 }
+        for rewrite in rewrites { rewritten += try wait(rewrite).metadata.rows ?? 0 }
         if rewritten != changes.existing.count {
             throw KuraError.storage(
                 path: engine.location, failure: .engine(code: 0, message: "a key read in this transaction was gone when rewritten"))
@@ -240,7 +240,7 @@ extension PostgresTransaction {
             do {
                 // The first to fail is the one that met a taken key (those
                 // after it fail because the transaction has).
-                for insertion in insertions { _ = try insertion.waitForAnswer() }
+                for insertion in insertions { _ = try wait(insertion) }
                 try send("RELEASE SAVEPOINT kura_flush")
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
                 // A key was taken (unique_violation): undo the insert, find which.
@@ -283,7 +283,7 @@ extension PostgresTransaction {
         try waitForSent()
         var inserted = Set<PendingKey>()
         for answer in answers {
-            for row in try answer.waitForAnswer() {
+            for row in try wait(answer) {
                 var columns = RowColumns(row)
                 let space = UInt32(truncatingIfNeeded: try columns.requiredInteger())
                 inserted.insert(PendingKey(space: space, key: Array(try columns.requiredBytes().readableBytesView)))

@@ -18,7 +18,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     var id: Int {
         if knownID == nil, let lockAnswer {
             // Answered by now: the store asks once its changes are sent.
-            knownID = (try? lockAnswer.waitForAnswer().first.flatMap(RowColumns.integer(of:))).flatMap { $0 }.map(Int.init) ?? 0
+            knownID = (try? wait(lockAnswer).first.flatMap(RowColumns.integer(of:))).flatMap { $0 }.map(Int.init) ?? 0
         }
         return knownID ?? 0
     }
@@ -100,6 +100,21 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     private var snapshotCounts: EventLoopFuture<PostgresQueryResult>?
     private var knownCounts: [UInt32: Int]?
 
+    /// Sends, ahead of the commit, the statement that stores this write's
+    /// number in its connection's row of `kura_saves` (answered with the commit).
+    func sendWriteNumber() throws {
+        pooled.writes += 1
+        unanswered.append(try sendPrepared(
+            "INSERT INTO kura_saves (writer, save) VALUES ($1, $2) ON CONFLICT (writer) DO UPDATE SET save = EXCLUDED.save, at = now()",
+            [.bytes(pooled.writer), .integer(Int(pooled.writes))]))
+    }
+
+    /// Waits for `answer`, which fails within a couple of seconds once the
+    /// connection is seen closed (see ``EventLoopFuture/waitForAnswer(within:unlessClosed:)``).
+    func wait<Value>(_ answer: EventLoopFuture<Value>) throws -> Value {
+        try answer.waitForAnswer(unlessClosed: { [connection] in connection.isClosed })
+    }
+
     /// Sends one statement and returns its answer to come. Its errors stay
     /// PostgreSQL's: the engine turns them into Kura's where the
     /// transaction ends, and there tells a lost connection from an SQL error.
@@ -127,7 +142,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
             // sent before (whose failure, a failed BEGIN, comes first).
             let preparing = connection.query(PostgresQuery(unsafeSQL: "PREPARE \($0) AS \(sql)"), logger: engine.logger)
             try waitForSent()
-            _ = try preparing.waitForAnswer()
+            _ = try wait(preparing)
         }
         return connection.query(PostgresQuery(unsafeSQL: SQLLiteral.execute(name, arguments)), logger: engine.logger)
     }
@@ -143,7 +158,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     ) throws -> PostgresQueryResult {
         let answer = try sendPrepared(key, sql: sql, arguments)
         try waitForSent()
-        return try answer.waitForAnswer()
+        return try wait(answer)
     }
 
     /// What goes before any statement: a check that one may go, the
@@ -168,7 +183,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     func execute(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> PostgresQueryResult {
         let answer = try sendQuery(sql, binds)
         try waitForSent()
-        return try answer.waitForAnswer()
+        return try wait(answer)
     }
 
     /// Sends one statement whose answer the next ``execute(_:_:)`` waits for.
@@ -195,13 +210,13 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         if let begin {
             self.begin = nil
             do {
-                _ = try begin.waitForAnswer()
+                _ = try wait(begin)
             } catch {
                 throw PostgresEngine.BeginFailure(error: error)
             }
         }
         while !unanswered.isEmpty {
-            _ = try unanswered.removeFirst().waitForAnswer()
+            _ = try wait(unanswered.removeFirst())
         }
     }
 
@@ -209,7 +224,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
     /// a rollback, which undoes them.
     func discardUnanswered() {
         begin = nil
-        for answer in unanswered { _ = try? answer.waitForAnswer() }
+        for answer in unanswered { _ = try? wait(answer) }
         unanswered.removeAll()
     }
 
@@ -320,7 +335,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
             if knownCounts == nil {
                 try waitForSent()
                 var counts: [UInt32: Int] = [:]
-                for row in try snapshotCounts.waitForAnswer() {
+                for row in try wait(snapshotCounts) {
                     var columns = RowColumns(row)
                     let number = try columns.requiredInteger()
                     counts[UInt32(truncatingIfNeeded: number)] = Int(try columns.requiredInteger())
@@ -358,7 +373,7 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         readAheads.removeAll()
         try waitForSent()
         for (space, keys, answer) in sent {
-            for row in try answer.waitForAnswer() {
+            for row in try wait(answer) {
                 var columns = RowColumns(row)
                 let position = try columns.requiredInteger()
                 let value = try columns.requiredBytes()

@@ -1,5 +1,6 @@
 import Foundation
 import Kura
+import Logging
 import PostgresNIO
 
 extension StoreDescription {
@@ -21,10 +22,17 @@ extension StoreDescription {
     ///   - url: The database.
     ///   - options: Of these, ``StoreOptions/tracksHistory`` and
     ///     ``StoreOptions/isReadOnly`` apply.
-    public static func postgres(url: String, options: StoreOptions = StoreOptions()) -> StoreDescription {
+    ///   - logger: Where PostgresNIO logs the store's connections and
+    ///     statements (swift-log); by default nowhere.
+    /// - Throws: (when the store opens) ``KuraError/storage(path:failure:)``:
+    ///   ``StorageFailure/engine(code:message:)`` for a URL that isn't one,
+    ///   an unknown database or a refused login (connecting again won't
+    ///   help), ``StorageFailure/serverUnavailable(_:)`` for a server that
+    ///   can't be reached (it may come back).
+    public static func postgres(url: String, options: StoreOptions = StoreOptions(), logger: Logger? = nil) -> StoreDescription {
         StoreDescription(options: options) { _ in
             let (configuration, location) = try PostgresURL.configuration(url)
-            return try PostgresEngine(configuration: configuration, location: location, isReadOnly: options.isReadOnly)
+            return try PostgresEngine(configuration: configuration, location: location, isReadOnly: options.isReadOnly, logger: logger)
         }
     }
 }
@@ -43,7 +51,16 @@ enum PostgresURL {
         guard !database.isEmpty else { throw invalid("it names no database") }
         guard let user = components.user, !user.isEmpty else { throw invalid("it names no user") }
         let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
-        let port = components.port ?? query["port"].flatMap(Int.init) ?? 5432
+        let port: Int
+        if let given = components.port {
+            port = given
+        } else if let text = query["port"] {
+            guard let number = Int(text) else { throw invalid("port=\(text) is not a port number") }
+            port = number
+        } else {
+            port = 5432
+        }
+        guard (1...65_535).contains(port) else { throw invalid("port \(port) is not between 1 and 65535") }
         var location = components
         location.password = nil
         let configuration: PostgresConnection.Configuration

@@ -27,4 +27,16 @@ import Testing
         #expect(error?.seconds == 1)
         #expect(error?.description == "no answer from the server in 1 s")
     }
+
+    @Test func aStatementOnAConnectionThatClosedFailsWithinSeconds() throws {
+        let never = Self.group.next().makePromise(of: Int.self)
+        defer { never.succeed(0) }
+        let started = ContinuousClock.now
+        #expect(throws: ConnectionLost.self) { try never.futureResult.waitForAnswer(within: 60, unlessClosed: { true }) }
+        #expect(ContinuousClock.now - started < .seconds(4))
+        // An answer that comes while the connection still stands is waited for.
+        let later = Self.group.next().makePromise(of: Int.self)
+        Self.group.next().scheduleTask(in: .milliseconds(1500)) { later.succeed(3) }
+        #expect(try later.futureResult.waitForAnswer(within: 60, unlessClosed: { false }) == 3)
+    }
 }

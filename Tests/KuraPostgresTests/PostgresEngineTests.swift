@@ -410,23 +410,186 @@ import Testing
         #expect(try #require(stored.record).withUnsafeBytes { RecordView(trusted: $0).rowVersion } == version + 1)
     }
 
-    @Test func aRewriteWhoseAnswerWasLostIsTakenAsCommittedOnlyWhenItsFirstRecordIsWhatItWrote() throws {
-        let engine = try #require(try StoreDescription.postgres(url: try Self.server.newDatabase()).openEngine(nil) as? PostgresEngine)
-        defer { engine.close() }
-        let space = try engine.write { try $0.createSpace(named: "records") }
-        func store(_ value: UInt8) throws {
-            try engine.write { txn in
-                try [UInt8(1)].withUnsafeBytes { key in try [value].withUnsafeBytes { try txn.put($0, forKey: key, in: space, flags: []) } }
+    /// Items saved in groups of 20, without a unique key: a save stored
+    /// twice would show as a group of 40.
+    static func groups() throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [EntityDescription(name: "Item", attributes: [
+            AttributeDescription(name: "group", type: .int64), AttributeDescription(name: "value", type: .int64, defaultValue: .int(0)),
+        ])])
+    }
+
+    static func insertGroup(_ group: Int, in context: ManagedObjectContext) throws {
+        for _ in 0..<20 { try context.insertNewObject(forEntityName: "Item").setValue(.int(Int64(group)), forKey: "group") }
+    }
+
+    /// How many items each group has, from a new context.
+    static func groupSizes(_ container: PersistentContainer) throws -> [Int64: Int] {
+        var sizes: [Int64: Int] = [:]
+        for item in try container.newContext().fetch(FetchRequest(entityName: "Item")) {
+            sizes[try item.value(forKey: "group", as: Int64.self), default: 0] += 1
+        }
+        return sizes
+    }
+
+    /// What a write of `container`'s engine sends just before its COMMIT:
+    /// its connection's key (the engine's mark, in hex) in `kura_saves`.
+    static func writeMarker(_ container: PersistentContainer) throws -> String {
+        let engine = try #require(container.store.engine as? PostgresEngine)
+        return engine.commitMark.utf8.map { String(format: "%02x", $0) }.joined()
+    }
+
+    @Test func aSaveWhoseCommitAnswerIsLostIsLookedUpAndTakenAsSavedNotSentAgain() throws {
+        let server = try Self.server
+        let proxy = try CuttingProxy(serverDirectory: server.directory, port: server.port)
+        let name = try Self.databaseName(try server.newDatabase())
+        let container = try PersistentContainer(store: .postgres(url: proxy.url(of: name)), model: Self.groups())
+        let context = container.newContext()
+        try Self.insertGroup(1, in: context)
+
+        // The server commits; its answer never reaches the client.
+        proxy.arm(.answer(containing: "COMMIT", afterRequestContaining: try Self.writeMarker(container)))
+        try context.save()
+        #expect(proxy.cutCount == 1)
+        #expect(!context.hasChanges, "taken as saved")
+        #expect(context.registeredObjects.allSatisfy { !$0.objectID.isTemporaryID })
+        try context.save()
+        #expect(try Self.groupSizes(container) == [1: 20], "stored once")
+
+        // A save that rewrites what it read is one statement (which sends
+        // the engine's mark as its first argument): its answer lost too.
+        let item = try #require(try context.fetch(FetchRequest(entityName: "Item")).first)
+        let version = try #require(item.record).withUnsafeBytes { RecordView(trusted: $0).rowVersion }
+        try item.setValue(.int(7), forKey: "value")
+        let mark = try #require(container.store.engine as? PostgresEngine).commitMark
+        proxy.arm(.answer(containing: "SELECT 1", afterRequestContaining: mark))
+        try context.save()
+        #expect(proxy.cutCount == 2)
+        let stored = try #require(try container.newContext().existingObject(with: item.objectID))
+        #expect(try stored.value(forKey: "value", as: Int64.self) == 7)
+        #expect(try #require(stored.record).withUnsafeBytes { RecordView(trusted: $0).rowVersion } == version + 1, "rewritten once")
+    }
+
+    @Test func aSaveWhoseCommitNeverReachedTheServerKeepsItsChangesAndSavesOnceLater() throws {
+        let server = try Self.server
+        let proxy = try CuttingProxy(serverDirectory: server.directory, port: server.port)
+        let name = try Self.databaseName(try server.newDatabase())
+        let container = try PersistentContainer(store: .postgres(url: proxy.url(of: name)), model: Self.groups())
+        let context = container.newContext()
+        try Self.insertGroup(1, in: context)
+        proxy.arm(.request(containing: "COMMIT", afterRequestContaining: try Self.writeMarker(container)))
+        do {
+            try context.save()
+            Issue.record("a save whose COMMIT never reached the server succeeded")
+        } catch KuraError.storage(_, .serverUnavailable) {}
+        #expect(proxy.cutCount == 1)
+        #expect(context.insertedObjects.count == 20, "the context keeps its changes")
+        #expect(try Self.groupSizes(container).isEmpty)
+        try context.save()
+        #expect(try Self.groupSizes(container) == [1: 20])
+    }
+
+    /// The outside suite's reproduction: a server stopped at once
+    /// (`pg_ctl stop -m immediate`) during a loop of insert-only saves,
+    /// started again, and each failed save saved again. No group is stored
+    /// twice, and no save waits long for a connection that is gone.
+    @Test func insertOnlySavesThroughServerCrashesAreStoredOnceEach() throws {
+        let server = try PostgresTestServer(directory: NSTemporaryDirectory() + "kura-pg-crash-\(getpid())")
+        defer { server.remove() }
+        let container = try PersistentContainer(store: .postgres(url: try server.newDatabase()), model: Self.groups())
+        let saved = Atomic(0)
+        let longest = Mutex(Duration.zero)
+        let done = Atomic(false)
+        let writer = Thread {
+            let context = container.newContext()
+            var group = 0
+            while !done.load(ordering: .relaxed) {
+                group += 1
+                try? Self.insertGroup(group, in: context)
+                while true {
+                    let started = ContinuousClock.now
+                    do {
+                        try context.save()
+                        saved.add(1, ordering: .relaxed)
+                        break
+                    } catch {
+                        let took = ContinuousClock.now - started
+                        longest.withLock { $0 = max($0, took) }
+                        usleep(50_000)
+                    }
+                }
+            }
+            done.store(false, ordering: .relaxed)  // (it stopped)
+        }
+        writer.start()
+        var generator = SplitMix64(seed: 20_261_127)
+        for _ in 0..<4 {
+            usleep(useconds_t(Int.random(in: 100_000...400_000, using: &generator)))
+            try server.stop(immediately: true)
+            usleep(300_000)
+            try server.start()
+        }
+        usleep(300_000)
+        done.store(true, ordering: .relaxed)
+        while done.load(ordering: .relaxed) { usleep(10_000) }
+        let sizes = try Self.groupSizes(container)
+        #expect(sizes.count == saved.load(ordering: .relaxed))
+        #expect(sizes.values.allSatisfy { $0 == 20 }, "groups stored twice: \(sizes.filter { $0.value != 20 })")
+        #expect(longest.withLock { $0 } < .seconds(20), "a failed save waited \(longest.withLock { $0 })")
+    }
+
+    @Test func whatConnectingAgainCantFixIsNotServerUnavailable() throws {
+        let server = try Self.server
+        func failure(_ url: String) -> StorageFailure? {
+            do {
+                _ = try PersistentContainer(store: .postgres(url: url), model: ConcurrencyWorkload.model())
+            } catch KuraError.storage(_, let failure) {
+                return failure
+            } catch {}
+            return nil
+        }
+        for url in [
+            "postgres://kura@/db?host=\(server.directory)&port=abc", "postgres://kura@/db?host=\(server.directory)&port=99999",
+            "postgres://kura@localhost:0/db", server.url(of: "no_such_database"),
+        ] {
+            guard case .engine(_, let message)? = failure(url) else {
+                Issue.record("\(url): \(String(describing: failure(url)))")
+                continue
+            }
+            #expect(!message.isEmpty)
+        }
+    }
+
+    @Test func aConnectionTheServerEndsMidStatementIsServerUnavailable() throws {
+        let server = try Self.server
+        let url = try server.newDatabase()
+        let name = try Self.databaseName(url)
+        let container = try PersistentContainer(store: .postgres(url: url), model: Self.groups())
+        // psql holds the writers' lock; the save waits for it and its
+        // server process is ended meanwhile (SQLSTATE 57P01).
+        let holder = try server.startPsql(name, "SELECT pg_advisory_lock(\(PostgresEngine.writersLock)); SELECT pg_sleep(3);")
+        let killer = Thread {
+            for _ in 0..<200 {
+                let ended = (try? server.psql(name, """
+                    SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                    WHERE wait_event_type = 'Lock' AND query LIKE '%pg_advisory_xact_lock%'
+                    """)).flatMap { Int($0) } ?? 0
+                if ended > 0 { return }
+                usleep(20_000)
             }
         }
-        var sent = PostgresTransaction.Expectations()
-        sent.first = (PostgresTransaction.PendingKey(space: space.number, key: [1]), [10], [11])
-        try store(10)
-        #expect(try engine.wasCommitted(sent) == false, "still as read: not committed, the save runs again")
-        try store(11)
-        #expect(try engine.wasCommitted(sent) == true, "as written: committed")
-        try store(12)
-        #expect(throws: KuraError.self, "another value: it can't be told") { try engine.wasCommitted(sent) }
+        usleep(300_000)
+        killer.start()
+        let context = container.newContext()
+        try Self.insertGroup(1, in: context)
+        do {
+            try context.save()
+            Issue.record("the save whose server process was ended succeeded")
+        } catch KuraError.storage(_, .serverUnavailable(let reason)) {
+            #expect(reason.contains("57P01"), "\(reason)")
+        }
+        _ = try holder.wait()
+        try context.save()
+        #expect(try Self.groupSizes(container) == [1: 20])
     }
 
     @Test func aBadURLOrAnAbsentServerIsAClearError() throws {

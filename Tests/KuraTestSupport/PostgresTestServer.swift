@@ -34,9 +34,11 @@ public final class PostgresTestServer: @unchecked Sendable {
         port = String(parts[1])
     }
 
-    /// Stops the server, keeping its data.
-    public func stop() throws {
-        try Self.run(Self.script, ["stop", directory])
+    /// Stops the server, keeping its data: a fast shutdown (sessions are
+    /// ended cleanly), or with `immediately` a crash (`pg_ctl stop -m
+    /// immediate`: the server recovers from its log when it starts again).
+    public func stop(immediately: Bool = false) throws {
+        try Self.run(Self.script, ["stop", directory] + (immediately ? ["immediate"] : []))
     }
 
     /// Starts the stopped server again.
