@@ -13,21 +13,24 @@ struct CommandTokenizer {
         /// so it can be a clause keyword (`where`, `sort`, `limit`, `offset`).
         let isTopLevel: Bool
 
-        /// The word without surrounding quotes, with `\"` and `\\` escapes resolved.
+        /// The word without surrounding quotes. Inside them a backslash
+        /// escapes only the quote and itself (`\'`, `\"`, `\\`); before
+        /// anything else it is kept, so `'C:\data\n.kura'` and `'a\b.kura'`
+        /// name the files they spell.
         var unquoted: String {
             guard let first = text.first, first == "\"" || first == "'", text.count >= 2, text.last == first else {
                 return text
             }
+            let inner = Array(text.dropFirst().dropLast())
             var result = ""
-            var escaped = false
-            for character in text.dropFirst().dropLast() {
-                if escaped {
-                    result.append(character)
-                    escaped = false
-                } else if character == "\\" {
-                    escaped = true
+            var index = 0
+            while index < inner.count {
+                if inner[index] == "\\", index + 1 < inner.count, inner[index + 1] == first || inner[index + 1] == "\\" {
+                    result.append(inner[index + 1])
+                    index += 2
                 } else {
-                    result.append(character)
+                    result.append(inner[index])
+                    index += 1
                 }
             }
             return result

@@ -153,7 +153,10 @@ extension InspectSession {
     /// Objects as JSON Lines or CSV, the form `kura import` reads.
     func export(_ spec: ExportSpec, line: String) throws {
         let request = try spec.fetch.map { try self.request(for: $0, line: line) }
-        try ObjectExport.export(request, from: container, format: spec.format) { print($0) }
+        try ObjectExport.export(request, from: container, format: spec.format) { text in
+            print(text)
+            try checkOutput()
+        }
     }
 
     /// A consistent copy of the store at `path`, while writers carry on.

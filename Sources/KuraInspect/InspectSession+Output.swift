@@ -33,51 +33,22 @@ public enum OutputWidth: Sendable, Equatable {
     case unlimited
 }
 
-/// A file that output goes to (`.output FILE`, `.once FILE`), written in
-/// large pieces rather than a system call per line.
-final class OutputFile {
-    let path: String
-    private let handle: FileHandle
-    private var buffer: [UInt8] = []
-
-    init(path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw InspectError("can't write \(path): \(String(cString: strerror(errno)))")
-        }
-        self.path = path
-        self.handle = handle
-        buffer.reserveCapacity(1 << 16)
-    }
-
-    func write(_ line: String) {
-        buffer.append(contentsOf: line.utf8)
-        buffer.append(0x0A)
-        if buffer.count >= 1 << 16 { flush() }
-    }
-
-    func flush() {
-        guard !buffer.isEmpty else { return }
-        handle.write(Data(buffer))
-        buffer.removeAll(keepingCapacity: true)
-    }
-
-    func close() {
-        flush()
-        try? handle.close()
-    }
-
-    deinit { flush() }
-}
-
 extension InspectSession {
     /// Prints one line (or several joined by line breaks) where output
     /// goes now: the `.once` file, the `.output` file, or the session's output.
     func print(_ text: String) {
-        if let file = onceFile ?? outputFile {
-            file.write(text)
-        } else {
-            standardOutput(text)
-        }
+        (onceFile ?? outputFile ?? output).write(text)
+    }
+
+    /// Writes what is buffered where output goes now (a prompt is about to show).
+    func flushOutput() throws(InspectError) {
+        try (onceFile ?? outputFile ?? output).flush()
+    }
+
+    /// Throws when output already failed to be written: long commands
+    /// (exports, dumps) ask between batches, and stop.
+    func checkOutput() throws(InspectError) {
+        if let failure = (onceFile ?? outputFile ?? output).failure { throw failure }
     }
 
     /// The columns tables fit in now; `nil` for no limit.
@@ -160,24 +131,47 @@ extension InspectSession {
         print(JSONValue(object).text)
     }
 
-    /// Starts sending output to `path` (or back to the session's output for `nil`).
+    /// Starts sending output to `path` (or back to the session's output
+    /// for `nil`). The file is written under a temporary name and takes
+    /// its name when output goes elsewhere (or the session ends).
     func redirectOutput(to path: String?) throws {
-        outputFile?.close()
+        let previous = outputFile
         outputFile = nil
-        if let path, path != "stdout" { outputFile = try OutputFile(path: path) }
+        try previous?.close()
+        if let path, path != "stdout" { outputFile = try OutputSink.file(at: path) }
     }
 
     /// Sends the next command's output to `path`.
     func redirectNextCommand(to path: String) throws {
-        onceFile?.close()
-        onceFile = try OutputFile(path: path)
+        onceFile?.discard()
+        onceFile = try OutputSink.file(at: path)
     }
 
-    /// After each command: the `.once` file is done; the `.output` file is flushed.
-    func finishCommandOutput(command: InspectCommand) {
+    /// After each command: the `.once` file is complete (or, when the
+    /// command failed, removed); the rest is flushed.
+    /// - Throws: ``InspectError`` when output couldn't be written.
+    func finishCommandOutput(command: InspectCommand, succeeded: Bool) throws(InspectError) {
         if case .once = command { return }
-        onceFile?.close()
+        let once = onceFile
         onceFile = nil
-        outputFile?.flush()
+        if succeeded {
+            try once?.close()
+        } else {
+            once?.discard()
+        }
+        try outputFile?.flush()
+        try output.flush()
+    }
+
+    /// Ends the session's output: the `.output` file takes its name,
+    /// and what is buffered is written.
+    /// - Throws: ``InspectError`` when output couldn't be written.
+    public func finishOutput() throws(InspectError) {
+        let file = outputFile
+        outputFile = nil
+        onceFile?.discard()
+        onceFile = nil
+        try file?.close()
+        try output.flush()
     }
 }

@@ -28,9 +28,10 @@ public final class InspectSession {
     /// Whether fetches and counts print their query plan first (`.eqp on`).
     public var showsPlans = false
 
-    let standardOutput: (String) -> Void
-    var outputFile: OutputFile?
-    var onceFile: OutputFile?
+    /// The session's output; `.output` and `.once` files go instead while set.
+    let output: OutputSink
+    var outputFile: OutputSink?
+    var onceFile: OutputSink?
     /// How deep `.read` files are nested now.
     var readDepth = 0
 
@@ -44,20 +45,35 @@ public final class InspectSession {
     public convenience init(
         path: String, mode: OutputMode = .table, width: OutputWidth = .terminal, output: @escaping (String) -> Void
     ) throws(InspectError) {
+        try self.init(path: path, mode: mode, width: width, sink: OutputSink(lines: output))
+    }
+
+    /// Opens the store at `path` read-only, printing into `sink` (such as
+    /// ``OutputSink/standardOutput()``, whose every write is checked).
+    public convenience init(
+        path: String, mode: OutputMode = .table, width: OutputWidth = .terminal, sink: OutputSink
+    ) throws(InspectError) {
         guard FileManager.default.fileExists(atPath: path) else {
             throw InspectError("no such file: \(path)")
         }
         var options = StoreOptions()
         options.isReadOnly = true
         options.allowsReadingWithoutLock = true
-        try self.init(store: .lmdb(path: path, options: options), mode: mode, width: width, output: output)
+        try self.init(store: .lmdb(path: path, options: options), mode: mode, width: width, sink: sink)
     }
 
     /// Opens the store `store` describes (on any engine; open it read-only),
     /// with the same commands. What only a file has (`.stats`, `.check`,
     /// `.backup`) says so on other engines.
-    public init(
+    public convenience init(
         store: StoreDescription, mode: OutputMode = .table, width: OutputWidth = .terminal, output: @escaping (String) -> Void
+    ) throws(InspectError) {
+        try self.init(store: store, mode: mode, width: width, sink: OutputSink(lines: output))
+    }
+
+    /// Opens the store `store` describes, printing into `sink`.
+    public init(
+        store: StoreDescription, mode: OutputMode = .table, width: OutputWidth = .terminal, sink: OutputSink
     ) throws(InspectError) {
         do {
             container = try PersistentContainer(store: store)
@@ -66,7 +82,7 @@ public final class InspectSession {
         }
         self.mode = mode
         self.width = width
-        self.standardOutput = output
+        self.output = sink
     }
 
     /// Runs one command line. Returns false for `quit`.
@@ -83,22 +99,39 @@ public final class InspectSession {
         } catch {
             throw InspectError(error.message, line: trimmed, position: error.position)
         }
+        return try perform(command, line: trimmed)
+    }
+
+    /// Writes a consistent copy of the store to the file at `path`, as the
+    /// `backup` command does, with the name exactly as given (no quoting
+    /// or escapes to undo: `kura backup` passes its argument here).
+    public func backup(toFile path: String, compacting: Bool) throws(InspectError) {
+        _ = try perform(.backup(path: path, compacting: compacting), line: "backup")
+    }
+
+    /// What opening the store with the model of the store at `path` would
+    /// migrate, as the `diff` command says, with the name exactly as given.
+    public func showDifferences(fromStoreAt path: String) throws(InspectError) {
+        _ = try perform(.diff(path), line: "diff")
+    }
+
+    /// Runs a parsed command, then finishes its output.
+    private func perform(_ command: InspectCommand, line trimmed: String) throws(InspectError) -> Bool {
         let start = ContinuousClock.now
-        defer {
-            finishCommandOutput(command: command)
-            if isTimerOn {
-                let elapsed = ContinuousClock.now - start
-                let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-                print(String(format: "Run time: %.3f ms", milliseconds))
-            }
-        }
+        let goesOn: Bool
         do {
-            return try execute(command, line: trimmed)
-        } catch let error as InspectError {
-            throw error
+            goesOn = try execute(command, line: trimmed)
         } catch {
-            throw InspectError(error, line: trimmed)
+            try? finishCommandOutput(command: command, succeeded: false)
+            throw error as? InspectError ?? InspectError(error, line: trimmed)
         }
+        if isTimerOn {
+            let elapsed = ContinuousClock.now - start
+            let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            print(String(format: "Run time: %.3f ms", milliseconds))
+        }
+        try finishCommandOutput(command: command, succeeded: true)
+        return goesOn
     }
 
     private func execute(_ command: InspectCommand, line: String) throws -> Bool {

@@ -49,6 +49,7 @@ public enum ObjectExport {
 
     /// Writes the objects `request` fetches (every object of every entity
     /// for `nil`), one line at a time through `write`, and returns how many.
+    /// An error `write` throws (output that can't be written) stops it.
     ///
     /// Memory stays flat: the IDs are fetched first, then the objects are
     /// read a thousand at a time, each batch in a context of its own. Each
@@ -60,7 +61,7 @@ public enum ObjectExport {
     @discardableResult
     public static func export(
         _ request: FetchRequest?, from container: PersistentContainer, format: ExportFormat,
-        write: (String) -> Void
+        write: (String) throws -> Void
     ) throws -> Int {
         let requests = request.map { [$0] } ?? container.model.entities.map { FetchRequest(entityName: $0.name) }
         guard format == .jsonl || requests.count == 1 else {
@@ -70,7 +71,7 @@ public enum ObjectExport {
         for request in requests {
             let entity = try container.model.requireEntity(named: request.entityName)
             let columns = try columns(of: entity)
-            if format == .csv { write(CSVText.record(columns)) }
+            if format == .csv { try write(CSVText.record(columns)) }
             let keys = jsonKeys(columns)
             let ids = try container.newContext().fetchObjectIDs(request)
             let batches = stride(from: 0, to: ids.count, by: batchSize).map { Array(ids[$0..<min($0 + batchSize, ids.count)]) }
@@ -86,7 +87,7 @@ public enum ObjectExport {
                 }
                 for result in results.all {
                     let (text, count) = try result.get()
-                    if count > 0 { write(text) }
+                    if count > 0 { try write(text) }
                     written += count
                 }
                 next += group.count

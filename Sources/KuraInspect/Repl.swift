@@ -32,12 +32,14 @@ public enum Repl {
             let completer = Completer(model: session.model)
             let editor = LineEditor(historyPath: historyPath) { completer.completion(line: $0, word: $1) }
             session.print(banner(for: session))
+            try? session.flushOutput()
             Interrupts.install()
             while true {
                 guard let line = editor.readLine(prompt: "kura> ") else {
                     // Ctrl-C at the prompt: a new line and a new prompt.
                     if Interrupts.take() {
                         session.print("")
+                        try? session.flushOutput()
                         continue
                     }
                     return 0

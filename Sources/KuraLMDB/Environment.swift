@@ -150,6 +150,15 @@ public final class Environment: @unchecked Sendable {
             close()
             return EnvironmentError.cannotOpen(path: path, reason: LMDBError(code: code))
         }
+        // LMDB writes its lock file's header and reader table through a
+        // memory map of the file it just sized with ftruncate: on a full file
+        // system the kernel can't give the map pages, and the write kills
+        // the process (SIGBUS). The space is reserved first instead, so a
+        // full disk is an error here.
+        if !options.flags.contains(.noLock) {
+            let code = reserveLockFile(lockPath, readers: max(options.maxReaders, 1), mode: mode_t(options.fileMode))
+            if code != 0 { throw fail(code) }
+        }
         var code = mdb_env_set_mapsize(environment, max(options.mapSize, 4096))
         if code == 0 { code = mdb_env_set_maxdbs(environment, MDB_dbi(max(options.maxDatabases, 0))) }
         if code == 0 { code = mdb_env_set_maxreaders(environment, UInt32(max(options.maxReaders, 1))) }
@@ -194,6 +203,47 @@ public final class Environment: @unchecked Sendable {
 
         registry[identity] = path
         return (environment, identity)
+    }
+}
+
+/// Allocates the blocks of the lock file at `path` that LMDB is about to
+/// write through a map: the size LMDB gives a new lock file for `readers`
+/// reader slots, or the file's own size when it is larger (LMDB then uses
+/// that). Returns 0, or the `errno` of a failure that means LMDB couldn't
+/// work either (no room: `ENOSPC`, `EDQUOT`). A lock file this process
+/// can't write is left for LMDB to open or refuse.
+private func reserveLockFile(_ path: String, readers: Int, mode: mode_t) -> Int32 {
+    let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode)
+    guard descriptor >= 0 else { return 0 }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else { return 0 }
+    let size = max(Int(status.st_size), LockFileLayout.size(readers: readers))
+    #if canImport(Glibc)
+    let code = posix_fallocate(descriptor, 0, off_t(size))
+    #else
+    let code = ftruncate(descriptor, off_t(size)) == 0 ? 0 : errno
+    #endif
+    return code == ENOSPC || code == EDQUOT || code == EFBIG ? code : 0
+}
+
+/// The size of a new LMDB lock file (`mdb_env_setup_locks`): a header of
+/// two cache lines' worth of fields (one holding the readers' mutex), one
+/// for the writers' mutex, then a cache line per reader slot.
+enum LockFileLayout {
+    static let cacheLine = 64
+
+    static func size(readers: Int) -> Int {
+        let mutex = MemoryLayout<pthread_mutex_t>.size
+        // magic, format (4 bytes each), the readers' mutex, the last
+        // transaction ID, the reader count.
+        let header = roundUp(roundUp(8, to: MemoryLayout<pthread_mutex_t>.alignment) + mutex + 8 + 4, to: 8)
+        let info = roundUp(header, to: cacheLine) + roundUp(mutex, to: cacheLine) + cacheLine
+        return (readers - 1) * cacheLine + info
+    }
+
+    private static func roundUp(_ value: Int, to multiple: Int) -> Int {
+        (value + multiple - 1) / multiple * multiple
     }
 }
 

@@ -64,9 +64,9 @@ struct SessionArguments: ParsableArguments {
             if store.hasPrefix("postgres://") || store.hasPrefix("postgresql://") {
                 var options = StoreOptions()
                 options.isReadOnly = true
-                session = try InspectSession(store: .postgres(url: store, options: options), mode: mode, width: width) { print($0) }
+                session = try InspectSession(store: .postgres(url: store, options: options), mode: mode, width: width, sink: .standardOutput())
             } else {
-                session = try InspectSession(path: store, mode: mode, width: width) { print($0) }
+                session = try InspectSession(path: store, mode: mode, width: width, sink: .standardOutput())
             }
             session.showsHeaders = !noHeaders
             return session
@@ -82,12 +82,19 @@ func fail(_ error: Any) -> Never {
     exit(1)
 }
 
-/// Runs one command line in a new session and exits non-zero on error.
+/// Runs one command line in a new session and exits non-zero on error
+/// (output that can't be written included).
 /// A predicate error hints at the shell, which takes quotes away.
 func runOnce(_ options: SessionArguments, _ line: String) throws {
+    try runOnce(options, line: line) { (session) throws(InspectError) in _ = try session.run(line) }
+}
+
+/// Runs `command` in a new session, as ``runOnce(_:_:)`` does a line.
+func runOnce(_ options: SessionArguments, line: String, _ command: (InspectSession) throws(InspectError) -> Void) throws {
     let session = try options.session()
     do {
-        try session.run(line)
+        try command(session)
+        try session.finishOutput()
     } catch {
         let hint = error.message.hasPrefix("predicate:") && !line.contains("\"") && !line.contains("'")
             ? "\nhint: the shell removes quotes; put the predicate in single quotes: where 'title == \"Kura ships\"'"
@@ -115,8 +122,10 @@ extension Kura {
         var count = 300
 
         func run() throws {
+            let output = OutputSink.standardOutput()
             do {
-                try KuraInspect.Demo.run(path: path, count: count) { print($0) }
+                try KuraInspect.Demo.run(path: path, count: count) { output.write($0) }
+                try output.flush()
             } catch {
                 fail(error)
             }
@@ -139,6 +148,11 @@ extension Kura {
                 : .lines { readLine(strippingNewline: true) }
             let status = Repl.run(session, input: input, keepGoing: keepGoing) { message in
                 FileHandle.standardError.write(Data((message + "\n").utf8))
+            }
+            do {
+                try session.finishOutput()
+            } catch {
+                fail(error)
             }
             if status != 0 { throw ExitCode(status) }
         }
@@ -210,7 +224,7 @@ extension Kura {
         @OptionGroup var options: SessionArguments
         @Option(name: .long, help: "A store file holding the newer model, such as one the new app version created.")
         var model: String
-        func run() throws { try runOnce(options, "diff " + model) }
+        func run() throws { try runOnce(options, line: "diff") { (session) throws(InspectError) in try session.showDifferences(fromStoreAt: model) } }
     }
 
     struct Export: ParsableCommand {
@@ -262,11 +276,12 @@ extension Kura {
                 let summary = try ObjectImport.run(utf8: bytes, format: format, entityName: entity, in: context)
                 let counts = summary.insertedCounts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
                 let elapsed = ContinuousClock.now - start
-                print("imported \(summary.total) \(summary.total == 1 ? "object" : "objects") (\(counts.isEmpty ? "none" : counts)) in "
+                let output = OutputSink.standardOutput()
+                output.write("imported \(summary.total) \(summary.total == 1 ? "object" : "objects") (\(counts.isEmpty ? "none" : counts)) in "
                     + elapsed.formatted(.units(allowed: [.seconds, .milliseconds], fractionalPart: .show(length: 1))))
+                try output.flush()
                 // The save is durable; taking apart the context's objects one by one
                 // would only delay the exit (a tenth of the time of 100k objects).
-                fflush(nil)
                 withExtendedLifetime(context) { Foundation.exit(0) }
             } catch {
                 fail(error)
@@ -282,7 +297,7 @@ extension Kura {
         var copy: String
         @Flag(help: "Leave free pages out, so the copy is as small as the data (stats shows what it gives back).")
         var compact = false
-        func run() throws { try runOnce(options, "backup '\(copy.replacingOccurrences(of: "'", with: "\\'"))'" + (compact ? " --compact" : "")) }
+        func run() throws { try runOnce(options, line: "backup") { (session) throws(InspectError) in try session.backup(toFile: copy, compacting: compact) } }
     }
 
     struct Dump: ParsableCommand {

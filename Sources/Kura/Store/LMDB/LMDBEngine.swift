@@ -38,8 +38,8 @@ final class LMDBEngine: StorageEngine {
         }
         do {
             environment = try Self.openEnvironment(path: path, options: environmentOptions)
-        } catch KuraError.storage(_, .permissionDenied) where options.isReadOnly && options.allowsReadingWithoutLock
-            && Self.cannotHaveALockFile(path) {
+        } catch KuraError.storage(_, let failure) where options.isReadOnly && options.allowsReadingWithoutLock
+            && Self.cannotHaveALockFile(path, failure: failure) {
             environmentOptions.flags.insert(.noLock)
             environment = try Self.openEnvironment(path: path, options: environmentOptions)
         }
@@ -149,9 +149,17 @@ final class LMDBEngine: StorageEngine {
         }
     }
 
-    /// True when no lock file is beside the store and this user can't make one.
-    private static func cannotHaveALockFile(_ path: String) -> Bool {
-        let directory = (path as NSString).deletingLastPathComponent
-        return access(path + "-lock", F_OK) != 0 && access(directory.isEmpty ? "." : directory, W_OK) != 0
+    /// True when no lock file is beside the store and none can be made:
+    /// this user can't write the directory, or the file system is full.
+    /// (No lock file: no process has the store open.)
+    private static func cannotHaveALockFile(_ path: String, failure: StorageFailure) -> Bool {
+        guard access(path + "-lock", F_OK) != 0 else { return false }
+        switch failure {
+        case .diskFull: return true
+        case .permissionDenied:
+            let directory = (path as NSString).deletingLastPathComponent
+            return access(directory.isEmpty ? "." : directory, W_OK) != 0
+        default: return false
+        }
     }
 }
