@@ -14,6 +14,21 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["store.lmdb", "store.lmdb-lock"])
     }
 
+    @Test(arguments: [1, 126, 500])
+    func theLockFileIsReservedAtTheSizeLMDBGivesIt(readers: Int) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("store.lmdb")
+        let environment = try Environment(path: path, options: Environment.Options(maxReaders: readers))
+        let size = try FileManager.default.attributesOfItem(atPath: path + "-lock")[.size] as? Int
+        // LMDB adopts a larger lock file's size as more reader slots: the
+        // reservation must be exactly what it would have made.
+        #expect(try environment.info().maxReaders == readers)
+        #expect(size == readers * 64 + 128, "the lock file LMDB makes on x86-64 and arm64 with 64-byte cache lines")
+        var status = stat()
+        #expect(stat(path + "-lock", &status) == 0)
+        #expect(Int(status.st_blocks) * 512 >= size ?? 0, "its blocks are allocated, not a sparse file")
+    }
+
     @Test func aFileOfRandomBytesIsNotAnLMDBFile() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("random.lmdb")
