@@ -136,6 +136,49 @@ import Testing
         }
     }
 
+    /// The outside suite built a predicate 100,000 levels deep in code and
+    /// compiling it overflowed the stack. The same limit holds for trees
+    /// built in code: the deep tree is never made, and using the predicate
+    /// is a clear error.
+    @Test func aPredicateBuiltInCodeDeeperThanTheLimitIsAnErrorNotAStackOverflow() throws {
+        let limit = FetchPredicate.maximumNesting
+        let leaf: FetchPredicate = "a == 1"
+        var deep = leaf
+        for _ in 0..<100_000 { deep = !deep }
+        var alternating = leaf
+        for level in 0..<100_000 { alternating = level % 2 == 0 ? (alternating || "b == 2") : (alternating && "c == 3") }
+        var list = FetchPredicate.Expression.value(.int(1))
+        for _ in 0..<1_000 { list = .list([list]) }  // (a value of the test's own: deeper, its release alone would recurse too far)
+        let deepList = FetchPredicate.comparison(.key("a"), .in, list)
+        var subquery = leaf
+        for _ in 0..<200 { subquery = .comparison(.aggregate(.count, .subquery(.key("tags"), "t", subquery), nil), .greater, .value(.int(0))) }
+        let entity = try EntityDescription(name: "Row", attributes: [
+            AttributeDescription(name: "a", type: .int64), AttributeDescription(name: "b", type: .int64), AttributeDescription(name: "c", type: .int64),
+        ])
+        _ = try ManagedObjectModel(entities: [entity])
+        for predicate in [deep, alternating, deepList, subquery, deep && leaf, !deep, .or([leaf, deepList])] {
+            #expect(throws: KuraError.invalidPredicate("the predicate nests more than \(limit) levels deep")) {
+                _ = try predicate.compiled(for: entity)
+            }
+            #expect(throws: KuraError.self) { try predicate.withSubstitutionVariables([:]) }
+            #expect(predicate.predicateFormat.contains("more than \(limit) levels"))
+        }
+        // Up to the limit, a built predicate works, and its text parses to it.
+        var allowed = leaf
+        for _ in 0..<limit { allowed = !allowed }
+        #expect(throws: Never.self) { _ = try allowed.compiled(for: entity) }
+        #expect(try FetchPredicate(format: allowed.predicateFormat) == allowed)
+        #expect(try FetchPredicate(format: String(repeating: "NOT ", count: limit) + "a == 1") == allowed)
+    }
+
+    /// A string literal that doesn't parse keeps its error when combined.
+    @Test func aCombinedPredicateKeepsTheSyntaxErrorOfItsParts() {
+        let broken: FetchPredicate = "title == "
+        for combined in [broken && "a == 1", "a == 1" || broken, !broken] {
+            #expect(throws: PredicateSyntaxError.self) { try combined.checkSyntax() }
+        }
+    }
+
     /// Found by the fuzzer (predicate inputs 154372 and others, seed 1): 51
     /// NOTs in a row parsed, but were formatted as `NOT (NOT (…` with twice
     /// the nesting, past the limit, so the formatted text did not parse.

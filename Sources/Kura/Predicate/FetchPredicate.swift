@@ -24,13 +24,56 @@
 /// `FALSEPREDICATE`.
 public struct FetchPredicate: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
     let root: Node
-    /// Set for a string literal that doesn't parse: the error is thrown when
-    /// the predicate is first used (registered in a template or fetched).
-    let syntaxError: PredicateSyntaxError?
+    /// Set for a predicate that can't be used: a string literal that
+    /// doesn't parse, or a tree built in code that nests deeper than
+    /// ``maximumNesting``. The error is thrown when the predicate is first
+    /// used (registered in a template or fetched).
+    let problem: Problem?
+    /// How deep the predicate's text nests (parentheses, `NOT`s, lists,
+    /// `SUBQUERY`s), as ``predicateFormat`` writes it: what the parser limits.
+    let nesting: Int
 
-    init(_ root: Node, syntaxError: PredicateSyntaxError? = nil) {
+    enum Problem: Sendable, Hashable {
+        case syntax(PredicateSyntaxError)
+        case tooDeep
+    }
+
+    /// The deepest a predicate may nest, written as text or built in code:
+    /// parentheses, `NOT`s, lists and `SUBQUERY`s, counted as its text
+    /// (``predicateFormat``) nests them. Parsing, formatting, compiling and
+    /// evaluating recurse; the limit keeps any predicate from exhausting
+    /// the stack. A deeper one, from text, is a ``PredicateSyntaxError``;
+    /// built in code (`!`, ``and(_:)``, ``comparison(_:_:_:options:quantifier:)``…),
+    /// it is a predicate that throws ``KuraError/invalidPredicate(_:)`` where
+    /// it is used, and the deep tree is never made.
+    public static let maximumNesting = 100
+
+    init(_ root: Node, problem: Problem? = nil) {
+        if let problem {
+            self.init(root: root, problem: problem, nesting: 0)
+        } else {
+            self.init(root, nesting: root.nesting)
+        }
+    }
+
+    /// A predicate whose nesting is known: `nesting` is the root's.
+    private init(_ root: Node, nesting: Int) {
+        if nesting > Self.maximumNesting {
+            self.init(root: .constant(false), problem: .tooDeep, nesting: 0)
+        } else {
+            self.init(root: root, problem: nil, nesting: nesting)
+        }
+    }
+
+    private init(root: Node, problem: Problem?, nesting: Int) {
         self.root = root
-        self.syntaxError = syntaxError
+        self.problem = problem
+        self.nesting = nesting
+    }
+
+    /// The first problem of `predicates`, which a predicate made of them has too.
+    private static func problem(of predicates: [FetchPredicate]) -> Problem? {
+        predicates.lazy.compactMap(\.problem).first
     }
 
     /// Parses `format`, NSPredicate's syntax, replacing each `%@` (a value)
@@ -62,26 +105,35 @@ public struct FetchPredicate: Sendable, Hashable, CustomStringConvertible, Expre
         do {
             self.init(try parser.parse())
         } catch {
-            self.init(.constant(false), syntaxError: error)
+            self.init(.constant(false), problem: .syntax(error))
         }
     }
 
-    /// Throws the syntax error of a literal that didn't parse.
+    /// Throws the syntax error of a literal that didn't parse, or the
+    /// error of a predicate built too deep.
     func checkSyntax() throws {
-        if let syntaxError { throw syntaxError }
+        switch problem {
+        case nil: return
+        case .syntax(let error): throw error
+        case .tooDeep:
+            throw KuraError.invalidPredicate("the predicate nests more than \(Self.maximumNesting) levels deep")
+        }
     }
 
     /// The predicate as text, in a canonical form that parses back to an
     /// equal predicate.
     public var predicateFormat: String {
-        if let syntaxError { return syntaxError.format }
-        return PredicateFormatter.format(root)
+        switch problem {
+        case nil: return PredicateFormatter.format(root)
+        case .syntax(let error): return error.format
+        case .tooDeep: return "(a predicate nested more than \(Self.maximumNesting) levels deep)"
+        }
     }
 
     public var description: String { predicateFormat }
 
     public static func == (lhs: FetchPredicate, rhs: FetchPredicate) -> Bool {
-        lhs.root == rhs.root && lhs.syntaxError == rhs.syntaxError
+        lhs.root == rhs.root && lhs.problem == rhs.problem
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -101,6 +153,9 @@ public struct FetchPredicate: Sendable, Hashable, CustomStringConvertible, Expre
 
 extension FetchPredicate {
     /// One side of a comparison.
+    ///
+    /// A comparison whose expressions nest (lists, `SUBQUERY`s) deeper than
+    /// ``FetchPredicate/maximumNesting`` is refused where it is used.
     public indirect enum Expression: Sendable, Hashable {
         /// An attribute or relationship of the evaluated object, by name, or a
         /// key path through relationships (`author.name`, `tags.name`).
@@ -244,6 +299,73 @@ extension FetchPredicate {
 }
 
 extension FetchPredicate.Node {
+    /// How deep the tree's text nests (see ``FetchPredicate/nesting``).
+    /// Recursive: used on trees whose depth is bounded already (parsed, or
+    /// made from predicates that were).
+    var nesting: Int {
+        switch self {
+        case .constant: 0
+        case .not(let inner):
+            switch inner {
+            case .and, .or: inner.nesting + 2
+            default: inner.nesting + 1
+            }
+        case .and(let nodes):
+            nodes.map { node in
+                if case .or = node { return node.nesting + 1 }
+                return node.nesting
+            }.max() ?? 0
+        case .or(let nodes): nodes.map(\.nesting).max() ?? 0
+        case .comparison(let left, _, let right, _, _): max(left.nesting, right.nesting)
+        }
+    }
+}
+
+extension FetchPredicate.Expression {
+    /// How deep the expression's text nests: lists and `SUBQUERY`s. Measured
+    /// without recursion: an expression is a value anyone can build, as deep as they like.
+    var nesting: Int {
+        var deepest = 0
+        var pending: [(FetchPredicate.Expression, Int)] = [(self, 0)]
+        while let (expression, depth) = pending.popLast() {
+            deepest = max(deepest, depth)
+            switch expression {
+            case .list(let elements):
+                deepest = max(deepest, depth + 1)
+                for element in elements { pending.append((element, depth + 1)) }
+            case .aggregate(_, let collection, _):
+                pending.append((collection, depth))
+            case .subquery(let collection, _, let predicate):
+                deepest = max(deepest, depth + 1 + predicate.nesting)
+                pending.append((collection, depth + 1))
+            case .key, .value, .object, .evaluatedObject, .variable, .variableKeyPath:
+                break
+            }
+            if deepest > FetchPredicate.maximumNesting { return deepest }
+        }
+        return deepest
+    }
+
+    /// The problem of a predicate inside the expression (a `SUBQUERY`'s), if any.
+    var problem: FetchPredicate.Problem? {
+        var pending = [self]
+        var visited = 0
+        while let expression = pending.popLast() {
+            visited += 1
+            switch expression {
+            case .list(let elements): pending.append(contentsOf: elements)
+            case .aggregate(_, let collection, _): pending.append(collection)
+            case .subquery(let collection, _, let predicate):
+                if let problem = predicate.problem { return problem }
+                pending.append(collection)
+            case .key, .value, .object, .evaluatedObject, .variable, .variableKeyPath: break
+            }
+        }
+        return nil
+    }
+}
+
+extension FetchPredicate.Node {
     /// The free `$variables`: those no enclosing `SUBQUERY` binds.
     func collectVariables(into names: inout Set<String>, bound: Set<String>) {
         func visit(_ expression: FetchPredicate.Expression) {
@@ -286,22 +408,42 @@ extension FetchPredicate {
         _ left: Expression, _ operator: Operator, _ right: Expression, options: ComparisonOptions = [],
         quantifier: Quantifier = .direct
     ) -> FetchPredicate {
-        FetchPredicate(.comparison(left, `operator`, right, options, quantifier))
+        let nesting = max(left.nesting, right.nesting)
+        // (An expression is the caller's value; a deep one is measured
+        // without recursion, and refused before any walk recurses into it.)
+        guard nesting <= maximumNesting else { return FetchPredicate(.constant(false), problem: .tooDeep) }
+        if let problem = left.problem ?? right.problem { return FetchPredicate(.constant(false), problem: problem) }
+        return FetchPredicate(.comparison(left, `operator`, right, options, quantifier), nesting: nesting)
     }
 
     /// True when every one of `predicates` is (`TRUEPREDICATE` for none).
     public static func and(_ predicates: [FetchPredicate]) -> FetchPredicate {
-        FetchPredicate(Node.and(predicates.map(\.root)).flattened)
+        if let problem = problem(of: predicates) { return FetchPredicate(.constant(false), problem: problem) }
+        // Every predicate's tree is flat already: one level is merged.
+        // An OR inside an AND is written in parentheses.
+        let nesting = predicates.map { predicate in
+            if case .or = predicate.root { return predicate.nesting + 1 }
+            return predicate.nesting
+        }.max() ?? 0
+        return FetchPredicate(Node.and(flat: predicates.map(\.root)), nesting: nesting)
     }
 
     /// True when any of `predicates` is (`FALSEPREDICATE` for none).
     public static func or(_ predicates: [FetchPredicate]) -> FetchPredicate {
-        FetchPredicate(Node.or(predicates.map(\.root)).flattened)
+        if let problem = problem(of: predicates) { return FetchPredicate(.constant(false), problem: problem) }
+        return FetchPredicate(Node.or(flat: predicates.map(\.root)), nesting: predicates.map(\.nesting).max() ?? 0)
     }
 
     /// True when `predicate` is not.
     public static func not(_ predicate: FetchPredicate) -> FetchPredicate {
-        FetchPredicate(.not(predicate.root))
+        if let problem = predicate.problem { return FetchPredicate(.constant(false), problem: problem) }
+        // `NOT x`, or `NOT (x)` for an AND or an OR.
+        let parenthesized: Bool
+        switch predicate.root {
+        case .and, .or: parenthesized = true
+        default: parenthesized = false
+        }
+        return FetchPredicate(.not(predicate.root), nesting: predicate.nesting + (parenthesized ? 2 : 1))
     }
 
     /// Both predicates.
@@ -313,18 +455,6 @@ extension FetchPredicate {
 }
 
 extension FetchPredicate.Node {
-    /// Nested ANDs (ORs) merged into one, single-element ones unwrapped:
-    /// the shape the parser produces, so built and parsed trees compare equal.
-    /// Linear in the size of the tree.
-    var flattened: FetchPredicate.Node {
-        switch self {
-        case .and(let nodes): Self.and(flat: nodes.map(\.flattened))
-        case .or(let nodes): Self.or(flat: nodes.map(\.flattened))
-        case .not(let node): .not(node.flattened)
-        case .constant, .comparison: self
-        }
-    }
-
     /// The AND of nodes that are flat already: merges one level only, so the
     /// parser builds a flat tree in linear time.
     static func and(flat nodes: [FetchPredicate.Node]) -> FetchPredicate.Node {
