@@ -86,17 +86,64 @@ import Testing
         #expect(try container.store.check().isConsistent)
     }
 
-    @Test func noActionLeavesReferencesThatCheckCountsApart() throws {
-        let (_, container, context, folder, _) = try folderHoldingAFile(deleteRule: .noAction)
-        context.delete(folder)
+    /// A no-action delete rule leaves references to the deleted object; they
+    /// read as nothing everywhere (the outside graph suite found the
+    /// predicate saying nil while the object said otherwise), and `check`
+    /// counts them apart.
+    @Test func aReferenceANoActionRuleLeftReadsAsNothingEverywhere() throws {
+        let (_, container, context, folder, file) = try folderHoldingAFile(deleteRule: .noAction)
+        let other = try context.insertNewObject(forEntityName: "File")
+        try other.setValue("b.txt", forKey: "name")
+        try other.setObject(folder, forKey: "folder")
         try context.save()
+        context.delete(folder)
+        // Deleted in the context, not yet saved: one answer already.
+        #expect(try file.object(forKey: "folder") == nil)
+        #expect(try context.count(for: FetchRequest(entityName: "File", predicate: "folder == nil")) == 2)
+        try context.save()
+        #expect(try file.object(forKey: "folder") == nil)
+
         let reader = container.newContext()
-        let storedFile = try #require(try reader.fetch(FetchRequest(entityName: "File")).first)
-        let dangling = try #require(try storedFile.object(forKey: "folder"))
-        #expect(throws: KuraError.objectNotFound(dangling.objectID)) { try dangling.value(forKey: "name") }
+        let stored = try reader.fetch(FetchRequest(entityName: "File", predicate: "folder == nil").sorted(by: "name"))
+        #expect(try stored.map { try $0.value(forKey: "name") } == [.string("a.txt"), .string("b.txt")])
+        #expect(try stored.allSatisfy { try $0.object(forKey: "folder") == nil })
+        #expect(try reader.count(for: FetchRequest(entityName: "File", predicate: "folder != nil")) == 0)
+        var request = FetchRequest(entityName: "File")
+        request.propertiesToFetch = ["name", "folder", "folder.name"]
+        let rows = try reader.fetchDictionaries(request)
+        #expect(rows.count == 2)
+        #expect(rows.allSatisfy { $0["folder"] == .toOne(nil) && $0["folder.name"] == .attribute(nil) }, "\(rows)")
         let report = try container.store.check()
         #expect(report.isConsistent)
-        #expect(report.entities.first { $0.entity == "File" }?.danglingReferences == 1)
+        #expect(report.entities.first { $0.entity == "File" }?.danglingReferences == 2)
+    }
+
+    @Test func aToManyANoActionRuleLeftHoldsOnlyObjectsThatExist() throws {
+        let store = try TestStore()
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Team", attributes: [AttributeDescription(name: "name", type: .string)],
+                              relationships: [.toMany("players", destination: "Player", inverse: "teams")]),
+            EntityDescription(name: "Player", attributes: [AttributeDescription(name: "name", type: .string)],
+                              relationships: [.toMany("teams", destination: "Team", inverse: "players", deleteRule: .noAction)]),
+        ])
+        let container = try store.open(model)
+        let context = container.newContext()
+        let team = try context.insertNewObject(forEntityName: "Team")
+        try team.setValue("reds", forKey: "name")
+        let players = try (0..<3).map { number in
+            let player = try context.insertNewObject(forEntityName: "Player")
+            try player.setValue("p\(number)", forKey: "name")
+            try team.mutableSetValue(forKey: "players").insert(player)
+            return player
+        }
+        try context.save()
+        context.delete(players[1])
+        try context.save()
+        let reader = container.newContext()
+        let stored = try #require(try reader.fetch(FetchRequest(entityName: "Team")).first)
+        #expect(try stored.objects(forKey: "players").count == 2)
+        #expect(try stored.mutableSetValue(forKey: "players").count == 2)
+        #expect(try reader.count(for: FetchRequest(entityName: "Team", predicate: "players.@count == 2")) == 1)
     }
 
     @Test func requiredToOnesAndCountsAreValidatedWithTheOtherFailures() throws {

@@ -81,6 +81,68 @@ import Testing
     /// Stands for the object of that name in each graph.
     struct ObjectName { let name: String }
 
+    /// The titles (or names, of `entity`) a template of `format` matches
+    /// with `variables`: through the model's compiled template, saved
+    /// (by index and by scan) and unsaved, and through the predicate's own
+    /// substitution, which must all agree.
+    func templateTitles(_ format: String, _ variables: [String: Any], entity: String = "Post") throws -> [String] {
+        let model = try ManagedObjectModel.blog()
+        try model.setFetchRequestTemplate(FetchRequest(entityName: entity, predicate: try FetchPredicate(format: format)), forName: "t")
+        let store = try TestStore()
+        let container = try store.open(model)
+        let saved = container.newContext()
+        _ = Self.build(in: saved)
+        try saved.save()
+        let unsaved = container.newContext()
+        _ = Self.build(in: unsaved)
+        func names(_ objects: [ManagedObject]) throws -> [String] {
+            try objects.map { try ($0.value(forKey: entity == "Post" ? "title" : "name") ?? nil).map { "\($0)" } ?? "" }.sorted()
+        }
+        let request = try model.fetchRequestFromTemplate(withName: "t", substitutionVariables: variables)
+        let indexed = try names(container.newContext().fetch(request))
+        var plain = request
+        plain.allowsIndexes = false
+        let scanned = try names(container.newContext().fetch(plain))
+        let pending = try names(unsaved.fetch(request).filter(\.isInserted))
+        let substituted = try names(container.newContext().fetch(FetchRequest(
+            entityName: entity, predicate: try FetchPredicate(format: format).withSubstitutionVariables(variables))))
+        #expect(indexed == scanned && indexed == pending && indexed == substituted,
+                "\(format): index \(indexed), scan \(scanned), unsaved \(pending), substituted \(substituted)")
+        return indexed
+    }
+
+    /// Found by the outside graph suite: a variable inside a SUBQUERY was
+    /// left unsubstituted (nothing matched), a list variable through a
+    /// relationship was refused, and an aggregate after a SUBQUERY's
+    /// variable didn't parse.
+    @Test func templateVariablesWorkInsideSubqueriesAndThroughRelationships() throws {
+        #expect(try templateTitles("SUBQUERY(comments, $c, $c.score > $SCORE).@count > 0", ["SCORE": 3]) == ["a1", "b1"])
+        #expect(try templateTitles("SUBQUERY(comments, $c, $c.score BETWEEN {$LOW, $HIGH}).@count > 0", ["LOW": 2, "HIGH": 4]) == ["b1"])
+        #expect(try templateTitles("SUBQUERY(tags, $t, $t.name IN $NAMES).@count >= $LEAST", ["NAMES": ["kura", "db", "swift"], "LEAST": 2]) == ["b1"])
+        #expect(try templateTitles("author.name IN $NAMES", ["NAMES": ["Bob", "Ann"]]) == ["a1", "a2", "b1"])
+        #expect(try templateTitles("ANY tags.name IN $NAMES", ["NAMES": ["kura"]]) == ["b1"])
+        #expect(try templateTitles("author.name == $NAME AND score > $SCORE", ["NAME": "Ann", "SCORE": 15]) == ["a2"])
+        #expect(try templateTitles("comments.@sum.score >= $TOTAL", ["TOTAL": 5]) == ["a1"])
+        #expect(try templateTitles("SUBQUERY(posts, $p, $p.comments.@count == $NONE).@count == 1", ["NONE": 0], entity: "Author") == ["Ann"])
+        #expect(try templateTitles("SUBQUERY(posts, $p, $p.comments.@sum.score > $MORE).@count > 0", ["MORE": 5], entity: "Author") == ["Ann"])
+    }
+
+    @Test func anAggregateCanFollowASubqueryVariable() throws {
+        let store = try TestStore()
+        let context = try store.open(.blog()).newContext()
+        _ = Self.build(in: context)
+        try context.save()
+        func names(_ format: String) throws -> [String] {
+            try context.fetch(FetchRequest(entityName: "Author", predicate: try FetchPredicate(format: format)), as: Author.self).map(\.name).sorted()
+        }
+        #expect(try names("SUBQUERY(posts, $p, $p.comments.@count == 0).@count == 1") == ["Ann"])
+        #expect(try names("SUBQUERY(posts, $p, $p.comments.@sum.score > 5).@count > 0") == ["Ann"])
+        #expect(try names("SUBQUERY(posts, $p, $p.tags.@count >= 3).@count == 1") == ["Bob"])
+        let predicate = try FetchPredicate(format: "SUBQUERY(posts, $p, $p.comments.@max.score == 5).@count > 0")
+        #expect(try FetchPredicate(format: predicate.predicateFormat) == predicate)
+        #expect(predicate.predicateFormat == "SUBQUERY(posts, $p, $p.comments.@max.score == 5).@count > 0")
+    }
+
     @Test func keyPathsThroughToOnes() throws {
         #expect(try titles("author.name == 'Ann'") == ["a1", "a2"])
         #expect(try titles("author.name BEGINSWITH[c] 'b'") == ["b1"])

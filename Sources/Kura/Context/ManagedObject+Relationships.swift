@@ -141,7 +141,9 @@ extension ManagedObject {
     /// The current destination of a to-one.
     final func destination(_ link: RelationshipLink) throws(KuraError) -> ManagedObject? {
         prepareRelationships()
-        if case .toOne(let object) = relationshipStates[link.number] { return object }
+        if case .toOne(let object) = relationshipStates[link.number] {
+            return link.mayOutliveDestinations ? try Self.existing(object) : object
+        }
         guard let context = try requireContext() else { return nil }
         if record == nil && (state == .persisted || state == .deleted) {
             record = try context.loadRecord(of: self)
@@ -149,7 +151,34 @@ extension ManagedObject {
         }
         let object = committedDestinationKey(link).map { context.object(of: link.destination, primaryKey: $0) }
         relationshipStates[link.number] = .toOne(object)
-        return object
+        return link.mayOutliveDestinations ? try Self.existing(object) : object
+    }
+
+    /// The objects of `members` that are neither deleted nor gone.
+    private static func existing(_ members: [ManagedObject]) throws(KuraError) -> [ManagedObject] {
+        var existing: [ManagedObject] = []
+        existing.reserveCapacity(members.count)
+        for member in members where try Self.existing(member) != nil { existing.append(member) }
+        return existing
+    }
+
+    /// `object`, or `nil` when it is deleted or no longer stored: what a
+    /// reference a `noAction` delete rule left behind reads as, here as in
+    /// predicates (which find no such object).
+    private static func existing(_ object: ManagedObject?) throws(KuraError) -> ManagedObject? {
+        guard let object else { return nil }
+        switch object.state {
+        case .deleted, .removed, .detached: return nil
+        case .persisted where object.record == nil && object.values.isEmpty:
+            do {
+                try object.loadValues()
+            } catch {
+                if case .objectNotFound = error { return nil }
+                throw error
+            }
+            return object
+        case .persisted, .inserted, .unregistered: return object
+        }
     }
 
     /// The state of a to-many, made on first use.
@@ -165,7 +194,9 @@ extension ManagedObject {
     /// only) the first time.
     final func members(_ link: RelationshipLink) throws(KuraError) -> [ManagedObject] {
         let toMany = toManyState(link)
-        if let members = toMany.members { return members }
+        if let members = toMany.members {
+            return link.mayOutliveDestinations ? try Self.existing(members) : members
+        }
         var members: [ManagedObject] = []
         if let context = try requireContext(), state == .persisted || state == .deleted {
             let keys = try context.memberKeys(of: link, owner: objectID.registryKey)
@@ -183,12 +214,14 @@ extension ManagedObject {
             }
         }
         toMany.setMembers(members)
-        return members
+        // Members a `noAction` delete rule left behind read as gone.
+        return link.mayOutliveDestinations ? try Self.existing(members) : members
     }
 
     /// How many members a to-many has. Unread and unchanged, its stored
     /// entries are counted, without an object for each.
     final func memberCount(_ link: RelationshipLink) throws(KuraError) -> Int {
+        if link.mayOutliveDestinations { return try members(link).count }  // (members that are gone don't count)
         if !relationshipStates.isEmpty, case .toMany(let toMany) = relationshipStates[link.number] {
             if let members = toMany.members { return members.count }
             if toMany.hasChanges { return try members(link).count }

@@ -28,10 +28,14 @@ public struct RelationshipDescription: Sendable, Hashable {
         /// The save fails with a validation error naming the deleted object
         /// and the objects it still points to; delete or unlink those first.
         case deny
-        /// Nothing is done to the destinations: their inverse keeps pointing
-        /// at an object that no longer exists (reading it throws
-        /// ``KuraError/objectNotFound(_:)``), as in Core Data. Fix the
-        /// inverse yourself; `check` lists such references apart from damage.
+        /// Nothing is done to the destinations: their inverse keeps the
+        /// stored reference to an object that no longer exists. Kura gives
+        /// it one meaning everywhere: such a reference reads as nothing (a
+        /// to-one is `nil`, a to-many leaves the object out, in objects,
+        /// predicates, counts, dictionary results and `kura`), from the
+        /// moment the object is deleted in a context. (Core Data keeps a
+        /// fault that throws when fired.) `check` counts such references
+        /// apart from damage; setting the relationship again replaces them.
         case noAction
     }
 

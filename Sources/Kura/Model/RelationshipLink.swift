@@ -69,6 +69,14 @@ final class RelationshipLink: @unchecked Sendable {
         inverseNumber.map { destination.links[$0] }
     }
 
+    /// True when deleting a destination leaves this side pointing at it:
+    /// the inverse's delete rule is `noAction`. Such a reference to an
+    /// object that is gone reads as nothing, everywhere (see the
+    /// Relationships article).
+    var mayOutliveDestinations: Bool {
+        inverse?.description.deleteRule == .noAction
+    }
+
     /// A to-many without an inverse keeps reverse entries too, so deleting a
     /// member can find its owners.
     var keepsReverseEntries: Bool { storage == .join && inverseNumber == nil }

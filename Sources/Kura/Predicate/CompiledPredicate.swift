@@ -218,8 +218,8 @@ extension CompiledNode {
 
     /// The tree with each `$variable` operand replaced (values already
     /// converted to their attributes' types), wherever it is: either side of
-    /// a comparison or inside a list (`BETWEEN {$low, $high}`). Patterns are
-    /// prepared again.
+    /// a comparison, inside a list (`BETWEEN {$low, $high}`), an aggregate's
+    /// collection or a `SUBQUERY`'s predicate. Patterns are prepared again.
     func substituting(_ values: [(String, Operand)]) throws -> CompiledNode {
         switch self {
         case .constant: return self
@@ -227,26 +227,51 @@ extension CompiledNode {
         case .and(let nodes): return .and(try nodes.map { try $0.substituting(values) })
         case .or(let nodes): return .or(try nodes.map { try $0.substituting(values) })
         case .comparison(var comparison):
-            let left = comparison.left.substituting(values)
-            let right = comparison.right.substituting(values)
-            guard left != comparison.left || right != comparison.right else { return self }
-            comparison.left = left
-            comparison.right = right
+            guard comparison.left.hasVariables || comparison.right.hasVariables else { return self }
+            comparison.left = try comparison.left.substituting(values)
+            comparison.right = try comparison.right.substituting(values)
             if comparison.neverMatches { return .constant(false) }
             try comparison.preparePatterns()
             return .comparison(comparison)
         }
     }
+
+    /// True when a `$variable` is anywhere in the tree.
+    var hasVariables: Bool {
+        switch self {
+        case .constant: false
+        case .not(let node): node.hasVariables
+        case .and(let nodes), .or(let nodes): nodes.contains { $0.hasVariables }
+        case .comparison(let comparison): comparison.left.hasVariables || comparison.right.hasVariables
+        }
+    }
 }
 
 extension Operand {
-    /// The operand with variables replaced, inside lists too.
-    func substituting(_ values: [(String, Operand)]) -> Operand {
+    /// The operand with variables replaced, inside lists, aggregates and
+    /// subqueries too.
+    func substituting(_ values: [(String, Operand)]) throws -> Operand {
         switch self {
-        case .variable(let name): values.first { $0.0 == name }?.1 ?? self
-        case .list(let elements): .list(elements.map { $0.substituting(values) })
-        case .aggregate(let aggregate, let collection, let path): .aggregate(aggregate, collection.substituting(values), path)
-        case .attribute, .constant, .path, .object, .subquery: self
+        case .variable(let name): return values.first { $0.0 == name }?.1 ?? self
+        case .list(let elements): return .list(try elements.map { try $0.substituting(values) })
+        case .aggregate(let aggregate, let collection, let path): return .aggregate(aggregate, try collection.substituting(values), path)
+        case .subquery(let subquery):
+            guard subquery.predicate.hasVariables else { return self }
+            return .subquery(CompiledSubquery(
+                collection: subquery.collection, depth: subquery.depth, predicate: try subquery.predicate.substituting(values)))
+        case .attribute, .constant, .path, .object: return self
+        }
+    }
+
+    /// True when a `$variable` is in the operand (in a list, an aggregate's
+    /// collection or a subquery's predicate included).
+    var hasVariables: Bool {
+        switch self {
+        case .variable: true
+        case .list(let elements): elements.contains { $0.hasVariables }
+        case .aggregate(_, let collection, _): collection.hasVariables
+        case .subquery(let subquery): subquery.predicate.hasVariables
+        case .attribute, .constant, .path, .object: false
         }
     }
 }

@@ -359,7 +359,9 @@ private struct PredicateCompiler {
         case .constant(let value):
             return .constant(try coerce(value, to: target, operation: operation))
         case .variable(let name):
-            let isList = !isLeft && (operation == .between || (operation == .in && !attribute.type.isTextual))
+            // `key IN $variable` takes a list, as on an attribute of the
+            // evaluated object (``compile(_:attribute:options:)``).
+            let isList = !isLeft && (operation == .between || operation == .in)
             try require(name, VariableRequirement(key: attribute.name, type: target.type, isList: isList))
             return operand
         case .list(let elements):

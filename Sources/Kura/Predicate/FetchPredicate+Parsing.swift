@@ -415,10 +415,16 @@ struct PredicateParser {
         case .variable(let name):
             guard isSymbol(peek.token, ".") else { return .variable(name) }
             _ = advance()
-            guard case .key(let path) = try parseKeyPath(startingWith: try keyComponent(), at: located.position) else {
+            // `$c.score`, or with a collection operator: `$p.comments.@count`,
+            // `$p.comments.@sum.score`.
+            switch try parseKeyPath(startingWith: try keyComponent(), at: located.position) {
+            case .key(let path):
+                return .variableKeyPath(name, path)
+            case .aggregate(let aggregate, .key(let path), let memberPath):
+                return .aggregate(aggregate, .variableKeyPath(name, path), memberPath)
+            default:
                 throw error("expected a key path after $\(name).", at: located.position)
             }
-            return .variableKeyPath(name, path)
         case .argument(let specifier):
             return try argument(specifier, at: located.position)
         case .symbol("{"):

@@ -102,10 +102,10 @@ struct PredicateGraph {
     }
 
     /// How many members a to-many has, without reading them where the store
-    /// can count.
+    /// can count (not where members may be gone: see ``RelationshipLink/mayOutliveDestinations``).
     func memberCount(of node: GraphNode, _ link: RelationshipLink) throws -> Int {
         switch node {
-        case .record(_, let owner, _) where pending.isEmpty:
+        case .record(_, let owner, _) where pending.isEmpty && !link.mayOutliveDestinations:
             guard let transaction else { return 0 }
             var count = 0
             try store.forEachMemberKey(of: link, owner: owner, in: transaction) { _ in count += 1; return true }
