@@ -309,6 +309,51 @@ import Testing
         #expect(try moved?.objects(forKey: "favorites").map { try $0.value(forKey: "name", as: String.self) } == ["go"])
     }
 
+    /// Found by the outside graph suite: a stored object added after new
+    /// ones (through its inverse, the members unread) was put first.
+    @Test func anOrderedToManyKeepsTheOrderObjectsWereAddedIn() throws {
+        let (_, container) = try blog()
+        let context = container.newContext()
+        let stored = Post(context: context)
+        stored.title = "stored"
+        let lonely = Comment(context: context)
+        lonely.text = "d"
+        let (a, b, c) = (Comment(context: context), Comment(context: context), Comment(context: context))
+        (a.text, b.text, c.text) = ("a", "b", "c")
+        stored.comments = [a, b, c]
+        let e = Comment(context: context)
+        e.text = "e"
+        try context.save()
+
+        // A new post: a new comment, then a stored one through its inverse.
+        let reader = container.newContext()
+        let p = Post(context: reader)
+        p.title = "p"
+        let n1 = Comment(context: reader)
+        n1.text = "n1"
+        try p.$comments.insert(n1)
+        let d = try #require(try reader.fetch(FetchRequest(entityName: "Comment", predicate: "text == 'd'"), as: Comment.self).first)
+        d.post = p
+        #expect(p.comments.map(\.text) == ["n1", "d"])
+        // A stored post whose members were never read: a new one, then a stored one.
+        let post = try #require(try reader.fetch(FetchRequest(entityName: "Post", predicate: "title == 'stored'"), as: Post.self).first)
+        let x = Comment(context: reader)
+        x.text = "x"
+        try post.$comments.insert(x)
+        let storedE = try #require(try reader.fetch(FetchRequest(entityName: "Comment", predicate: "text == 'e'"), as: Comment.self).first)
+        storedE.post = post
+        // Removed and added again: at the end.
+        let storedA = try #require(post.comments.first)
+        try post.$comments.remove(storedA)
+        try post.$comments.insert(storedA)
+        #expect(post.comments.map(\.text) == ["b", "c", "x", "e", "a"])
+        try reader.save()
+
+        let again = container.newContext()
+        let posts = try again.fetch(FetchRequest(entityName: "Post").sorted(by: "title"), as: Post.self)
+        #expect(posts.map { $0.comments.map(\.text) } == [["n1", "d"], ["b", "c", "x", "e", "a"]])
+    }
+
     @Test func readingAToManyMakesFaultsNotRecords() throws {
         let (_, container) = try blog()
         let context = container.newContext()

@@ -387,6 +387,16 @@ extension ManagedObject {
 
     final func primitiveAddMember(_ member: ManagedObject, _ link: RelationshipLink, at position: Int? = nil) throws(KuraError) {
         let toMany = toManyState(link)
+        if link.isOrdered && toMany.members == nil {
+            // An ordered to-many's order is its members' list: read it, so
+            // the object goes where it was added (at the end, or at
+            // `position`), whether it is new or stored.
+            _ = try self.members(link)
+        }
+        if link.isOrdered, !toMany.removed.isEmpty, toMany.removed[IdentityKey(member)] != nil {
+            // A stored member taken out and added again: at its new place.
+            toMany.isReordered = true
+        }
         if let members = toMany.members {
             if toMany.isMember(member) {
                 guard link.isOrdered, let position, let from = members.firstIndex(where: { $0 === member }) else { return }
@@ -400,11 +410,6 @@ extension ManagedObject {
             }
             if let position, position < members.count { toMany.isReordered = true }
             toMany.insertMember(member, at: position)
-        } else if link.isOrdered && position != nil {
-            // A position needs the members: read them, then insert.
-            _ = try self.members(link)
-            try primitiveAddMember(member, link, at: position)
-            return
         }
         toMany.noteAdded(member)
         noteToManyChange(link, toMany)
