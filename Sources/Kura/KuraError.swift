@@ -115,6 +115,10 @@ public enum KuraError: Error, Sendable, Hashable {
     case storeMigrated(path: String)
     /// The store's contents are damaged.
     case corruptStore(path: String, reason: String)
+    /// History after this token was purged (``PersistentStore/purgeHistory(through:)``
+    /// through `purgedThrough`): what those saves changed can't be told.
+    /// Refetch what you show, and go on from ``PersistentStore/lastHistoryToken()``.
+    case historyTokenExpired(HistoryToken, purgedThrough: HistoryToken)
     /// The store was closed.
     case storeClosed(path: String)
     /// The store was opened read-only.
@@ -218,6 +222,8 @@ extension KuraError: CustomStringConvertible {
             "another process migrated '\(path)' to another model version: reopen it with that model; nothing was saved"
         case .corruptStore(let path, let reason):
             "'\(path)' is damaged: \(reason)"
+        case .historyTokenExpired(let token, let purged):
+            "the history after \(token) was purged (through \(purged)): refetch, and read history from the last token on"
         case .storeClosed(let path):
             "the store '\(path)' is closed"
         case .storeReadOnly(let path):

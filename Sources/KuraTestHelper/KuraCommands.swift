@@ -73,7 +73,9 @@ enum KuraCommands {
     /// retitles "article 0" to "from the helper", deletes "article 1" and
     /// inserts "article new", in one save; says `saved`.
     static func historyWriter(_ arguments: [String]) throws {
-        guard arguments.count == 1 else { throw HelperError.usage("history-writer STORE") }
+        guard arguments.count == 1 || arguments.count == 2 && arguments[1] == "purge" else {
+            throw HelperError.usage("history-writer STORE [purge]")
+        }
         var options = StoreOptions()
         options.tracksHistory = true
         let container = try PersistentContainer(store: storeDescription(arguments[0], options: options), model: MigrationWorkload.v1())
@@ -88,6 +90,8 @@ enum KuraCommands {
         }
         try context.insertNewObject(forEntityName: "Article").setValue(.string("article new"), forKey: "title")
         try context.save()
+        // With `purge`, the history goes at once: an observer can't read what changed.
+        if arguments.count == 2, let last = try container.store.lastHistoryToken() { try container.store.purgeHistory(through: last) }
         say("saved")
     }
 

@@ -47,6 +47,37 @@ import Testing
         #expect(try container.store.history().map(\.token.sequence) == [2, 3], "sequence numbers go on after a purge")
     }
 
+    /// Found by the outside changes suite: a token older than a purge read
+    /// what was left as if nothing were missing, and `UInt64.max` wrapped
+    /// around to all of it.
+    @Test func aTokenOlderThanAPurgeIsExpiredNotSkippedOver() throws {
+        let store = try TestStore()
+        let container = try store.open(.news(), options: Self.tracking)
+        let context = container.newContext()
+        for number in 1...6 {
+            News(context: context).title = "News \(number)"
+            try context.save()
+        }
+        #expect(try container.store.purgeHistory(through: HistoryToken(sequence: 4)) == 4)
+        #expect(throws: KuraError.historyTokenExpired(HistoryToken(sequence: 2), purgedThrough: HistoryToken(sequence: 4))) {
+            try container.store.history(after: HistoryToken(sequence: 2))
+        }
+        #expect(try container.store.history(after: HistoryToken(sequence: 4)).map(\.token.sequence) == [5, 6])
+        #expect(try container.store.history().map(\.token.sequence) == [5, 6])
+        #expect(try container.store.history(after: HistoryToken(sequence: .max)).isEmpty)
+        // Purging past the last save marks only what was recorded.
+        #expect(try container.store.purgeHistory(through: HistoryToken(sequence: 100)) == 2)
+        #expect(throws: KuraError.self) { try container.store.history(after: HistoryToken(sequence: 5)) }
+        #expect(try container.store.history(after: HistoryToken(sequence: 6)).isEmpty)
+        News(context: context).title = "News 7"
+        try context.save()
+        #expect(try container.store.history(after: HistoryToken(sequence: 6)).map(\.token.sequence) == [7])
+        container.close()
+        // The mark is kept in the store.
+        let reopened = try store.open(.news(), options: Self.tracking)
+        #expect(throws: KuraError.self) { try reopened.store.history(after: HistoryToken(sequence: 3)) }
+    }
+
     @Test func withoutTrackingNothingIsRecorded() throws {
         let store = try TestStore()
         let container = try store.open(.news())

@@ -94,14 +94,22 @@ final class StoreObservers: Sendable {
             return (state.inboxes.compactMap(\.inbox), external, state.historyToken)
         }
         guard external, !inboxes.isEmpty else { return }
-        guard store.options.tracksHistory, let transactions = try? store.history(after: token) else {
+        func refreshEverything() {
             for inbox in inboxes { inbox.deliver(nil, refreshesEverything: true) }
-            return
         }
-        // A gap in the sequence means history was purged under us: what
-        // was in it is unknown.
-        let expected = (token?.sequence ?? 0) + 1
-        let purged = token != nil && (transactions.first?.token.sequence ?? expected) != expected
+        guard store.options.tracksHistory else { return refreshEverything() }
+        let transactions: [HistoryTransaction]
+        do {
+            transactions = try store.history(after: token)
+        } catch KuraError.historyTokenExpired {
+            // Purged under us (another process may purge right after it
+            // saves): what was in it is unknown. Read on from the newest.
+            let newest = try? store.lastHistoryToken()
+            state.withLock { $0.historyToken = newest }
+            return refreshEverything()
+        } catch {
+            return refreshEverything()
+        }
         if let last = transactions.last { state.withLock { $0.historyToken = last.token } }
         let own = getpid()
         for transaction in transactions where transaction.processIdentifier != own {
@@ -110,7 +118,6 @@ final class StoreObservers: Sendable {
                 inbox.deliver(transaction.changes)
             }
         }
-        if purged { for inbox in inboxes { inbox.deliver(nil, refreshesEverything: true) } }
     }
 }
 

@@ -32,12 +32,26 @@ extension PersistentStore {
     /// Saves are recorded when the store is opened with
     /// ``StoreOptions/tracksHistory`` (by every process that saves).
     ///
-    /// - Throws: ``KuraError/corruptStore(path:reason:)`` for a damaged entry.
+    /// - Throws: ``KuraError/historyTokenExpired(_:purgedThrough:)`` when
+    ///   saves after `token` were purged (``purgeHistory(through:)``): what
+    ///   they changed can't be told, so refetch what you show and start again
+    ///   from ``lastHistoryToken()``, as Core Data's
+    ///   `NSPersistentHistoryTokenExpiredError` says to.
+    ///   ``KuraError/corruptStore(path:reason:)`` for a damaged entry.
     public func history(after token: HistoryToken? = nil) throws -> [HistoryTransaction] {
         try read { txn in
+            if let token {
+                let purged = try Self.purgedThrough(meta, in: txn)
+                if token.sequence < purged {
+                    throw KuraError.historyTokenExpired(token, purgedThrough: HistoryToken(sequence: purged))
+                }
+            }
             guard let history = try txn.openSpace(named: StoreLayout.historyDatabase) else { return [] }
+            // (A token past every sequence number reads nothing: no wrap-around.)
+            let (first, overflow) = (token?.sequence ?? 0).addingReportingOverflow(1)
+            if overflow { return [] }
             var transactions: [HistoryTransaction] = []
-            let start = StoreLayout.key((token?.sequence ?? 0) &+ 1)
+            let start = StoreLayout.key(first)
             try history.forEach(in: txn, range: KeyRange(lower: .init(start, isInclusive: true), upper: nil), readAhead: .max) { entry in
                 guard entry.key.count == 8, let record = HistoryRecord(decoding: entry.value) else {
                     throw KuraError.corruptStore(path: path, reason: "a history entry is damaged")
@@ -47,6 +61,11 @@ extension PersistentStore {
             }
             return transactions
         }
+    }
+
+    /// The sequence number history was purged through (0: never).
+    static func purgedThrough(_ meta: StorageSpace, in txn: any StorageTransaction) throws -> UInt64 {
+        try meta.value(forKey: StoreLayout.historyPurgedKey, in: txn).flatMap { StoreLayout.littleEndian($0, as: UInt64.self) } ?? 0
     }
 
     /// The newest recorded save's token, or `nil` when none is recorded.
@@ -59,7 +78,10 @@ extension PersistentStore {
     }
 
     /// Drops the recorded saves up to and including `token`; returns how
-    /// many. Sequence numbers go on from where they were.
+    /// many. Sequence numbers go on from where they were. The store keeps
+    /// the mark: reading history after a token older than it then throws
+    /// ``KuraError/historyTokenExpired(_:purgedThrough:)`` instead of
+    /// skipping what was purged without a word.
     @discardableResult
     public func purgeHistory(through token: HistoryToken) throws -> Int {
         if isReadOnly { throw KuraError.storeReadOnly(path: path) }
@@ -73,6 +95,11 @@ extension PersistentStore {
                 return true
             }
             for key in keys { try history.delete(key, in: txn) }
+            // Through the token, or the last save recorded when the token is past it.
+            let recorded = (try meta.value(forKey: StoreLayout.historySequenceKey, in: txn)
+                .flatMap { StoreLayout.littleEndian($0, as: UInt64.self) } ?? 1) - 1
+            let mark = max(try Self.purgedThrough(meta, in: txn), min(token.sequence, recorded))
+            try meta.put(StoreLayout.littleEndianBytes(mark), forKey: StoreLayout.historyPurgedKey, in: txn)
             return keys.count
         }
     }

@@ -40,6 +40,8 @@ enum StoreLayout {
     static let historyKey = Array("history".utf8)
     /// The sequence number the next recorded save gets (UInt64, little-endian).
     static let historySequenceKey = Array("history.next".utf8)
+    /// The sequence number history was purged through (UInt64, little-endian).
+    static let historyPurgedKey = Array("history.purged".utf8)
     /// Recorded saves: sequence number (8 bytes, big-endian) → ``HistoryRecord``.
     static let historyDatabase = "kura.history"
     static func counterKey(_ entity: EntityDescription) -> [UInt8] { Array("counter.\(entity.layout.storageName)".utf8) }
