@@ -4,6 +4,39 @@ import KuraTestSupport
 import Testing
 
 @Suite struct ChangeTrackingTests {
+    /// Found by the outside suite: -0.0 set over 0.0 was no change, so the
+    /// store kept +0.0. Values are kept as they are (lossless); predicates
+    /// still compare numbers, where -0 == 0.
+    @Test func negativeZeroIsAChangeAndIsStoredAsItIs() throws {
+        let store = try TestStore()
+        let model = try ManagedObjectModel(entities: [EntityDescription(name: "Reading", attributes: [
+            AttributeDescription(name: "value", type: .double, defaultValue: .double(0)),
+            AttributeDescription(name: "ratio", type: .float, defaultValue: .float(0)),
+        ], indexes: [.index("value")])])
+        let container = try store.open(model)
+        let context = container.newContext()
+        let reading = try context.insertNewObject(forEntityName: "Reading")
+        try context.save()
+        try reading.setValue(.double(-0.0), forKey: "value")
+        try reading.setValue(.float(-0.0), forKey: "ratio")
+        #expect(reading.hasChanges && Set(reading.changedValues().keys) == ["value", "ratio"])
+        try context.save()
+        let reader = container.newContext()
+        let stored = try #require(try reader.fetch(FetchRequest(entityName: "Reading")).first)
+        guard case .double(let value)? = try stored.value(forKey: "value"), case .float(let ratio)? = try stored.value(forKey: "ratio") else {
+            Issue.record("no values")
+            return
+        }
+        #expect(value.sign == .minus && value == 0 && ratio.sign == .minus)
+        try stored.setValue(.double(-0.0), forKey: "value")
+        #expect(!stored.hasChanges, "the same value again is no change")
+        #expect(AttributeValue.double(-0.0) != .double(0) && AttributeValue.double(.nan) == .double(-.nan))
+        var scan = FetchRequest(entityName: "Reading", predicate: "value == 0")
+        #expect(try container.newContext().count(for: scan) == 1, "by index: -0 == 0")
+        scan.allowsIndexes = false
+        #expect(try container.newContext().count(for: scan) == 1, "by scan: -0 == 0")
+    }
+
     @Test func insertedUpdatedAndDeletedObjectsAreTracked() throws {
         let store = try TestStore()
         let container = try store.open(.news())

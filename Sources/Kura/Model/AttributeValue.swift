@@ -101,19 +101,26 @@ extension AttributeValue {
         switch lhs {
         case .bool(let a): if case .bool(let b) = rhs { return a == b }
         case .int(let a): if case .int(let b) = rhs { return a == b }
-        case .double(let a): if case .double(let b) = rhs { return a == b || (a.isNaN && b.isNaN) }
-        case .float(let a): if case .float(let b) = rhs { return a == b || (a.isNaN && b.isNaN) }
+        case .double(let a): if case .double(let b) = rhs { return Self.same(a, b) }
+        case .float(let a): if case .float(let b) = rhs { return a.bitPattern == b.bitPattern || (a.isNaN && b.isNaN) }
         case .decimal(let a): if case .decimal(let b) = rhs { return a == b }
         case .string(let a): if case .string(let b) = rhs { return a == b }
         case .date(let a):
-            if case .date(let b) = rhs {
-                return a == b || (a.timeIntervalSinceReferenceDate.isNaN && b.timeIntervalSinceReferenceDate.isNaN)
-            }
+            if case .date(let b) = rhs { return Self.same(a.timeIntervalSinceReferenceDate, b.timeIntervalSinceReferenceDate) }
         case .uuid(let a): if case .uuid(let b) = rhs { return a == b }
         case .data(let a): if case .data(let b) = rhs { return a == b }
         case .url(let a): if case .url(let b) = rhs { return a == b }
         }
         return false
+    }
+
+    /// Whether two doubles are the same value as stored: by their bits, so
+    /// -0.0 is not 0.0 (what a store keeps is lossless, and setting one
+    /// over the other is a change), every NaN the same. (Predicates and
+    /// sorts compare numbers instead: there -0 == 0; see ``compare(_:_:)``.)
+    @inline(__always)
+    static func same(_ a: Double, _ b: Double) -> Bool {
+        a.bitPattern == b.bitPattern || (a.isNaN && b.isNaN)
     }
 
     /// `lhs == rhs` for optional values, without the copies `Optional`'s
@@ -137,13 +144,14 @@ extension AttributeValue {
         switch self {
         case .bool(let value): hasher.combine(0); hasher.combine(value)
         case .int(let value): hasher.combine(1); hasher.combine(value)
-        case .double(let value): hasher.combine(2); hasher.combine(value.isNaN ? .nan : value)
-        case .float(let value): hasher.combine(3); hasher.combine(value.isNaN ? .nan : value)
+        case .double(let value): hasher.combine(2); hasher.combine(value.isNaN ? Double.nan.bitPattern : value.bitPattern)
+        case .float(let value): hasher.combine(3); hasher.combine(value.isNaN ? Float.nan.bitPattern : value.bitPattern)
         case .decimal(let value): hasher.combine(4); hasher.combine(value)
         case .string(let value): hasher.combine(5); hasher.combine(value)
         case .date(let value):
             hasher.combine(6)
-            hasher.combine(value.timeIntervalSinceReferenceDate.isNaN ? .nan : value.timeIntervalSinceReferenceDate)
+            let seconds = value.timeIntervalSinceReferenceDate
+            hasher.combine(seconds.isNaN ? Double.nan.bitPattern : seconds.bitPattern)
         case .uuid(let value): hasher.combine(7); hasher.combine(value)
         case .data(let value): hasher.combine(8); hasher.combine(value)
         case .url(let value): hasher.combine(9); hasher.combine(value)

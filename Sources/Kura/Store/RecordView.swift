@@ -300,8 +300,8 @@ struct RecordView {
 
     /// Whether the stored value of attribute `number` is `value`, told from
     /// its bytes without decoding it where the bytes decide: nil, Booleans,
-    /// integers, doubles and dates by their bits (NaN the same as NaN, as
-    /// `==` on attribute values says), texts when their UTF-8 is the same or
+    /// integers, doubles and dates by their bits (NaN the same as NaN, -0.0
+    /// not 0.0, as `==` on attribute values says), texts when their UTF-8 is the same or
     /// both are ASCII. `nil` when only decoding can tell: other types, a
     /// record that predates the attribute, a tag that isn't the value's
     /// type, texts of other bytes that may be canonically equivalent.
@@ -325,12 +325,10 @@ struct RecordView {
             return Int64(bitPattern: bits()) == integer
         case .double(let number):
             guard tag == Tag.double.rawValue else { return nil }
-            let old = Double(bitPattern: bits())
-            return old == number || (old.isNaN && number.isNaN)
+            return AttributeValue.same(Double(bitPattern: bits()), number)
         case .date(let date):
             guard tag == Tag.date.rawValue else { return nil }
-            let (old, new) = (Double(bitPattern: bits()), date.timeIntervalSinceReferenceDate)
-            return old == new || (old.isNaN && new.isNaN)
+            return AttributeValue.same(Double(bitPattern: bits()), date.timeIntervalSinceReferenceDate)
         case .string(var text):
             guard tag == Tag.string.rawValue else { return nil }
             return text.withUTF8 { utf8 -> Bool? in
