@@ -78,13 +78,19 @@ public enum ObjectImport {
     /// registered in it after the save.
     ///
     /// - Throws: ``Failure``, also when the context already has unsaved
-    ///   changes (the import's save would write them too); nothing is
-    ///   written, and the context is rolled back to where it was.
+    ///   changes (the import's save would write them too), and when the
+    ///   text is not valid UTF-8 (naming the line and column: bytes are
+    ///   never replaced); nothing is written, and the context is rolled
+    ///   back to where it was.
     public static func run(
         utf8 bytes: [UInt8], format: ExportFormat, entityName: String? = nil, in context: ManagedObjectContext
     ) throws(Failure) -> Summary {
         guard !context.hasChanges else {
             throw Failure(line: nil, message: "the context has unsaved changes: import into a context of its own")
+        }
+        if let invalid = UTF8Validation.firstInvalid(in: bytes) {
+            throw Failure(line: invalid.line, message: "column \(invalid.column): the byte 0x\(String(invalid.byte, radix: 16, uppercase: true)) "
+                + "is not UTF-8 (import reads UTF-8 text and changes no byte); nothing was imported")
         }
         var loader = Loader(context: context, entityName: entityName)
         do {

@@ -183,6 +183,41 @@ import Testing
         #expect(try store.newContext().count(for: FetchRequest(entityName: "Item")) == 1)
     }
 
+    /// Found by the outside hostile-input suite: invalid UTF-8 became U+FFFD
+    /// and the import succeeded (two different bad keys then collided).
+    @Test func textThatIsNotUTF8IsRefusedWithTheLineAndColumnNotReplaced() throws {
+        let directory = try TemporaryDirectory()
+        let store = try PersistentContainer(path: directory.file("store.kura"), model: Self.model())
+        func failure(_ bytes: [UInt8], format: ExportFormat) -> String? {
+            do {
+                _ = try ObjectImport.run(utf8: bytes, format: format, entityName: "Item", into: store)
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        let jsonl = Array(#"{"name":"ok"}"#.utf8) + [0x0A] + Array(#"{"name":"é"#.utf8) + [0xFF] + Array(#""}"#.utf8)
+        #expect(failure(jsonl, format: .jsonl)?.hasPrefix("line 2: column 11: the byte 0xFF is not UTF-8") == true, "\(String(describing: failure(jsonl, format: .jsonl)))")
+        let csv = Array("name\nok\nbad".utf8) + [0xC3, 0x28] + [0x0A]
+        #expect(failure(csv, format: .csv)?.hasPrefix("line 3: column 4: the byte 0xC3 is not UTF-8") == true)
+        #expect(try store.newContext().count(for: FetchRequest(entityName: "Item")) == 0)
+        // Valid text in every script, emoji included, goes in byte for byte.
+        let valid = Array(#"{"name":"日本語 👨‍👩‍👧 é"}"#.utf8)
+        #expect(failure(valid, format: .jsonl) == nil)
+    }
+
+    @Test func theUTF8CheckAgreesWithTheStandardLibrary() {
+        var generator = SplitMix64(seed: 20_261_127)
+        let pieces: [[UInt8]] = [[0x41], [0xC3, 0xA9], [0xE2, 0x82, 0xAC], [0xF0, 0x9F, 0x98, 0x80], [0x80], [0xC0, 0x80], [0xED, 0xA0, 0x80],
+                                 [0xF4, 0x90, 0x80, 0x80], [0xE0, 0x80, 0x80], [0xF5], [0xFF], [0xC3], [0xE2, 0x82], [0x0A]]
+        for _ in 0..<5_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...12, using: &generator) { bytes += pieces.randomElement(using: &generator)! }
+            let valid = String(validating: bytes, as: UTF8.self) != nil
+            #expect((UTF8Validation.firstInvalid(in: bytes) == nil) == valid, "\(bytes)")
+        }
+    }
+
     @Test func anImportIntoTheCallersContextRefusesPendingChangesAndRollsBackAFailure() throws {
         let directory = try TemporaryDirectory()
         let store = try PersistentContainer(path: directory.file("store.kura"), model: Self.model())
