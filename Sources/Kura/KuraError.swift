@@ -32,6 +32,9 @@ public enum KuraError: Error, Sendable, Hashable {
     case modelFrozen(String)
     /// The class is not an entity of the context's model.
     case classNotInModel(String)
+    /// A request of entity `entity`, whose objects are of class
+    /// `entityClass`, was asked for objects of another class.
+    case classMismatch(requested: String, entity: String, entityClass: String)
 
     // MARK: Predicates and fetching
 
@@ -164,6 +167,8 @@ extension KuraError: CustomStringConvertible {
             "\(entity).\(key) is \(expected.displayName), not \(found)"
         case .modelFrozen(let reason):
             "the model is in use and cannot change: \(reason)"
+        case .classMismatch(let requested, let entity, let entityClass):
+            "the request fetches \(entity), whose objects are \(entityClass), not \(requested)"
         case .classNotInModel(let name):
             "class \(name) is not an entity of this model"
         case .invalidPredicate(let reason):

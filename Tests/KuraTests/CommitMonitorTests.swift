@@ -12,6 +12,67 @@ import Glibc
 /// `PersistentStore.commits()`: waking when any process commits, without
 /// polling. Latency and idle CPU are printed, not asserted tightly.
 @Suite(.serialized) struct CommitMonitorTests {
+    /// The names of this process's threads, as the system shows them.
+    static func threadNames() -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+            .map { $0.trimmingCharacters(in: .newlines) }
+    }
+
+    /// Waits (up to 10 s) until `condition` holds.
+    static func wait(until condition: () -> Bool) -> Bool {
+        for _ in 0..<1000 {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return condition()
+    }
+
+    /// Found by the outside suite: the names Kura gives its threads never
+    /// reached the system's threads.
+    @Test func kurasThreadsCarryTheirNamesToTheSystem() async throws {
+        let executor = ContextExecutor(name: "Kura importer thread")
+        actor Probe {
+            nonisolated let executor: ContextExecutor
+            nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+            init(_ executor: ContextExecutor) { self.executor = executor }
+            func run() {}
+        }
+        await Probe(executor).run()
+        #expect(Self.threadNames().contains("Kura importer t"), "cut to 15 bytes: \(Self.threadNames())")
+        let store = try TestStore(engine: .lmdb)
+        let container = try store.open(.news())
+        let monitor = try CommitMonitor(path: container.store.path, transactionID: { 0 }, commit: { _ in })
+        #expect(Self.wait { Self.threadNames().contains("Kura commits") }, "\(Self.threadNames())")
+        monitor.stop()
+        #expect(ThreadName.truncated("日本語のスレッド名") == "日本語のス", "cut at a character, within 15 bytes")
+    }
+
+    /// Found by the outside suite: a stop after the monitor's thread had
+    /// closed its descriptors wrote to a number another file may have by then.
+    @Test func stoppingAMonitorWhoseThreadEndedWritesToNoOtherFile() throws {
+        let store = try TestStore(engine: .lmdb)
+        let container = try store.open(.news())
+        let monitor = try CommitMonitor(path: container.store.path, transactionID: { 0 }, commit: { _ in })
+        #expect(Self.wait { Self.threadNames().contains("Kura commits") })
+        monitor.stop()
+        #expect(Self.wait { !Self.threadNames().contains("Kura commits") })
+        // Descriptor numbers the monitor had are free again: take them.
+        var pipes: [[Int32]] = []
+        for _ in 0..<4 {
+            var ends: [Int32] = [-1, -1]
+            #expect(pipe(&ends) == 0)
+            _ = fcntl(ends[0], F_SETFL, O_NONBLOCK)
+            pipes.append(ends)
+        }
+        defer { for ends in pipes { close(ends[0]); close(ends[1]) } }
+        monitor.stop()
+        for ends in pipes {
+            var byte: UInt8 = 0
+            #expect(read(ends[0], &byte, 1) == -1 && errno == EAGAIN, "nothing was written to another file")
+        }
+    }
+
     @Test func aSaveInThisProcessWakesTheSequence() async throws {
         let store = try TestStore(engine: .lmdb)
         let container = try store.open(.news())

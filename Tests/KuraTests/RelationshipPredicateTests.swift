@@ -127,6 +127,16 @@ import Testing
         #expect(try templateTitles("SUBQUERY(posts, $p, $p.comments.@sum.score > $MORE).@count > 0", ["MORE": 5], entity: "Author") == ["Ann"])
     }
 
+    @Test func fetchingOneEntityAsAnotherClassSaysWhichEntityTheRequestNames() throws {
+        let store = try TestStore()
+        let context = try store.open(.blog()).newContext()
+        #expect(throws: KuraError.classMismatch(requested: "Author", entity: "Post", entityClass: "Post")) {
+            try context.fetch(FetchRequest(entityName: "Post"), as: Author.self)
+        }
+        #expect(KuraError.classMismatch(requested: "Author", entity: "Post", entityClass: "Post").description
+            == "the request fetches Post, whose objects are Post, not Author")
+    }
+
     @Test func anAggregateCanFollowASubqueryVariable() throws {
         let store = try TestStore()
         let context = try store.open(.blog()).newContext()

@@ -40,13 +40,15 @@ public final class ContextExecutor: SerialExecutor, @unchecked Sendable {
 
     private let queue = Queue()
 
-    /// Starts the executor's thread, called `name` (as debuggers and `top -H` show it).
+    /// Starts the executor's thread, called `name` (as debuggers, `top -H`
+    /// and `/proc/PID/task/TID/comm` show it; Linux keeps the first 15 bytes).
     public init(name: String = "Kura context") {
         let queue = queue
         // The thread reaches the executor only while it runs a job, and a
         // queued job keeps its actor, and so the executor, alive.
         let executor = Unmanaged.passUnretained(self)
         let thread = Thread {
+            ThreadName.setCurrent(name)
             queue.condition.lock()
             queue.thread = pthread_self()
             queue.condition.unlock()

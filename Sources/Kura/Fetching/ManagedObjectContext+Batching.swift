@@ -21,7 +21,7 @@ extension ManagedObjectContext {
         mergeReceivedChanges()
         let fetch = try PreparedFetch(request, model: model)
         guard fetch.entity.managedObjectClass is T.Type else {
-            throw KuraError.classNotInModel("\(T.self) (the objects of \(request.entityName) are \(fetch.entity.managedObjectClass))")
+            throw KuraError.classMismatch(requested: "\(T.self)", entity: fetch.entity.name, entityClass: "\(fetch.entity.managedObjectClass)")
         }
         let batchSize = request.fetchBatchSize == 0 ? FetchRequest.defaultBatchSize : request.fetchBatchSize
         var keys: [UInt64] = []

@@ -62,12 +62,12 @@ extension ManagedObjectContext {
 
     /// The objects `request` describes, as instances of `type`.
     ///
-    /// - Throws: as ``fetch(_:)``, and ``KuraError/classNotInModel(_:)`` when
-    ///   the entity's objects are not `T`s.
+    /// - Throws: as ``fetch(_:)``, and ``KuraError/classMismatch(requested:entity:entityClass:)``
+    ///   when the entity's objects are not `T`s.
     public func fetch<T: ManagedObject>(_ request: FetchRequest, as type: T.Type) throws -> [T] {
         let entity = try model.requireEntity(of: request)
         guard entity.managedObjectClass is T.Type else {
-            throw KuraError.classNotInModel("\(T.self) (the objects of \(request.entityName) are \(entity.managedObjectClass))")
+            throw KuraError.classMismatch(requested: "\(T.self)", entity: entity.name, entityClass: "\(entity.managedObjectClass)")
         }
         // Every object of the entity is of its class, so the array is a [T];
         // reinterpreting it avoids checking each element again.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -12,11 +13,19 @@ import Glibc
 /// transaction ID and reports it when it moved (looking again for a short
 /// while when the write that woke it isn't published yet).
 final class CommitMonitor: CommitWatch, @unchecked Sendable {
-    // @unchecked: the descriptors are set in init and only closed by the
-    // monitor's thread after `stop` (a byte down the pipe) wakes it.
-    private let watch: Int32
-    /// A pipe: the thread polls the read end; `stop` writes to the other.
-    private let stopper: (read: Int32, write: Int32)
+    // @unchecked: the watch descriptor and the pipe's read end are the
+    // thread's, closed by it when it ends; the write end is ``stop()``'s,
+    // under `state`.
+    /// The pipe's write end (`nil` once stopped), and whether the thread
+    /// ended (it closes its descriptors then: nothing is written to a
+    /// number that may name another file by now).
+    private let state: Shared
+
+    /// The state the monitor and its thread share.
+    private final class Shared: Sendable {
+        let lock: Mutex<(writeEnd: Int32?, threadEnded: Bool)>
+        init(writeEnd: Int32) { lock = Mutex((writeEnd, false)) }
+    }
 
     /// Starts watching `path`; `transactionID` reads the store's newest
     /// committed transaction, `commit` hears each new one (on the monitor's thread).
@@ -38,14 +47,15 @@ final class CommitMonitor: CommitWatch, @unchecked Sendable {
             throw failure(code)
         }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let stopper = (read: ends[0], write: ends[1])
-        self.watch = watch
-        self.stopper = stopper
+        let stopRead = ends[0]
+        let state = Shared(writeEnd: ends[1])
+        self.state = state
         let first = transactionID() ?? 0
         let thread = Thread {
+            ThreadName.setCurrent("Kura commits")
             var last = first
             var descriptors = [pollfd(fd: watch, events: Int16(POLLIN), revents: 0),
-                               pollfd(fd: stopper.read, events: Int16(POLLIN), revents: 0)]
+                               pollfd(fd: stopRead, events: Int16(POLLIN), revents: 0)]
             var buffer = [UInt8](repeating: 0, count: 4096)
             // After a write, LMDB publishes the new transaction in its lock
             // file (shared memory, which inotify doesn't see) only once the
@@ -70,17 +80,30 @@ final class CommitMonitor: CommitWatch, @unchecked Sendable {
                     rechecks -= 1
                 }
             }
+            // Marked ended before the read end closes: a stop from now on
+            // writes nothing down the pipe.
+            state.lock.withLock { $0.threadEnded = true }
             close(watch)
-            close(stopper.read)
-            close(stopper.write)
+            close(stopRead)
         }
-        thread.name = "Kura commit monitor"
         thread.start()
     }
 
-    /// Stops the monitor's thread, which closes its descriptors.
+    /// Stops the monitor's thread (which closes its descriptors), and closes
+    /// the pipe's write end. Stopping again does nothing.
     func stop() {
-        var byte: UInt8 = 1
-        _ = write(stopper.write, &byte, 1)
+        state.lock.withLock { state in
+            guard let writeEnd = state.writeEnd else { return }
+            if !state.threadEnded {
+                var byte: UInt8 = 1
+                _ = write(writeEnd, &byte, 1)
+            }
+            close(writeEnd)
+            state.writeEnd = nil
+        }
+    }
+
+    deinit {
+        stop()
     }
 }
