@@ -138,3 +138,54 @@ import Testing
         #expect(try names("flag == 1") == names("flag == TRUE"))
     }
 }
+
+/// One rule for every string operator: whole characters (grapheme
+/// clusters, by canonical equivalence), as Swift compares them; found by
+/// the outside suite, where CONTAINS matched a scalar inside a family emoji
+/// and BEGINSWITH didn't.
+@Suite struct StringOperatorCharacterTests {
+    final class Line: ManagedObject {
+        @Attribute(.indexed) var text: String = ""
+    }
+
+    static let texts = ["👨‍👩‍👧 home", "x👨‍👩‍👧", "café", "cafe\u{301}s", "a\r\nb", "ab", "résumé", "🇯🇵 flag"]
+    static let parts = ["👨", "👩", "👧", "👨‍👩‍👧", "e", "é", "\r", "\n", "\r\n", "a", "b", "🇯", "🇯🇵", "s"]
+
+    /// What each operator means, on Swift's characters.
+    static func expected(_ operation: String, _ text: String, _ part: String) -> Bool {
+        let characters = Array(text)
+        let pattern = Array(part)
+        switch operation {
+        case "BEGINSWITH": return characters.starts(with: pattern)
+        case "ENDSWITH": return characters.reversed().starts(with: pattern.reversed())
+        case "LIKE": return characters == pattern
+        default: return characters.firstRange(of: pattern) != nil  // CONTAINS, and IN with a string on the right
+        }
+    }
+
+    @Test func everyStringOperatorComparesWholeCharactersSavedUnsavedIndexedOrNot() throws {
+        let store = try TestStore()
+        let container = try store.open(ManagedObjectModel(Line.self))
+        let saved = container.newContext()
+        for text in Self.texts { Line(context: saved).text = text }
+        try saved.save()
+        let unsaved = container.newContext()
+        for text in Self.texts { Line(context: unsaved).text = text }
+        for operation in ["CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "IN"] {
+            for part in Self.parts {
+                let predicate = operation == "IN"
+                    ? try FetchPredicate(format: "%@ IN text", part)
+                    : try FetchPredicate(format: "text \(operation) %@", part)
+                let request = FetchRequest(entityName: "Line", predicate: predicate)
+                var scan = request
+                scan.allowsIndexes = false
+                let want = Set(Self.texts.filter { Self.expected(operation, $0, part) })
+                let indexed = Set(try saved.fetch(request, as: Line.self).map(\.text))
+                let scanned = Set(try container.newContext().fetch(scan, as: Line.self).map(\.text))
+                let pending = Set(try unsaved.fetch(request, as: Line.self).filter(\.isInserted).map(\.text))
+                #expect(indexed == want && scanned == want && pending == want,
+                        "\(predicate.predicateFormat): want \(want), indexed \(indexed), scanned \(scanned), unsaved \(pending)")
+            }
+        }
+    }
+}

@@ -110,7 +110,7 @@ extension CompiledComparison {
             guard case .list(let elements) = right else {
                 // A string on the right: is the left one part of it (Foundation's meaning)?
                 guard let text = Self.text(value), let whole = Self.text(resolve(right, source)) else { return false }
-                return StringMatching.fold(whole, options).contains(StringMatching.fold(text, options))
+                return StringMatching.contains(StringMatching.fold(whole, options), StringMatching.fold(text, options))
             }
             return elements.contains { equal(value, resolve($0, source)) }
         case .beginsWith, .endsWith, .contains, .like, .matches:
@@ -170,7 +170,7 @@ extension CompiledComparison {
         // Foundation: an empty string is never a prefix, suffix or part.
         case .beginsWith: return !pattern.isEmpty && folded.hasPrefix(pattern)
         case .endsWith: return !pattern.isEmpty && folded.hasSuffix(pattern)
-        case .contains: return !pattern.isEmpty && folded.contains(pattern)
+        case .contains: return !pattern.isEmpty && StringMatching.contains(folded, pattern)
         case .like: return StringMatching.like(folded, pattern: Array(pattern))
         case .matches: return (try? RegularExpression.compiled(pattern, caseInsensitive: options.contains(.caseInsensitive)))?.matches(text) ?? false
         default: return false

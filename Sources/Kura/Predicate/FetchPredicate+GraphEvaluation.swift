@@ -99,7 +99,7 @@ extension CompiledComparison {
             if case .scalar(let whole) = candidates {
                 // A string on the right is searched, as in Foundation.
                 guard let text = Self.text(value.scalar), let whole = Self.text(whole) else { return false }
-                return StringMatching.fold(whole, options).contains(StringMatching.fold(text, options))
+                return StringMatching.contains(StringMatching.fold(whole, options), StringMatching.fold(text, options))
             }
             return candidates.elements.contains { same(value, $0) }
         case .beginsWith, .endsWith, .contains, .like, .matches:

@@ -19,6 +19,37 @@ enum StringMatching {
         return text.folding(options: foldingOptions, locale: nil)
     }
 
+    /// Whether `part` appears in `text` as whole characters (grapheme
+    /// clusters, compared by canonical equivalence), as every string
+    /// operator compares (`BEGINSWITH` and `ENDSWITH` through Swift's
+    /// `hasPrefix` and `hasSuffix`, `LIKE` character by character): a
+    /// scalar inside a longer character is not a part. (Foundation's
+    /// `contains` would find 👩 in 👨‍👩‍👧.)
+    static func contains(_ text: String, _ part: String) -> Bool {
+        if IndexKeyEncoding.isASCII(text) && IndexKeyEncoding.isASCII(part) && !text.utf8.contains(0x0D) {
+            // ASCII without CR (whose CR LF is one character): bytes are characters.
+            return text.utf8.withContiguousStorageIfAvailable { haystack in
+                part.utf8.withContiguousStorageIfAvailable { needle in containsBytes(haystack, needle) }
+            }.flatMap { $0 } ?? (text.firstRange(of: part) != nil)
+        }
+        return text.firstRange(of: part) != nil
+    }
+
+    private static func containsBytes(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = needle.first else { return true }
+        guard needle.count <= haystack.count else { return false }
+        var start = 0
+        let last = haystack.count - needle.count
+        while start <= last {
+            if haystack[start] == first,
+               memcmp(haystack.baseAddress! + start, needle.baseAddress!, needle.count) == 0 {
+                return true
+            }
+            start += 1
+        }
+        return false
+    }
+
     /// Whether `text` matches a `LIKE` pattern over its whole length: `*`
     /// matches any run of characters, `?` one character. Both are folded already.
     static func like(_ text: String, pattern: [Character]) -> Bool {
