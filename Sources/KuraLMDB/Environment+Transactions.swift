@@ -22,6 +22,7 @@ extension Environment {
             try checkOpen()
             switch readerPool.withLock({ $0.begin(in: handle) }) {
             case .success(let pointer):
+                noteSnapshot(Int(mdb_txn_id(pointer)))
                 let outer = mapLock.currentRead
                 mapLock.currentRead = pointer
                 defer {
@@ -37,8 +38,10 @@ extension Environment {
                 // let go first: adopting under it could never succeed.
                 if mapLock.depth > 1 {
                     // Nested in another transaction of this thread: read the
-                    // enclosing read's snapshot, which the map still covers.
-                    guard let outer = mapLock.currentRead else {
+                    // enclosing read's snapshot, which the map still covers,
+                    // unless a read of this process saw a newer one since
+                    // (going back to the older would lose what it saw).
+                    guard let outer = mapLock.currentRead, Int(mdb_txn_id(outer)) >= newestSnapshot.load(ordering: .relaxed) else {
                         throw EnvironmentError.cannotGrowWithOpenTransaction(path: path)
                     }
                     return try body(Transaction(pointer: outer, isReadOnly: true, mapFull: nil))
@@ -125,6 +128,16 @@ extension Environment {
             if commit == MDB_MAP_FULL { return .mapFull(observedSize: observedSize) }
             try LMDBError.check(commit)
             return .committed(value)
+        }
+    }
+
+    /// Records that a read began on snapshot `id`.
+    private func noteSnapshot(_ id: Int) {
+        var known = newestSnapshot.load(ordering: .relaxed)
+        while id > known {
+            let (exchanged, original) = newestSnapshot.compareExchange(expected: known, desired: id, ordering: .relaxed)
+            if exchanged { return }
+            known = original
         }
     }
 

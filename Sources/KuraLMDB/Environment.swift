@@ -42,6 +42,11 @@ public final class Environment: @unchecked Sendable {
 
     let handle: OpaquePointer
     let mapLock = MapLock()
+    /// The newest snapshot (transaction ID) a read of this process began
+    /// on: a nested read that can't begin its own (the map must grow) falls
+    /// back on the enclosing read's only when that is no older, so reads
+    /// never go back in time.
+    let newestSnapshot = Atomic<Int>(0)
     private let fileIdentity: FileIdentity
     private var isClosed = false
     let readerPool = Mutex(ReaderPool())

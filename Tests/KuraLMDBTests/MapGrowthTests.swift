@@ -235,4 +235,30 @@ import Testing
         #expect(try environment.read { txn in try database.count(in: txn) } == 40)
         #expect(try environment.info().mapSize >= 40 * (256 << 10))
     }
+
+    /// Investigating the outside suite's unconfirmed report (a reader got
+    /// objectNotFound for an object the history it had just read inserted):
+    /// a nested read whose map must grow fell back on the enclosing read's
+    /// snapshot even when a read of the process had seen a newer one. Reads
+    /// now never go back in time: such a read is an error instead.
+    @Test func aNestedReadNeverFallsBackOnASnapshotOlderThanOneAlreadySeen() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("store.lmdb")
+        let options = Environment.Options(mapSize: 64 << 10, maxMapSize: 4 << 30)
+        let environment = try Environment(path: path, options: options)
+        let database = try environment.createDatabase(named: "shared")
+        try environment.read { outer throws in
+            #expect(try database.count(in: outer) == 0)
+            // Another process writes (the map still fits): a nested read sees it.
+            #expect(try Helper.start(["lmdb-grow", path, "1", "16"]).wait() == .exited(0))
+            #expect(try environment.read { txn in try database.count(in: txn) } == 1)
+            // Then it grows the map: the nested read can't begin, and the
+            // enclosing snapshot is older than the one just seen.
+            #expect(try Helper.start(["lmdb-grow", path, "40", "\(256 << 10)"]).wait() == .exited(0))
+            #expect(throws: EnvironmentError.cannotGrowWithOpenTransaction(path: path)) {
+                try environment.read { txn in try database.count(in: txn) }
+            }
+        }
+        #expect(try environment.read { txn in try database.count(in: txn) } == 40)
+    }
 }
