@@ -78,7 +78,9 @@ import Testing
         #expect(screen.contains("kura> count Book \n4") || screen.contains("kura> count Book\n4"))
         // A fetch, then Up brings it back from history.
         try tmux.keys("fetch Book where year < 1970", "Enter")
-        screen = try tmux.waitFor("(1 object)")
+        // (The prompt, not only the output: keys typed before the line
+        // editor takes the terminal again are echoed as they are.)
+        screen = try tmux.waitFor("(1 object)\nkura>")
         #expect(screen.contains("Dune"))
         try tmux.keys("Up")
         let recalled = "kura> fetch Book where year < 1970"

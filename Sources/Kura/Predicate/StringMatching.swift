@@ -25,7 +25,9 @@ enum StringMatching {
     /// `hasPrefix` and `hasSuffix`, `LIKE` character by character): a
     /// scalar inside a longer character is not a part. (Foundation's
     /// `contains` would find 👩 in 👨‍👩‍👧.)
+    /// The empty string is part of nothing, as in Foundation.
     static func contains(_ text: String, _ part: String) -> Bool {
+        if part.isEmpty { return false }
         if IndexKeyEncoding.isASCII(text) && IndexKeyEncoding.isASCII(part) && !text.utf8.contains(0x0D) {
             // ASCII without CR (whose CR LF is one character): bytes are characters.
             return text.utf8.withContiguousStorageIfAvailable { haystack in
