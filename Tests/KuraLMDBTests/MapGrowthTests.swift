@@ -4,6 +4,15 @@ import KuraTestSupport
 import Testing
 
 @Suite struct MapGrowthTests {
+    /// A new environment with a 64 KiB map that may grow to 4 GiB, and its
+    /// database `shared` (what `lmdb-grow` writes to); the directory holds the file.
+    static func sharedStore() throws -> (TemporaryDirectory, String, Environment, Database) {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("store.lmdb")
+        let environment = try Environment(path: path, options: Environment.Options(mapSize: 64 << 10, maxMapSize: 4 << 30))
+        return (directory, path, environment, try environment.createDatabase(named: "shared"))
+    }
+
     /// The value stored under `index`: its index in the first 8 bytes, then a
     /// byte derived from the index, so a value read from the wrong place shows.
     static func value(_ index: Int, size: Int) -> [UInt8] {
@@ -139,11 +148,8 @@ import Testing
     }
 
     @Test func anotherProcessGrowsTheMapWhileThisOneKeepsReadingAndWriting() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.file("store.lmdb")
-        let options = Environment.Options(mapSize: 64 << 10, maxMapSize: 4 << 30)
-        let environment = try Environment(path: path, options: options)
-        let database = try environment.createDatabase(named: "shared")
+        let (directory, path, environment, database) = try MapGrowthTests.sharedStore()
+        _ = directory
         let childCount = 300
         let childSize = 256 << 10  // the child writes ~75 MB
 
@@ -189,11 +195,8 @@ import Testing
 
 @Suite struct MapGrowthReaderTests {
     @Test func aProcessThatOnlyReadsAdoptsTheMapAnotherProcessGrew() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.file("store.lmdb")
-        let options = Environment.Options(mapSize: 64 << 10, maxMapSize: 4 << 30)
-        let environment = try Environment(path: path, options: options)
-        let database = try environment.createDatabase(named: "shared")
+        let (directory, path, environment, database) = try MapGrowthTests.sharedStore()
+        _ = directory
         let childCount = 200
         let childSize = 256 << 10  // ~50 MB: the child's map doubles about ten times
 
@@ -218,11 +221,8 @@ import Testing
     }
 
     @Test func aNestedReadAfterAnotherProcessGrewTheMapReadsTheEnclosingSnapshot() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.file("store.lmdb")
-        let options = Environment.Options(mapSize: 64 << 10, maxMapSize: 4 << 30)
-        let environment = try Environment(path: path, options: options)
-        let database = try environment.createDatabase(named: "shared")
+        let (directory, path, environment, database) = try MapGrowthTests.sharedStore()
+        _ = directory
         try environment.read { outer throws in
             #expect(try database.count(in: outer) == 0)
             // Another process grows the map far past this one's while this
@@ -242,11 +242,8 @@ import Testing
     /// snapshot even when a read of the process had seen a newer one. Reads
     /// now never go back in time: such a read is an error instead.
     @Test func aNestedReadNeverFallsBackOnASnapshotOlderThanOneAlreadySeen() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.file("store.lmdb")
-        let options = Environment.Options(mapSize: 64 << 10, maxMapSize: 4 << 30)
-        let environment = try Environment(path: path, options: options)
-        let database = try environment.createDatabase(named: "shared")
+        let (directory, path, environment, database) = try MapGrowthTests.sharedStore()
+        _ = directory
         try environment.read { outer throws in
             #expect(try database.count(in: outer) == 0)
             // Another process writes (the map still fits): a nested read sees it.

@@ -438,11 +438,16 @@ import Testing
         return engine.commitMark.utf8.map { String(format: "%02x", $0) }.joined()
     }
 
-    @Test func aSaveWhoseCommitAnswerIsLostIsLookedUpAndTakenAsSavedNotSentAgain() throws {
+    /// A store of ``groups()`` in a new database, reached through a proxy that can cut its connections.
+    static func groupsThroughAProxy() throws -> (CuttingProxy, PersistentContainer) {
         let server = try Self.server
         let proxy = try CuttingProxy(serverDirectory: server.directory, port: server.port)
         let name = try Self.databaseName(try server.newDatabase())
-        let container = try PersistentContainer(store: .postgres(url: proxy.url(of: name)), model: Self.groups())
+        return (proxy, try PersistentContainer(store: .postgres(url: proxy.url(of: name)), model: Self.groups()))
+    }
+
+    @Test func aSaveWhoseCommitAnswerIsLostIsLookedUpAndTakenAsSavedNotSentAgain() throws {
+        let (proxy, container) = try Self.groupsThroughAProxy()
         let context = container.newContext()
         try Self.insertGroup(1, in: context)
 
@@ -470,10 +475,7 @@ import Testing
     }
 
     @Test func aSaveWhoseCommitNeverReachedTheServerKeepsItsChangesAndSavesOnceLater() throws {
-        let server = try Self.server
-        let proxy = try CuttingProxy(serverDirectory: server.directory, port: server.port)
-        let name = try Self.databaseName(try server.newDatabase())
-        let container = try PersistentContainer(store: .postgres(url: proxy.url(of: name)), model: Self.groups())
+        let (proxy, container) = try Self.groupsThroughAProxy()
         let context = container.newContext()
         try Self.insertGroup(1, in: context)
         proxy.arm(.request(containing: "COMMIT", afterRequestContaining: try Self.writeMarker(container)))
