@@ -3,7 +3,7 @@ import Kura
 
 extension InspectSession {
     /// A fetch request from `fetch`/`count` clauses, checked against the model.
-    func request(for spec: FetchSpec, line: String) throws -> FetchRequest {
+    func request(for spec: FetchSpec, line: String) throws -> FetchRequest<ManagedObject> {
         let entity = try entity(named: spec.entity)
         var request = FetchRequest(entityName: entity.name)
         if let text = spec.predicate {
@@ -26,7 +26,7 @@ extension InspectSession {
 
     /// The request of template `name`, each `var=value` read by the type of
     /// the attribute its variable is compared with.
-    func templateRequest(_ name: String, _ arguments: [TemplateArgument]) throws -> FetchRequest {
+    func templateRequest(_ name: String, _ arguments: [TemplateArgument]) throws -> FetchRequest<ManagedObject> {
         guard let variables = model.templateVariables(forName: name) else {
             let known = model.fetchRequestTemplatesByName.keys.sorted().joined(separator: ", ")
             throw InspectError("unknown template '\(name)'; the store has \(known.isEmpty ? "none" : known)")
@@ -53,7 +53,7 @@ extension InspectSession {
     /// chosen `columns` (attributes, relationships, key paths such as
     /// `author.name` or `tags.@count`, and `objectID`); with
     /// `returnsNothing` (`limit 0`), checks the request and prints none.
-    func fetch(_ request: FetchRequest, columns: [String] = [], returnsNothing: Bool = false) throws {
+    func fetch(_ request: FetchRequest<ManagedObject>, columns: [String] = [], returnsNothing: Bool = false) throws {
         let context = newContext()
         // Objects don't keep their context alive; relationships read through it.
         defer { withExtendedLifetime(context) {} }
@@ -92,7 +92,7 @@ extension InspectSession {
         }
     }
 
-    func count(_ request: FetchRequest, returnsNothing: Bool = false) throws {
+    func count(_ request: FetchRequest<ManagedObject>, returnsNothing: Bool = false) throws {
         let context = newContext()
         if showsPlans || returnsNothing {
             let plan = try context.explain(request)
@@ -140,7 +140,7 @@ extension InspectSession {
         }
     }
 
-    func showPlan(_ request: FetchRequest) throws {
+    func showPlan(_ request: FetchRequest<ManagedObject>) throws {
         printPlan(try newContext().explain(request), labelled: false)
     }
 

@@ -60,7 +60,7 @@ public enum ObjectExport {
     ///   Kura's errors for the fetch.
     @discardableResult
     public static func export(
-        _ request: FetchRequest?, from container: PersistentContainer, format: ExportFormat,
+        _ request: FetchRequest<ManagedObject>?, from container: PersistentContainer, format: ExportFormat,
         write: (String) throws -> Void
     ) throws -> Int {
         let requests = request.map { [$0] } ?? container.model.entities.map { FetchRequest(entityName: $0.name) }

@@ -29,7 +29,7 @@ final class Batched: ManagedObject {
         return (store, container, container.newContext())
     }
 
-    func request(batchSize: Int) -> FetchRequest {
+    func request(batchSize: Int) -> FetchRequest<Batched> {
         var request = Batched.fetchRequest().sorted(by: "rank", ascending: false)
         request.fetchBatchSize = batchSize
         return request

@@ -4,14 +4,14 @@ import Testing
 
 @Suite struct KeyPathPredicateTests {
     @Test func keyPathOperatorsBuildTheSameTreeAsTheFormatSyntax() throws {
-        #expect((\News.sortOrder > 3) == (try FetchPredicate(format: "sortOrder > 3")))
-        #expect((\News.sortOrder >= 1 && \News.title != "x") == (try FetchPredicate(format: "sortOrder >= 1 AND title != 'x'")))
-        #expect((\News.imageURL == nil || !(\News.sortOrder < 0)) == (try FetchPredicate(format: "imageURL == nil OR NOT sortOrder < 0")))
-        #expect(FetchPredicate.compare(\News.title, .beginsWith, "Ku", options: .caseInsensitive)
+        #expect((\News.sortOrder > 3).predicate == (try FetchPredicate(format: "sortOrder > 3")))
+        #expect((\News.sortOrder >= 1 && \News.title != "x").predicate == (try FetchPredicate(format: "sortOrder >= 1 AND title != 'x'")))
+        #expect((\News.imageURL == nil || !(\News.sortOrder < 0)).predicate == (try FetchPredicate(format: "imageURL == nil OR NOT sortOrder < 0")))
+        #expect(KeyPathPredicate.compare(\News.title, .beginsWith, "Ku", options: .caseInsensitive).predicate
             == (try FetchPredicate(format: "title BEGINSWITH[c] 'Ku'")))
-        #expect(FetchPredicate.in(\News.sortOrder, [1, 2]) == (try FetchPredicate(format: "sortOrder IN {1, 2}")))
-        #expect(FetchPredicate.between(\News.sortOrder, 1, 9) == (try FetchPredicate(format: "sortOrder BETWEEN {1, 9}")))
-        #expect((\News.dateCreated <= Date(timeIntervalSinceReferenceDate: 5))
+        #expect(KeyPathPredicate.in(\News.sortOrder, [1, 2]).predicate == (try FetchPredicate(format: "sortOrder IN {1, 2}")))
+        #expect(KeyPathPredicate.between(\News.sortOrder, 1, 9).predicate == (try FetchPredicate(format: "sortOrder BETWEEN {1, 9}")))
+        #expect((\News.dateCreated <= Date(timeIntervalSinceReferenceDate: 5)).predicate
             == (try FetchPredicate(format: "dateCreated <= %@", Date(timeIntervalSinceReferenceDate: 5))))
     }
 

@@ -54,7 +54,7 @@ import Testing
             range.sortOrder = row.sortOrder
             range.flag = row.flag
         }
-        func request() throws -> FetchRequest {
+        func request() throws -> FetchRequest<ManagedObject> {
             if let variables { return try model.fetchRequestFromTemplate(withName: "t", substitutionVariables: variables) }
             return FetchRequest(entityName: "Range", predicate: try FetchPredicate(format: format, argumentArray: arguments))
         }

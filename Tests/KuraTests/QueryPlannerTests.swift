@@ -19,7 +19,7 @@ import Testing
         return (store, container.newContext())
     }
 
-    func plan(_ context: ManagedObjectContext, _ request: FetchRequest) throws -> String {
+    func plan(_ context: ManagedObjectContext, _ request: FetchRequest<ManagedObject>) throws -> String {
         try context.explain(request).description
     }
 
@@ -118,7 +118,7 @@ final class Item: ManagedObject {
     }
 
     /// The expected results, computed the slow, obvious way.
-    static func bruteForce(_ request: FetchRequest, objects: [Item]) throws -> [Item] {
+    static func bruteForce(_ request: FetchRequest<ManagedObject>, objects: [Item]) throws -> [Item] {
         guard let entity = objects.first?.entity else { return [] }
         let compiled = try request.predicate.map { try $0.compiled(for: entity) }
         var matches = try objects.filter { object in
@@ -137,6 +137,8 @@ final class Item: ManagedObject {
                     result = AttributeValue.compareStrings(StringMatching.fold(s, .caseInsensitive), StringMatching.fold(t, .caseInsensitive))
                 case (.localizedStandardCompare, .string(let s)?, .string(let t)?):
                     result = s.localizedStandardCompare(t).rawValue
+                case (.localizedCompare, .string(let s)?, .string(let t)?):
+                    result = s.localizedCompare(t).rawValue
                 default:
                     result = AttributeValue.compare(x, y)
                 }

@@ -49,10 +49,10 @@ import Testing
 
         let recent = FetchRequest(
             entityName: "News", predicate: try FetchPredicate(format: "title BEGINSWITH[cd] %@ AND sortOrder BETWEEN {10, 20}", "kura"))
-        let top = FetchRequest(entityName: "News", predicate: \News.sortOrder > 100).sorted(by: \News.sortOrder, ascending: false).limited(to: 10)
-        let items = try context.fetch(top, as: News.self)
+        let top = FetchRequest<News>(predicate: \News.sortOrder > 100).sorted(by: \.sortOrder, ascending: false).limited(to: 10)
+        let items = try context.fetch(top)
         let count = try context.count(for: recent)
-        let first = try News.findFirst(by: "objectId", value: id, in: context)
+        let first = try News.findFirst(by: \.objectId, value: id, in: context)
         #expect(items.map(\.sortOrder) == Array((291...300).reversed()))
         #expect(count == 3)    // 12, 15 and 18
         #expect(first?.sortOrder == 42)
@@ -164,9 +164,9 @@ extension ReadmeTests {
         ])
         #expect(lines[4].hasPrefix("  index News (sortOrder): 300 objects in "))
         let context = container.newContext()
-        let news = try context.fetch(FetchRequest(entityName: "News", predicate: \ReadmeV2.News.sortOrder == 42), as: ReadmeV2.News.self)
+        let news = try context.fetch(FetchRequest<ReadmeV2.News>(predicate: \.sortOrder == 42))
         #expect(news.map(\.title) == ["News 42"])
         #expect(news.first?.subtitle == nil)
-        #expect(try context.explain(FetchRequest(entityName: "News", predicate: \ReadmeV2.News.sortOrder == 42)).description.contains("USING INDEX sortOrder"))
+        #expect(try context.explain(FetchRequest<ReadmeV2.News>(predicate: \.sortOrder == 42)).description.contains("USING INDEX sortOrder"))
     }
 }

@@ -53,7 +53,7 @@ import Testing
         try saved.save()
         let unsaved = container.newContext()
         let unsavedObjects = Self.build(in: unsaved)
-        func request(_ objects: [String: ManagedObject]) throws -> FetchRequest {
+        func request(_ objects: [String: ManagedObject]) throws -> FetchRequest<ManagedObject> {
             func resolve(_ argument: Any?) -> Any? {
                 if let name = argument as? ObjectName { return objects[name.name] }
                 if let list = argument as? [ObjectName] { return list.map { objects[$0.name]! } }

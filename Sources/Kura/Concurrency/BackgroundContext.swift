@@ -54,12 +54,12 @@ public actor BackgroundContext {
 
     /// The IDs of the objects `request` matches (see
     /// ``ManagedObjectContext/fetchObjectIDs(_:)``).
-    public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
+    public func fetchObjectIDs<Object>(_ request: FetchRequest<Object>) throws -> [ObjectID] {
         try context.fetchObjectIDs(request)
     }
 
     /// How many objects `request` matches (see ``ManagedObjectContext/count(for:)``).
-    public func count(for request: FetchRequest) throws -> Int {
+    public func count<Object>(for request: FetchRequest<Object>) throws -> Int {
         try context.count(for: request)
     }
 }

@@ -60,13 +60,16 @@ extension ManagedObject {
 
     // MARK: Typed access (used by Relationship)
 
-    /// True while a probe object reads its properties to learn their names
-    /// (see ``PropertyKeyPathNames``): notes the relationship's name.
+    /// While a probe object reads its properties to learn their names (see
+    /// ``PropertyKeyPathNames``): notes the relationship's name, and returns
+    /// a probe object of `destination` that goes on noting, so a key path
+    /// through a to-one (`\Article.author?.name`) is read to its end. `nil`
+    /// on any other object.
     @usableFromInline
-    final func isProbing(storage keyPath: AnyKeyPath) -> Bool {
-        guard probedProperties != nil else { return false }
-        probedProperties!.append(AttributeKeyPaths.attributeName(of: keyPath))
-        return true
+    final func probeRelationship(storage keyPath: AnyKeyPath, destination: ManagedObject.Type) -> ManagedObject? {
+        guard let propertyProbe else { return nil }
+        propertyProbe.names.append(AttributeKeyPaths.attributeName(of: keyPath))
+        return PropertyKeyPathNames.probeObject(of: destination, noting: propertyProbe)
     }
 
     /// The relationship whose ``Relationship`` storage is `keyPath`.

@@ -154,7 +154,7 @@ extension ManagedObject {
     @usableFromInline
     final func attributeValue(forStorage keyPath: AnyKeyPath) -> (Int, AttributeValue?) {
         let number = attributeNumber(forStorage: keyPath)
-        if probedProperties != nil { probedProperties!.append(entity.attributes[number].name) }
+        if let propertyProbe { propertyProbe.names.append(entity.attributes[number].name) }
         do {
             return (number, try currentValue(number))
         } catch {
@@ -170,7 +170,7 @@ extension ManagedObject {
     /// The bytes are the record's, which the object keeps while the getter runs.
     @usableFromInline
     final func storedField(forStorage keyPath: AnyKeyPath) -> _StoredField? {
-        guard values.isEmpty, !isFullyDecoded, probedProperties == nil, record != nil else { return nil }
+        guard values.isEmpty, !isFullyDecoded, propertyProbe == nil, record != nil else { return nil }
         let number = attributeNumber(forStorage: keyPath)
         return withRecordBytes { bytes -> _StoredField? in
             guard let stored = RecordView(trusted: bytes).storedValue(ofAttribute: number, of: entity) else { return nil }

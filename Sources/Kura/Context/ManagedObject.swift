@@ -115,9 +115,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// `willSave` passes last called ``willSave()`` on it (a number, not a
     /// flag: no pass clears it after a save).
     @exclusivity(unchecked) var willSaveNumber: UInt32 = 0
-    /// Set only on the probe objects that find a key path's property: the
-    /// names of the properties its typed accessors read.
-    @exclusivity(unchecked) var probedProperties: [String]?
+    /// Set only on the probe objects that find a key path's properties:
+    /// where their typed accessors note the names they read.
+    @exclusivity(unchecked) var propertyProbe: PropertyProbe?
 
     /// Makes an object of `entity`, inserted into `context` when one is given
     /// (``awakeFromInsert()`` runs then).

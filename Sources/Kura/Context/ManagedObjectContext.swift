@@ -378,6 +378,33 @@ public final class ManagedObjectContext {
         return object
     }
 
+    /// The object with `objectID`, its values loaded, as an instance of
+    /// `type` (`existingObject(with: id, as: Article.self)`): what a child
+    /// context or another task does with an ID it was handed.
+    ///
+    /// - Throws: as ``existingObject(with:)``, and
+    ///   ``KuraError/classMismatch(requested:entity:entityClass:)`` when the
+    ///   ID's entity's objects are not `T`s.
+    public func existingObject<T: ManagedObject>(with objectID: ObjectID, as type: T.Type) throws -> T {
+        let entity = objectID.entity
+        guard let typed = try existingObject(with: objectID) as? T else {
+            throw KuraError.classMismatch(requested: "\(T.self)", entity: entity.name, entityClass: "\(entity.managedObjectClass)")
+        }
+        return typed
+    }
+
+    /// The object with `objectID` as an instance of `type`, a fault until
+    /// its values are read; see ``object(with:)``.
+    ///
+    /// - Throws: as ``object(with:)``, and ``KuraError/classMismatch(requested:entity:entityClass:)``.
+    public func object<T: ManagedObject>(with objectID: ObjectID, as type: T.Type) throws -> T {
+        let entity = objectID.entity
+        guard let typed = try object(with: objectID) as? T else {
+            throw KuraError.classMismatch(requested: "\(T.self)", entity: entity.name, entityClass: "\(entity.managedObjectClass)")
+        }
+        return typed
+    }
+
     /// The registered object of `entity` with `primaryKey`, or a new fault.
     /// In a child context, the key of an object its parent inserted is its
     /// temporary number with ``ObjectID/temporaryKeyFlag`` set.

@@ -1,49 +1,79 @@
 import Synchronization
 
 /// Finds the property a key path such as `\News.sortOrder` or `\News.author`
-/// stands for, so predicates, sort descriptors and inverses can be written
-/// with key paths.
+/// stands for, or the key path through to-one relationships one such as
+/// `\Article.author?.name` stands for (`author.name`), so predicates, sort
+/// descriptors and inverses can be written with key paths.
 ///
 /// A key path to an ``Attribute`` or ``Relationship`` property points at its
 /// accessor, whose key path says nothing of the name. So, once per key path,
 /// Kura reads it from a probe object: an object of the class, outside any
 /// context, holding a placeholder for each attribute and noting which
-/// property the accessor reads. The answer is cached; later uses cost a
-/// dictionary lookup.
+/// properties its accessors read; a to-one of a probe gives a probe of its
+/// destination, which goes on noting. The answer is cached; later uses cost
+/// a dictionary lookup.
 enum PropertyKeyPathNames {
     private struct Entry: @unchecked Sendable {
         // @unchecked: key paths are immutable; this one is kept so its
         // identity is never reused.
         let keyPath: AnyKeyPath
-        let name: String
+        let names: [String]
     }
 
     private static let names = Mutex<[ObjectIdentifier: Entry]>([:])
     private static let entities = Mutex<[ObjectIdentifier: EntityDescription]>([:])
 
-    /// The property name of `keyPath`. A key path that isn't a single
-    /// ``Attribute`` or ``Relationship`` property is a programming error,
-    /// and stops the program with a message.
+    /// The property name of `keyPath`, which must name one ``Attribute`` or
+    /// ``Relationship`` property of `Root` (the inverse of a relationship);
+    /// anything else is a programming error and stops the program with a message.
     static func name<Root: ManagedObject, Value>(of keyPath: KeyPath<Root, Value>) -> String {
         name(of: keyPath, root: Root.self)
     }
 
-    /// The property name of `keyPath`, whose root is `root`.
+    /// The property name of `keyPath`, whose root is `root`; see ``name(of:)``.
     static func name(of keyPath: AnyKeyPath, root: ManagedObject.Type) -> String {
-        if let known = names.withLock({ $0[ObjectIdentifier(keyPath)]?.name }) { return known }
-        let entity = entity(of: root)
-        let probe = root.init(entity: entity, insertInto: nil)
-        probe.values = ContiguousArray(entity.attributes.map { Optional(Self.placeholder(for: $0.type)) })
-        probe.isFullyDecoded = true
-        probe.probedProperties = []
-        _ = probe[keyPath: keyPath]
-        guard let read = probe.probedProperties, read.count == 1 else {
-            fatalError("\(keyPath) is not an @Attribute or @Relationship property of \(root)")
+        let found = names(of: keyPath, root: root)
+        guard found.count == 1 else {
+            fatalError("\(keyPath) goes through relationships (\(found.joined(separator: "."))): name one property of \(root)")
         }
-        let name = read[0]
-        let entry = Entry(keyPath: keyPath, name: name)
+        return found[0]
+    }
+
+    /// The key path `keyPath` stands for, by name: a property of `Root`, or
+    /// to-one relationships and a property at the end (`author.name`). A
+    /// key path of anything else is a programming error and stops the
+    /// program with a message.
+    static func path<Root: ManagedObject, Value>(of keyPath: KeyPath<Root, Value>) -> String {
+        path(of: keyPath, root: Root.self)
+    }
+
+    /// The key path `keyPath`, whose root is `root`, stands for; see ``path(of:)``.
+    static func path(of keyPath: AnyKeyPath, root: ManagedObject.Type) -> String {
+        names(of: keyPath, root: root).joined(separator: ".")
+    }
+
+    /// The names the accessors along `keyPath` read, from a probe of `root`.
+    private static func names(of keyPath: AnyKeyPath, root: ManagedObject.Type) -> [String] {
+        if let known = names.withLock({ $0[ObjectIdentifier(keyPath)]?.names }) { return known }
+        let probe = PropertyProbe()
+        _ = probeObject(of: root, noting: probe)[keyPath: keyPath]
+        guard !probe.names.isEmpty else {
+            fatalError("\(keyPath) is not a key path of @Attribute and @Relationship properties of \(root)")
+        }
+        let entry = Entry(keyPath: keyPath, names: probe.names)
         names.withLock { $0[ObjectIdentifier(keyPath)] = entry }
-        return name
+        return probe.names
+    }
+
+    /// An object of `type` outside any context, each attribute holding a
+    /// placeholder, whose typed accessors note the names they read in `probe`.
+    static func probeObject(of type: ManagedObject.Type, noting probe: PropertyProbe) -> ManagedObject {
+        let entity = entity(of: type)
+        let object = type.init(entity: entity, insertInto: nil)
+        object.values = ContiguousArray(entity.attributes.map { Optional(Self.placeholder(for: $0.type)) })
+        object.isFullyDecoded = true
+        object.propertyProbe = probe
+        return object
     }
 
     private static func entity(of type: ManagedObject.Type) -> EntityDescription {
@@ -71,4 +101,11 @@ enum PropertyKeyPathNames {
         case .url: .url(.init(string: "about:blank")!)
         }
     }
+}
+
+/// Where probe objects note the properties their accessors read (see
+/// ``PropertyKeyPathNames``): one for a whole key path, shared by the probes
+/// of the objects it goes through.
+final class PropertyProbe {
+    var names: [String] = []
 }

@@ -98,7 +98,9 @@ public struct Relationship<Value: RelationshipValue>: RelationshipDeclaration {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            if object.isProbing(storage: storageKeyPath) { return Value.placeholder }
+            if let probe = object.probeRelationship(storage: storageKeyPath, destination: Value.Destination.self) {
+                return Value.probing(probe)
+            }
             if Value.isToMany { return Value(objects: object.relationshipMembers(forStorage: storageKeyPath)) }
             return Value(destination: object.relationshipDestination(forStorage: storageKeyPath))
         }
@@ -148,8 +150,10 @@ public protocol RelationshipValue {
     static var isToMany: Bool { get }
     static var isOrdered: Bool { get }
     static var isOptional: Bool { get }
-    /// A value read from a probe object while the model is built.
-    static var placeholder: Self { get }
+    /// The value a probe object gives while key paths are read for their
+    /// names: a to-one's is `probe` (so the key path can go on through it),
+    /// a to-many's is empty.
+    static func probing(_ probe: ManagedObject) -> Self
     /// The value of the relationship's objects (one or none for a to-one).
     init(objects: [ManagedObject])
     /// The value of a to-one's destination.
@@ -167,7 +171,7 @@ extension Optional: RelationshipValue where Wrapped: ManagedObject {
     public static var isToMany: Bool { false }
     public static var isOrdered: Bool { false }
     public static var isOptional: Bool { true }
-    public static var placeholder: Self { nil }
+    public static func probing(_ probe: ManagedObject) -> Self { probe as? Wrapped }
     public init(objects: [ManagedObject]) { self = objects.first.map { $0 as! Wrapped } }
     @inlinable
     public init(destination: ManagedObject?) {
@@ -181,7 +185,7 @@ extension Set: RelationshipValue where Element: ManagedObject {
     public static var isToMany: Bool { true }
     public static var isOrdered: Bool { false }
     public static var isOptional: Bool { true }
-    public static var placeholder: Self { [] }
+    public static func probing(_ probe: ManagedObject) -> Self { [] }
     @inlinable
     public init(objects: [ManagedObject]) {
         self.init(minimumCapacity: objects.count)
@@ -195,7 +199,7 @@ extension Array: RelationshipValue where Element: ManagedObject {
     public static var isToMany: Bool { true }
     public static var isOrdered: Bool { true }
     public static var isOptional: Bool { true }
-    public static var placeholder: Self { [] }
+    public static func probing(_ probe: ManagedObject) -> Self { [] }
     @inlinable
     public init(objects: [ManagedObject]) { self = objects.map { $0 as! Element } }
     public var relationshipObjects: [ManagedObject] { self }

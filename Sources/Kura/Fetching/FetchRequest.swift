@@ -1,30 +1,31 @@
 /// A description of objects to fetch: an entity, a predicate, sort
-/// descriptors, a limit and an offset, and the shape of the results.
+/// descriptors, a limit and an offset, and the shape of the results, typed
+/// by the class of the objects it fetches (as Core Data's
+/// `NSFetchRequest<Article>`; SwiftData's name for it,
+/// ``FetchDescriptor``, is the same type).
 ///
 /// ```swift
-/// var request = FetchRequest(entityName: "News", predicate: "sortOrder > 3")
-/// request.sortDescriptors = [FetchSortDescriptor(key: "sortOrder")]
+/// var request = FetchRequest<News>(predicate: \News.sortOrder > 3, sortBy: [FetchSortDescriptor(\News.sortOrder)])
 /// request.fetchLimit = 10
-/// let news = try context.fetch(request, as: News.self)
+/// let news: [News] = try context.fetch(request)
 ///
-/// let newest = News.fetchRequest().sorted(by: "dateCreated", ascending: false).limited(to: 5)
+/// let recent = FetchRequest<News>(predicate: #Predicate { $0.sortOrder > 3 && $0.imageURL != nil },
+///                                 sortBy: [SortDescriptor(\.dateCreated, order: .reverse)])
+/// let newest = News.fetchRequest().sorted(by: \.dateCreated, ascending: false).limited(to: 5)
 /// ```
+///
+/// The entity is the class's (``ManagedObject/entityName``). For a model
+/// without classes, or a tool that knows entities only by name, the untyped
+/// request is `FetchRequest<ManagedObject>`, made with an entity name:
+/// `FetchRequest(entityName: "News", predicate: "sortOrder > 3")`. Both run
+/// through the same engine; a typed request is that request, with the
+/// compiler checking its class, predicate and sort keys.
 ///
 /// A request is a value: change a copy freely. Fetches check it against the
 /// model before reading anything.
-public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
-    /// What a fetch returns.
-    public enum ResultType: String, Sendable, Hashable {
-        /// Objects, registered in the context.
-        case managedObject
-        /// Object IDs only; no object is made.
-        case managedObjectID
-        /// Dictionaries of ``FetchRequest/propertiesToFetch`` (all attributes
-        /// when empty); no object is made for stored results.
-        case dictionary
-        /// The number of matches only.
-        case count
-    }
+public struct FetchRequest<Object: ManagedObject>: Sendable, Hashable, CustomStringConvertible {
+    /// What a fetch returns (``FetchResultType``).
+    public typealias ResultType = FetchResultType
 
     /// The entity whose objects are fetched.
     public var entityName: String {
@@ -58,9 +59,9 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
     /// loads every object at once whatever this says.
     public var fetchBatchSize = 0
     /// The batch size of a batched fetch whose request sets none.
-    public static let defaultBatchSize = 1000
+    public static var defaultBatchSize: Int { 1000 }
     /// What the fetch returns; see ``ManagedObjectContext/execute(_:)``.
-    public var resultType = ResultType.managedObject
+    public var resultType = FetchResultType.managedObject
     /// The properties of dictionary results: attributes, relationships, key
     /// paths through relationships (`author.name`) and aggregates
     /// (`tags.@count`); empty for every attribute and relationship.
@@ -91,49 +92,42 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
     /// shared by copies until one changes (copy on write): a request made
     /// from a template is a copy of the template's, and retaining and
     /// releasing each part per lookup cost about 900 instructions
-    /// (callgrind). A request without them shares ``Storage/defaults`` and
-    /// allocates nothing; the numbers and flags stay in the request, so
+    /// (callgrind). A request without them shares ``FetchRequestStorage/defaults``
+    /// and allocates nothing; the numbers and flags stay in the request, so
     /// setting a limit doesn't copy the storage.
-    private var storage: Storage
+    var storage: FetchRequestStorage
 
-    private var mutableStorage: Storage {
+    private var mutableStorage: FetchRequestStorage {
         mutating get {
-            if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
+            if !isKnownUniquelyReferenced(&storage) { storage = FetchRequestStorage(copying: storage) }
             return storage
         }
     }
 
-    /// Changed only through ``mutableStorage``, so only while one request holds it.
-    private final class Storage: @unchecked Sendable {
-        /// Every part at its default, never changed (a shared instance is
-        /// copied before a change).
-        static let defaults = Storage(predicate: nil, sortDescriptors: [])
-
-        var predicate: FetchPredicate?
-        var sortDescriptors: [FetchSortDescriptor]
-        var propertiesToFetch: [String] = []
-        var relationshipKeyPathsForPrefetching: [String] = []
-
-        init(predicate: FetchPredicate?, sortDescriptors: [FetchSortDescriptor]) {
-            self.predicate = predicate
-            self.sortDescriptors = sortDescriptors
-        }
-
-        init(copying other: Storage) {
-            predicate = other.predicate
-            sortDescriptors = other.sortDescriptors
-            propertiesToFetch = other.propertiesToFetch
-            relationshipKeyPathsForPrefetching = other.relationshipKeyPathsForPrefetching
-        }
+    /// The same request typed by another class (its parts shared).
+    init<Other: ManagedObject>(retyping other: FetchRequest<Other>) {
+        entityName = other.entityName
+        storage = other.storage
+        compiledPredicate = other.compiledPredicate
+        fetchLimit = other.fetchLimit
+        fetchOffset = other.fetchOffset
+        fetchBatchSize = other.fetchBatchSize
+        resultType = other.resultType
+        includesPendingChanges = other.includesPendingChanges
+        allowsIndexes = other.allowsIndexes
     }
 
-    /// A request for objects of `entityName`, optionally filtered and sorted.
-    /// Nothing is checked until the request is fetched (or registered as a template).
-    public init(entityName: String, predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
+    /// A request for objects of `entityName`, with a predicate and sort
+    /// descriptors of its own (storage shared when they are empty).
+    init(entity entityName: String, predicate: FetchPredicate?, sortDescriptors: [FetchSortDescriptor]) {
         self.entityName = entityName
         storage = predicate == nil && sortDescriptors.isEmpty
-            ? .defaults : Storage(predicate: predicate, sortDescriptors: sortDescriptors)
+            ? .defaults : FetchRequestStorage(predicate: predicate, sortDescriptors: sortDescriptors)
     }
+
+    /// This request untyped: `FetchRequest<ManagedObject>`, for code that
+    /// handles requests of any entity.
+    public var untyped: FetchRequest<ManagedObject> { FetchRequest<ManagedObject>(retyping: self) }
 
     /// A copy sorted by `key` after any sort descriptors it has.
     public func sorted(by key: String, ascending: Bool = true, comparison: FetchSortDescriptor.Comparison = .compare) -> FetchRequest {
@@ -142,18 +136,27 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
         return copy
     }
 
-    /// A copy sorted by a key path after any sort descriptors it has.
-    public func sorted<Root: ManagedObject, Value>(by keyPath: KeyPath<Root, Value>, ascending: Bool = true) -> FetchRequest {
+    /// A copy sorted by a key path of the request's class (through to-one
+    /// relationships too: `\Article.author?.name`) after any sort
+    /// descriptors it has.
+    public func sorted<Value>(
+        by keyPath: KeyPath<Object, Value>, ascending: Bool = true, comparison: FetchSortDescriptor.Comparison = .compare
+    ) -> FetchRequest {
         var copy = self
-        copy.sortDescriptors.append(FetchSortDescriptor(keyPath, ascending: ascending))
+        copy.sortDescriptors.append(FetchSortDescriptor(keyPath, ascending: ascending, comparison: comparison))
         return copy
     }
 
-    /// A copy that also requires `predicate`.
+    /// A copy that also requires `predicate` (text, or a tree built in code).
     public func filtered(by predicate: FetchPredicate) -> FetchRequest {
         var copy = self
         copy.predicate = self.predicate.map { $0 && predicate } ?? predicate
         return copy
+    }
+
+    /// A copy that also requires a predicate of the request's class.
+    public func filtered(by predicate: KeyPathPredicate<Object>) -> FetchRequest {
+        filtered(by: predicate.predicate)
     }
 
     /// A copy with a fetch limit (and an offset).
@@ -193,9 +196,85 @@ public struct FetchRequest: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-extension ManagedObject {
-    /// A request for the objects of this class's entity.
-    public class func fetchRequest() -> FetchRequest {
-        FetchRequest(entityName: entityName)
+/// What a fetch returns (``FetchRequest/resultType``).
+public enum FetchResultType: String, Sendable, Hashable {
+    /// Objects, registered in the context.
+    case managedObject
+    /// Object IDs only; no object is made.
+    case managedObjectID
+    /// Dictionaries of ``FetchRequest/propertiesToFetch`` (all attributes
+    /// when empty); no object is made for stored results.
+    case dictionary
+    /// The number of matches only.
+    case count
+}
+
+/// The parts of a ``FetchRequest`` that hold references. Changed only
+/// through the request's `mutableStorage`, so only while one request holds it.
+final class FetchRequestStorage: @unchecked Sendable {
+    /// Every part at its default, never changed (a shared instance is
+    /// copied before a change).
+    static let defaults = FetchRequestStorage(predicate: nil, sortDescriptors: [])
+
+    var predicate: FetchPredicate?
+    var sortDescriptors: [FetchSortDescriptor]
+    var propertiesToFetch: [String] = []
+    var relationshipKeyPathsForPrefetching: [String] = []
+
+    init(predicate: FetchPredicate?, sortDescriptors: [FetchSortDescriptor]) {
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+    }
+
+    init(copying other: FetchRequestStorage) {
+        predicate = other.predicate
+        sortDescriptors = other.sortDescriptors
+        propertiesToFetch = other.propertiesToFetch
+        relationshipKeyPathsForPrefetching = other.relationshipKeyPathsForPrefetching
+    }
+}
+
+extension FetchRequest where Object == ManagedObject {
+    /// A request for objects of `entityName`, by name, optionally filtered
+    /// and sorted: the untyped request, for models without classes and
+    /// tools. Nothing is checked until the request is fetched (or
+    /// registered as a template).
+    public init(entityName: String, predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
+        self.init(entity: entityName, predicate: predicate, sortDescriptors: sortDescriptors)
+    }
+}
+
+extension FetchRequest {
+    /// A request for the objects of `Object`'s entity: its predicate
+    /// written as text or built in code, checked against the entity when
+    /// the request is fetched.
+    ///
+    /// ```swift
+    /// let request = FetchRequest<News>(predicate: "sortOrder > 3", sortBy: [FetchSortDescriptor(\News.sortOrder)])
+    /// ```
+    public init(predicate: FetchPredicate? = nil, sortBy sortDescriptors: [FetchSortDescriptor] = []) {
+        self.init(entity: Object.entityName, predicate: predicate, sortDescriptors: sortDescriptors)
+    }
+
+    /// A request for the objects of `Object`'s entity that match a
+    /// predicate of key paths of `Object`, which the compiler checks.
+    ///
+    /// ```swift
+    /// let request = FetchRequest<Article>(predicate: \Article.rating > 3 && \Article.author?.name == "Ann")
+    /// ```
+    public init(predicate: KeyPathPredicate<Object>, sortBy sortDescriptors: [FetchSortDescriptor] = []) {
+        self.init(entity: Object.entityName, predicate: predicate.predicate, sortDescriptors: sortDescriptors)
+    }
+}
+
+extension ManagedObjectAccessors where Self: ManagedObject {
+    /// A request for the objects of this class's entity, typed by the class
+    /// (Core Data's generated `fetchRequest()`).
+    ///
+    /// ```swift
+    /// let news = try context.fetch(News.fetchRequest().sorted(by: \.sortOrder))   // [News]
+    /// ```
+    public static func fetchRequest() -> FetchRequest<Self> {
+        FetchRequest<Self>()
     }
 }

@@ -22,8 +22,12 @@ public struct FetchSortDescriptor: Sendable, Hashable, CustomStringConvertible {
         /// Strings ignoring case (Unicode case folding); other values as `compare`.
         case caseInsensitiveCompare
         /// Strings as Foundation's `localizedStandardCompare` (the Finder's
-        /// order: case-insensitive, numbers by value, "file9" before "file10").
+        /// order: case-insensitive, numbers by value, "file9" before "file10"):
+        /// what Foundation's `SortDescriptor` calls `.localizedStandard`.
         case localizedStandardCompare
+        /// Strings as Foundation's `localizedCompare` (the current locale's
+        /// order): what Foundation's `SortDescriptor` calls `.localized`.
+        case localizedCompare
     }
 
     /// The attribute to sort by.
@@ -40,11 +44,12 @@ public struct FetchSortDescriptor: Sendable, Hashable, CustomStringConvertible {
         self.comparison = comparison
     }
 
-    /// A descriptor for the attribute of a key path: `FetchSortDescriptor(\News.title)`.
+    /// A descriptor for the attribute of a key path: `FetchSortDescriptor(\News.title)`,
+    /// through to-one relationships too: `FetchSortDescriptor(\Article.author?.name)`.
     public init<Root: ManagedObject, Value>(
         _ keyPath: KeyPath<Root, Value>, ascending: Bool = true, comparison: Comparison = .compare
     ) {
-        self.init(key: PropertyKeyPathNames.name(of: keyPath), ascending: ascending, comparison: comparison)
+        self.init(key: PropertyKeyPathNames.path(of: keyPath), ascending: ascending, comparison: comparison)
     }
 
     /// `title ASC`, `title DESC caseInsensitiveCompare`.

@@ -9,21 +9,22 @@ extension ManagedObjectContext {
     /// objects are in memory already: its results are loaded at once.
     ///
     /// - Throws: as ``fetch(_:)``.
-    public func fetchBatched(_ request: FetchRequest) throws -> FetchedObjects<ManagedObject> {
-        try fetchBatched(request, as: ManagedObject.self)
+    public func fetchBatched<Object: ManagedObject>(_ request: FetchRequest<Object>) throws -> FetchedObjects<Object> {
+        try fetchBatched(request, as: Object.self)
     }
 
     /// The objects `request` describes as instances of `type`, loaded batch
     /// by batch; see ``fetchBatched(_:)``.
     ///
     /// - Throws: as ``fetch(_:as:)``.
-    public func fetchBatched<T: ManagedObject>(_ request: FetchRequest, as type: T.Type) throws -> FetchedObjects<T> {
+    public func fetchBatched<T: ManagedObject, Object: ManagedObject>(
+        _ request: FetchRequest<Object>, as type: T.Type
+    ) throws -> FetchedObjects<T> {
         mergeReceivedChanges()
-        let fetch = try PreparedFetch(request, model: model)
-        guard fetch.entity.managedObjectClass is T.Type else {
-            throw KuraError.classMismatch(requested: "\(T.self)", entity: fetch.entity.name, entityClass: "\(fetch.entity.managedObjectClass)")
-        }
-        let batchSize = request.fetchBatchSize == 0 ? FetchRequest.defaultBatchSize : request.fetchBatchSize
+        let untyped = request.untyped
+        let fetch = try PreparedFetch(untyped, model: model)
+        if T.self != ManagedObject.self { try checkClass(T.self, of: untyped) }
+        let batchSize = request.fetchBatchSize == 0 ? FetchRequest<Object>.defaultBatchSize : request.fetchBatchSize
         var keys: [UInt64] = []
         var pending: [Int: ManagedObject] = [:]
         if parent != nil {

@@ -12,11 +12,12 @@ public enum FetchResult {
 }
 
 extension ManagedObjectContext {
-    /// The objects `request` describes, registered in this context.
+    /// The objects `request` describes, registered in this context, as
+    /// instances of the request's class.
     ///
     /// ```swift
-    /// let request = FetchRequest(entityName: "News", predicate: "sortOrder >= 3").sorted(by: "sortOrder")
-    /// let news = try context.fetch(request)
+    /// let news: [News] = try context.fetch(FetchRequest<News>(predicate: \News.sortOrder >= 3).sorted(by: \.sortOrder))
+    /// let any: [ManagedObject] = try context.fetch(FetchRequest(entityName: "News"))
     /// ```
     ///
     /// A fetch returns the context's own instance of each object: the same
@@ -30,12 +31,43 @@ extension ManagedObjectContext {
     ///   (``KuraError/unknownAttribute(entity:key:)``,
     ///   ``KuraError/typeMismatch(entity:key:expected:found:)``,
     ///   ``KuraError/missingSubstitutionVariable(_:)``, ``PredicateSyntaxError``, …),
-    ///   ``KuraError/invalidFetchRequest(_:)``; all before any data is read.
+    ///   ``KuraError/invalidFetchRequest(_:)``, and
+    ///   ``KuraError/classMismatch(requested:entity:entityClass:)`` for a
+    ///   typed request whose entity's objects are of another class; all
+    ///   before any data is read.
     /// A fetch run by a task that is cancelled stops with `CancellationError`
     /// at the next record it reads; so do counts that read records.
     ///
     /// - Complexity: see ``QueryPlan``; ``explain(_:)`` shows the plan.
-    public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+    public func fetch<Object: ManagedObject>(_ request: FetchRequest<Object>) throws -> [Object] {
+        let untyped = request.untyped
+        if Object.self != ManagedObject.self { try checkClass(Object.self, of: untyped) }
+        // Every object of the entity is of its class, so the array is an
+        // [Object]; reinterpreting it avoids checking each element again.
+        return unsafeBitCast(try fetchObjects(untyped), to: [Object].self)
+    }
+
+    /// The first object `request` describes (in its order), or `nil`.
+    ///
+    /// ```swift
+    /// let newest = try context.first(FetchRequest<News>().sorted(by: \.dateCreated, ascending: false))
+    /// ```
+    public func first<Object: ManagedObject>(_ request: FetchRequest<Object>) throws -> Object? {
+        var limited = request
+        limited.fetchLimit = 1
+        return try fetch(limited).first
+    }
+
+    /// Throws unless the objects of `request`'s entity are of class `type`.
+    func checkClass<T: ManagedObject>(_ type: T.Type, of request: FetchRequest<ManagedObject>) throws {
+        let entity = try model.requireEntity(of: request)
+        guard entity.managedObjectClass is T.Type else {
+            throw KuraError.classMismatch(requested: "\(type)", entity: entity.name, entityClass: "\(entity.managedObjectClass)")
+        }
+    }
+
+    /// The objects of an untyped request.
+    func fetchObjects(_ request: FetchRequest<ManagedObject>) throws -> [ManagedObject] {
         mergeReceivedChanges()
         if let found = try fetchByTemplateLookup(request) { return found }
         let fetch = try PreparedFetch(request, model: model)
@@ -60,25 +92,22 @@ extension ManagedObjectContext {
         return objects
     }
 
-    /// The objects `request` describes, as instances of `type`.
+    /// The objects `request` describes, as instances of `type` (for an
+    /// untyped request: `fetch(FetchRequest(entityName: "News"), as: News.self)`).
     ///
     /// - Throws: as ``fetch(_:)``, and ``KuraError/classMismatch(requested:entity:entityClass:)``
     ///   when the entity's objects are not `T`s.
-    public func fetch<T: ManagedObject>(_ request: FetchRequest, as type: T.Type) throws -> [T] {
-        let entity = try model.requireEntity(of: request)
-        guard entity.managedObjectClass is T.Type else {
-            throw KuraError.classMismatch(requested: "\(T.self)", entity: entity.name, entityClass: "\(entity.managedObjectClass)")
-        }
-        // Every object of the entity is of its class, so the array is a [T];
-        // reinterpreting it avoids checking each element again.
-        return unsafeBitCast(try fetch(request), to: [T].self)
+    public func fetch<T: ManagedObject, Object: ManagedObject>(_ request: FetchRequest<Object>, as type: T.Type) throws -> [T] {
+        let untyped = request.untyped
+        try checkClass(T.self, of: untyped)
+        return unsafeBitCast(try fetchObjects(untyped), to: [T].self)
     }
 
     /// The IDs of the objects `request` describes; no object is made for
     /// stored results.
-    public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
+    public func fetchObjectIDs<Object>(_ request: FetchRequest<Object>) throws -> [ObjectID] {
         mergeReceivedChanges()
-        let fetch = try PreparedFetch(request, model: model)
+        let fetch = try PreparedFetch(request.untyped, model: model)
         if parent != nil { return try fetchThroughParent(fetch).map(\.objectID) }
         let entity = fetch.entity
         return try run(fetch,
@@ -99,9 +128,9 @@ extension ManagedObjectContext {
     /// request.propertiesToFetch = ["title", "author", "author.name", "tags.@count"]
     /// let rows = try context.fetchDictionaries(request)   // [["title": .attribute(.string("…")), "author": .toOne(…), …]]
     /// ```
-    public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: PropertyValue]] {
+    public func fetchDictionaries<Object>(_ request: FetchRequest<Object>) throws -> [[String: PropertyValue]] {
         mergeReceivedChanges()
-        let fetch = try PreparedFetch(request, model: model)
+        let fetch = try PreparedFetch(request.untyped, model: model)
         let entity = fetch.entity
         let properties = fetch.dictionaryProperties
         let attributes = properties.compactMap(\.attribute)
@@ -156,9 +185,9 @@ extension ManagedObjectContext {
     /// How many objects `request` would fetch, limit and offset applied.
     /// Without a predicate, this reads LMDB's entry count (O(1)) and adjusts
     /// it for unsaved changes.
-    public func count(for request: FetchRequest) throws -> Int {
+    public func count<Object>(for request: FetchRequest<Object>) throws -> Int {
         mergeReceivedChanges()
-        let fetch = try PreparedFetch(request, model: model)
+        let fetch = try PreparedFetch(request.untyped, model: model)
         if parent != nil { return try fetchThroughParent(fetch).count }
         let pending = try pendingState(for: fetch)
         let tables = store.tables(for: fetch.entity)
@@ -172,9 +201,9 @@ extension ManagedObjectContext {
     }
 
     /// Runs `request` for the result type it asks for.
-    public func execute(_ request: FetchRequest) throws -> FetchResult {
+    public func execute<Object>(_ request: FetchRequest<Object>) throws -> FetchResult {
         switch request.resultType {
-        case .managedObject: .objects(try fetch(request))
+        case .managedObject: .objects(try fetchObjects(request.untyped))
         case .managedObjectID: .objectIDs(try fetchObjectIDs(request))
         case .dictionary: .dictionaries(try fetchDictionaries(request))
         case .count: .count(try count(for: request))
@@ -188,8 +217,8 @@ extension ManagedObjectContext {
     /// print(try context.explain(FetchRequest(entityName: "News", predicate: "objectId == 'A1'")))
     /// // SEARCH News USING UNIQUE INDEX objectId (objectId == "A1") (~1 objects)
     /// ```
-    public func explain(_ request: FetchRequest) throws -> QueryPlan {
-        let fetch = try PreparedFetch(request, model: model)
+    public func explain<Object>(_ request: FetchRequest<Object>) throws -> QueryPlan {
+        let fetch = try PreparedFetch(request.untyped, model: model)
         let tables = store.tables(for: fetch.entity)
         return try store.read { txn in
             try QueryPlanner.plan(

@@ -6,7 +6,7 @@ extension ManagedObjectContext {
     /// request needs the general path: a child context, sorts, an offset,
     /// prefetching, indexes turned off, or unsaved changes of the entity
     /// that the fetch must see.
-    func fetchByTemplateLookup(_ request: FetchRequest) throws -> [ManagedObject]? {
+    func fetchByTemplateLookup(_ request: FetchRequest<ManagedObject>) throws -> [ManagedObject]? {
         // The box's key and the template's index as they are: a
         // `PlannedLookup` made of them cost about 90 instructions a lookup.
         guard let box = request.compiledPredicate, let key = box.lookupKey, let lookup = box.template.lookup,

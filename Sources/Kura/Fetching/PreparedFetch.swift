@@ -2,7 +2,7 @@
 /// predicate compiled, sort keys resolved to attribute positions. A class,
 /// so the query's parts share it for one reference each.
 final class PreparedFetch: Sendable {
-    let request: FetchRequest
+    let request: FetchRequest<ManagedObject>
     let entity: EntityDescription
     let predicate: CompiledPredicate?
     /// The unique-index lookup a template decided, if any.
@@ -27,7 +27,7 @@ final class PreparedFetch: Sendable {
     ///   ``KuraError/invalidFetchRequest(_:)`` for a negative limit, offset or batch size,
     ///   an unknown sort key or property.
     /// - Parameter allowingVariables: For templates: `$variables` may remain.
-    init(_ request: FetchRequest, model: ManagedObjectModel, allowingVariables: Bool = false) throws {
+    init(_ request: FetchRequest<ManagedObject>, model: ManagedObjectModel, allowingVariables: Bool = false) throws {
         self.request = request
         let entity = try model.requireEntity(of: request)
         self.entity = entity

@@ -10,6 +10,8 @@ enum SortKey {
     case text(String)
     /// Text for `localizedStandardCompare`.
     case localized(String)
+    /// Text for `localizedCompare`.
+    case localizedOrder(String)
     case value(AttributeValue)
 
     init(_ value: AttributeValue?, comparison: FetchSortDescriptor.Comparison) {
@@ -34,6 +36,7 @@ enum SortKey {
         case .compare: self = .text(IndexKeyEncoding.normalized(text))
         case .caseInsensitiveCompare: self = .text(IndexKeyEncoding.normalized(StringMatching.fold(text, .caseInsensitive)))
         case .localizedStandardCompare: self = .localized(text)
+        case .localizedCompare: self = .localizedOrder(text)
         }
     }
 
@@ -49,14 +52,18 @@ enum SortKey {
         case (.int(let x), .double(let y)): return AttributeValue.compareDoubles(Double(x), y)
         case (.double(let x), .int(let y)): return AttributeValue.compareDoubles(x, Double(y))
         case (.text(let x), .text(let y)): return x < y ? -1 : (x == y ? 0 : 1)
-        case (.localized(let x), .localized(let y)):
-            switch x.localizedStandardCompare(y) {
-            case .orderedAscending: return -1
-            case .orderedSame: return 0
-            case .orderedDescending: return 1
-            }
+        case (.localized(let x), .localized(let y)): return order(x.localizedStandardCompare(y))
+        case (.localizedOrder(let x), .localizedOrder(let y)): return order(x.localizedCompare(y))
         case (.value(let x), .value(let y)): return x.compare(to: y)
         default: return rank(a) - rank(b)
+        }
+    }
+
+    private static func order(_ result: ComparisonResult) -> Int {
+        switch result {
+        case .orderedAscending: -1
+        case .orderedSame: 0
+        case .orderedDescending: 1
         }
     }
 
@@ -89,7 +96,7 @@ enum SortKey {
         case .null: 0
         case .int, .double: 1
         case .text: 2
-        case .localized: 3
+        case .localized, .localizedOrder: 3
         case .value: 4
         }
     }

@@ -64,7 +64,7 @@ struct ModelDocument: Codable, Equatable {
         var sortDescriptors: [Sort]
         var fetchLimit: Int
         var fetchOffset: Int
-        var resultType: FetchRequest.ResultType
+        var resultType: FetchResultType
         var propertiesToFetch: [String]
         var includesPendingChanges: Bool
     }
@@ -77,7 +77,7 @@ struct ModelDocument: Codable, Equatable {
 }
 
 extension FetchSortDescriptor.Comparison: Codable {}
-extension FetchRequest.ResultType: Codable {}
+extension FetchResultType: Codable {}
 
 extension ManagedObjectModel {
     /// The model as a document.

@@ -113,7 +113,7 @@ public final class ManagedObjectModel: Sendable {
     /// The entity `request` fetches: for a request made from one of this
     /// model's templates, the entity its predicate was compiled for, found
     /// without hashing the name (a small model is scanned by identity).
-    func requireEntity(of request: FetchRequest) throws -> EntityDescription {
+    func requireEntity(of request: FetchRequest<ManagedObject>) throws -> EntityDescription {
         if let entity = request.compiledPredicate?.entity, entities.count <= 16,
            entities.contains(where: { $0 === entity }), entity.name == request.entityName {
             return entity

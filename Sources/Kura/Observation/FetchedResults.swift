@@ -1,22 +1,17 @@
 /// One state of an observed fetch request's results (see
 /// ``ManagedObjectContext/results(for:sectionNameKey:)``): the objects, in
-/// the request's order, grouped into sections, and how they differ from
-/// the previous state.
+/// the request's order and of its class, grouped into sections, and how
+/// they differ from the previous state.
 ///
 /// The objects belong to the observing context, like the results of
 /// ``ManagedObjectContext/fetch(_:)``; the value is not `Sendable` for that
 /// reason. Pass ``objectIDs`` to other tasks.
-public struct FetchedResults {
+public struct FetchedResults<Object: ManagedObject> {
     /// A run of consecutive results with the same value of the section key.
-    public struct Section: Sendable, Hashable {
-        /// The value of the section key, as text (`""` for no value).
-        public let name: String
-        /// The section's positions among ``FetchedResults/objects``.
-        public let range: Range<Int>
-    }
+    public typealias Section = FetchedResultsSection
 
     /// The results, in the request's order.
-    public let objects: [ManagedObject]
+    public let objects: [Object]
     /// The sections, in order: one per run of equal section-key values (so
     /// sort by the section key first), or one section named `""` holding
     /// everything when no key was given (none when there are no results).
@@ -39,7 +34,21 @@ public struct FetchedResults {
     }
 
     /// The objects of the section at `index`.
-    public func objects(inSection index: Int) -> ArraySlice<ManagedObject> {
+    public func objects(inSection index: Int) -> ArraySlice<Object> {
         objects[sections[index].range]
     }
+
+    /// The same results typed by `Other`, the class of their objects.
+    func retyped<Other: ManagedObject>(as type: Other.Type) -> FetchedResults<Other> {
+        FetchedResults<Other>(objects: unsafeBitCast(objects, to: [Other].self), sections: sections, difference: difference)
+    }
+}
+
+/// A run of consecutive results with the same value of the section key
+/// (``FetchedResults/sections``).
+public struct FetchedResultsSection: Sendable, Hashable {
+    /// The value of the section key, as text (`""` for no value).
+    public let name: String
+    /// The section's positions among ``FetchedResults/objects``.
+    public let range: Range<Int>
 }

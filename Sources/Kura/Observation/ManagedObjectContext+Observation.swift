@@ -4,9 +4,9 @@ extension ManagedObjectContext {
     /// as an async sequence.
     ///
     /// ```swift
-    /// let request = FetchRequest(entityName: "News").sorted(by: "category").sorted(by: "title")
+    /// let request = FetchRequest<News>().sorted(by: \.category).sorted(by: \.title)
     /// for try await results in context.results(for: request, sectionNameKey: "category") {
-    ///     tableView.apply(results.difference)      // or redraw from results.sections
+    ///     tableView.apply(results.difference)      // or redraw from results.sections; results.objects: [News]
     /// }
     /// ```
     ///
@@ -43,8 +43,8 @@ extension ManagedObjectContext {
     ///   ``KuraError/invalidFetchRequest(_:)`` for an unknown section key;
     ///   ``KuraError/storage(path:failure:)`` when the system can't watch the
     ///   store file; later, the errors of ``fetch(_:)``.
-    public func results(for request: FetchRequest, sectionNameKey: String? = nil) -> FetchedResultsSequence {
-        FetchedResultsSequence(context: self, request: request, sectionNameKey: sectionNameKey)
+    public func results<Object>(for request: FetchRequest<Object>, sectionNameKey: String? = nil) -> FetchedResultsSequence<Object> {
+        FetchedResultsSequence(context: self, request: request.untyped, sectionNameKey: sectionNameKey)
     }
 
     /// Brings every object the context holds up to date with the store:
@@ -66,28 +66,30 @@ extension ManagedObjectContext {
 }
 
 /// The async sequence of ``ManagedObjectContext/results(for:sectionNameKey:)``.
-public struct FetchedResultsSequence: AsyncSequence {
-    public typealias Element = FetchedResults
+public struct FetchedResultsSequence<Object: ManagedObject>: AsyncSequence {
+    public typealias Element = FetchedResults<Object>
     public typealias Failure = any Error
 
     let context: ManagedObjectContext
-    let request: FetchRequest
+    let request: FetchRequest<ManagedObject>
     let sectionNameKey: String?
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(observation: ResultsObservation(context: context, request: request, sectionNameKey: sectionNameKey))
+        Iterator(observation: ResultsObservation(
+            context: context, request: request, sectionNameKey: sectionNameKey,
+            checkClass: { try $0.checkClass(Object.self, of: $1) }))
     }
 
     /// Fetches the results again after each save that could change them.
     public struct Iterator: AsyncIteratorProtocol {
         let observation: ResultsObservation
 
-        public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws -> FetchedResults? {
-            try await observation.next(isolation: actor)
+        public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws -> FetchedResults<Object>? {
+            try await observation.next(isolation: actor)?.retyped(as: Object.self)
         }
 
-        public mutating func next() async throws -> FetchedResults? {
-            try await observation.next(isolation: nil)
+        public mutating func next() async throws -> FetchedResults<Object>? {
+            try await observation.next(isolation: nil)?.retyped(as: Object.self)
         }
     }
 }
@@ -96,8 +98,10 @@ public struct FetchedResultsSequence: AsyncSequence {
 /// previous results to compare with.
 final class ResultsObservation {
     let context: ManagedObjectContext
-    let request: FetchRequest
+    let request: FetchRequest<ManagedObject>
     let sectionNameKey: String?
+    /// Checks that the entity's objects are of the sequence's class.
+    let checkClass: (ManagedObjectContext, FetchRequest<ManagedObject>) throws -> Void
     private(set) var inbox: ObserverInbox?
     /// The previous results (held, so no identity is reused while compared) and section names.
     private var previous: (objects: [ManagedObject], sections: [String]) = ([], [])
@@ -106,17 +110,21 @@ final class ResultsObservation {
     /// change the results must not fetch).
     private(set) var fetchCount = 0
 
-    init(context: ManagedObjectContext, request: FetchRequest, sectionNameKey: String?) {
+    init(
+        context: ManagedObjectContext, request: FetchRequest<ManagedObject>, sectionNameKey: String?,
+        checkClass: @escaping (ManagedObjectContext, FetchRequest<ManagedObject>) throws -> Void
+    ) {
         self.context = context
         self.request = request
         self.sectionNameKey = sectionNameKey
+        self.checkClass = checkClass
     }
 
     deinit {
         if let inbox { context.store.observers.unregister(inbox) }
     }
 
-    func next(isolation actor: isolated (any Actor)?) async throws -> FetchedResults? {
+    func next(isolation actor: isolated (any Actor)?) async throws -> FetchedResults<ManagedObject>? {
         guard !isFinished else { return nil }
         do {
             guard let inbox else { return try start() }
@@ -140,9 +148,10 @@ final class ResultsObservation {
     }
 
     /// Checks the request, registers with the store, and fetches the first results.
-    private func start() throws -> FetchedResults? {
+    private func start() throws -> FetchedResults<ManagedObject>? {
         if Task.isCancelled { return finish() }
         let prepared = try PreparedFetch(request, model: context.model)
+        try checkClass(context, request)
         if let key = sectionNameKey, prepared.entity.attributeNumber(named: key) == nil {
             throw KuraError.invalidFetchRequest("unknown section key '\(key)': \(prepared.entity.name) has no such attribute")
         }
@@ -153,10 +162,10 @@ final class ResultsObservation {
     }
 
     /// Fetches the results and compares them with the previous ones.
-    private func fetch(isChanged: (ManagedObject) -> Bool) throws -> FetchedResults {
+    private func fetch(isChanged: (ManagedObject) -> Bool) throws -> FetchedResults<ManagedObject> {
         let objects = try context.fetch(request)
         fetchCount += 1
-        var sections: [FetchedResults.Section] = []
+        var sections: [FetchedResultsSection] = []
         if let key = sectionNameKey {
             var start = 0
             var name: String?
@@ -181,7 +190,7 @@ final class ResultsObservation {
         return FetchedResults(objects: objects, sections: sections, difference: difference)
     }
 
-    private func finish() -> FetchedResults? {
+    private func finish() -> FetchedResults<ManagedObject>? {
         isFinished = true
         if let inbox {
             inbox.cancel()

@@ -36,6 +36,8 @@ public struct FetchPredicate: Sendable, Hashable, CustomStringConvertible, Expre
     enum Problem: Sendable, Hashable {
         case syntax(PredicateSyntaxError)
         case tooDeep
+        /// A Foundation `Predicate` with a part the store can't evaluate.
+        case unconvertible(String)
     }
 
     /// The deepest a predicate may nest, written as text or built in code:
@@ -117,6 +119,8 @@ public struct FetchPredicate: Sendable, Hashable, CustomStringConvertible, Expre
         case .syntax(let error): throw error
         case .tooDeep:
             throw KuraError.invalidPredicate("the predicate nests more than \(Self.maximumNesting) levels deep")
+        case .unconvertible(let reason):
+            throw KuraError.invalidPredicate(reason)
         }
     }
 
@@ -127,6 +131,7 @@ public struct FetchPredicate: Sendable, Hashable, CustomStringConvertible, Expre
         case nil: return PredicateFormatter.format(root)
         case .syntax(let error): return error.format
         case .tooDeep: return "(a predicate nested more than \(Self.maximumNesting) levels deep)"
+        case .unconvertible(let reason): return "(\(reason))"
         }
     }
 

@@ -1,0 +1,281 @@
+import Foundation
+
+// How each of Foundation's predicate expressions becomes a Kura term.
+// (Parts that read no variable are computed in advance instead:
+// ``FoundationPredicateConversion/term(of:)``.)
+
+extension PredicateExpressions.Value: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        .constant(FoundationPredicateConversion.unwrapped(value))
+    }
+}
+
+extension PredicateExpressions.NilLiteral: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        .constant(nil)
+    }
+}
+
+extension PredicateExpressions.Variable: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        try conversion.term(for: key)
+    }
+}
+
+extension PredicateExpressions.KeyPath: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        let base = try conversion.term(of: root)
+        if let kind {
+            return try Self.collectionProperty(kind, of: base, self)
+        }
+        guard let type = Root.Output.self as? ManagedObject.Type ?? FoundationPredicateConversion.wrappedObjectType(Root.Output.self) else {
+            throw FoundationPredicateConversion.Unsupported(
+                reason: "\(keyPath) is not a property of a managed object (only @Attribute and @Relationship properties are stored)")
+        }
+        let name = PropertyKeyPathNames.name(of: keyPath, root: type)
+        let kind = FoundationPredicateConversion.pathKind(of: Output.self)
+        switch base {
+        case .object(let origin): return .path(origin, [name], kind)
+        case .path(let origin, let components, .toOne): return .path(origin, components + [name], kind)
+        default:
+            throw FoundationPredicateConversion.Unsupported(reason: "\(keyPath) of \(FoundationPredicateConversion.describe(root))")
+        }
+    }
+
+    /// `count`, `isEmpty`, `first`, `last` of a string or a to-many.
+    private static func collectionProperty(
+        _ kind: CommonKeyPathKind, of base: FoundationPredicateConversion.Term, _ expression: Self
+    ) throws -> FoundationPredicateConversion.Term {
+        switch (kind, base) {
+        case (.collectionCount, .path(_, _, .string)): return .length(base)
+        case (.collectionIsEmpty, .path(_, _, .string)):
+            return .condition(.comparison(try FoundationPredicateConversion().expression(of: base), .equal, .value(.string("")), [], .direct))
+        case (.collectionCount, .path(_, _, .toMany)), (.collectionCount, .subquery): return .aggregate(.count, base)
+        case (.collectionIsEmpty, .path(_, _, .toMany)), (.collectionIsEmpty, .subquery):
+            let count = try FoundationPredicateConversion().expression(of: .aggregate(.count, base))
+            return .condition(.comparison(count, .equal, .value(.int(0)), [], .direct))
+        default:
+            throw FoundationPredicateConversion.Unsupported(
+                reason: "\(FoundationPredicateConversion.describe(expression)): first and last have no order in the store; use sort descriptors")
+        }
+    }
+}
+
+extension PredicateExpressions.Conjunction: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        .condition(.and(flat: [try conversion.condition(of: lhs), try conversion.condition(of: rhs)]))
+    }
+}
+
+extension PredicateExpressions.Disjunction: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        .condition(.or(flat: [try conversion.condition(of: lhs), try conversion.condition(of: rhs)]))
+    }
+}
+
+extension PredicateExpressions.Negation: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        .condition(.not(try conversion.condition(of: wrapped)))
+    }
+}
+
+extension PredicateExpressions.Equal: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        .condition(try conversion.compare(try conversion.term(of: lhs), .equal, try conversion.term(of: rhs), describing: self))
+    }
+}
+
+extension PredicateExpressions.NotEqual: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        .condition(try conversion.compare(try conversion.term(of: lhs), .notEqual, try conversion.term(of: rhs), describing: self))
+    }
+}
+
+extension PredicateExpressions.Comparison: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        let operation: FetchPredicate.Operator = switch op {
+        case .lessThan: .less
+        case .lessThanOrEqual: .lessOrEqual
+        case .greaterThan: .greater
+        case .greaterThanOrEqual: .greaterOrEqual
+        }
+        return .condition(try conversion.compare(try conversion.term(of: lhs), operation, try conversion.term(of: rhs), describing: self))
+    }
+}
+
+extension PredicateExpressions.OptionalFlatMap: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        let unwrapped = try conversion.term(of: wrapped)
+        conversion.bind(variable.key, to: unwrapped)
+        let result = try conversion.term(of: transform)
+        // The transform of a to-one's destination reads through it (a key
+        // path through a missing destination is nil already); a condition
+        // holds only where the value it unwraps is there.
+        guard case .condition(let node) = result else { return result }
+        let defined = try conversion.compare(unwrapped, .notEqual, .constant(nil), describing: self)
+        return .optionalCondition(node, defined: defined)
+    }
+}
+
+extension PredicateExpressions.ForcedUnwrap: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        try conversion.term(of: inner)
+    }
+}
+
+extension PredicateExpressions.NilCoalesce: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        let value = try conversion.term(of: lhs)
+        let fallback = try conversion.term(of: rhs)
+        if case .optionalCondition(let node, let defined) = value {
+            // `optional?.condition ?? fallback`
+            let otherwise = try conversion.condition(from: fallback, describing: self)
+            return .condition(.or(flat: [.and(flat: [defined, node]), .and(flat: [.not(defined), otherwise])]))
+        }
+        return .coalesce(value, fallback)
+    }
+}
+
+extension PredicateExpressions.Conditional: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        let test = try conversion.condition(of: test)
+        let then = try conversion.term(of: trueBranch)
+        let otherwise = try conversion.term(of: falseBranch)
+        if If.Output.self == Bool.self {
+            return .condition(.or(flat: [
+                .and(flat: [test, try conversion.condition(from: then, describing: self)]),
+                .and(flat: [.not(test), try conversion.condition(from: otherwise, describing: self)]),
+            ]))
+        }
+        return .conditional(test, then, otherwise)
+    }
+}
+
+extension PredicateExpressions.Arithmetic: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        let left = try conversion.term(of: lhs)
+        let right = try conversion.term(of: rhs)
+        switch op {
+        case .add: return try conversion.linear(left, plus: right, sign: 1, describing: self)
+        case .subtract: return try conversion.linear(left, plus: right, sign: -1, describing: self)
+        case .multiply: return try conversion.linear(left, times: right, describing: self)
+        }
+    }
+}
+
+extension PredicateExpressions.UnaryMinus: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        try conversion.linear(try conversion.term(of: wrapped), times: .constant(-1.0), describing: self)
+    }
+}
+
+extension PredicateExpressions.FloatDivision: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        let divisor = try conversion.term(of: rhs)
+        guard case .constant(let value) = divisor, let number = FoundationPredicateConversion.number(value), number != 0 else {
+            throw FoundationPredicateConversion.Unsupported(
+                reason: "\(FoundationPredicateConversion.describe(self)): a property can be divided only by a value other than zero")
+        }
+        return try conversion.linear(try conversion.term(of: lhs), times: .constant(1 / number), describing: self)
+    }
+}
+
+extension PredicateExpressions.ClosedRange: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        .range(try conversion.term(of: lower), try conversion.term(of: upper), closed: true)
+    }
+}
+
+extension PredicateExpressions.Range: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        .range(try conversion.term(of: lower), try conversion.term(of: upper), closed: false)
+    }
+}
+
+extension PredicateExpressions.RangeExpressionContains: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        let value = try conversion.term(of: element)
+        var bounds = try conversion.term(of: range)
+        if case .constant(let constant) = bounds {
+            guard let constant = constant as? any KuraRangeBounds else {
+                throw FoundationPredicateConversion.Unsupported(reason: "\(FoundationPredicateConversion.describe(self)): only closed and half-open ranges")
+            }
+            bounds = constant.kuraBounds
+        }
+        guard case .range(let lower, let upper, let closed) = bounds else {
+            throw FoundationPredicateConversion.Unsupported(reason: "\(FoundationPredicateConversion.describe(self)): only closed and half-open ranges")
+        }
+        if closed, case .constant = lower, case .constant = upper {
+            return .condition(.comparison(
+                try conversion.expression(of: value), .between,
+                .list([try conversion.expression(of: lower), try conversion.expression(of: upper)]), [], .direct))
+        }
+        return .condition(.and(flat: [
+            try conversion.compare(value, .greaterOrEqual, lower, describing: self),
+            try conversion.compare(value, closed ? .lessOrEqual : .less, upper, describing: self),
+        ]))
+    }
+}
+
+/// A range captured in a predicate, by its bounds.
+protocol KuraRangeBounds {
+    var kuraBounds: FoundationPredicateConversion.Term { get }
+}
+
+extension ClosedRange: KuraRangeBounds {
+    var kuraBounds: FoundationPredicateConversion.Term { .range(.constant(lowerBound), .constant(upperBound), closed: true) }
+}
+
+extension Range: KuraRangeBounds {
+    var kuraBounds: FoundationPredicateConversion.Term { .range(.constant(lowerBound), .constant(upperBound), closed: false) }
+}
+
+extension PredicateExpressions.SequenceContains: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        let collection = try conversion.term(of: sequence)
+        let member = try conversion.term(of: element)
+        switch collection {
+        case .path(_, _, .string):
+            // A string's characters: `title.contains("a" as Character)`.
+            return .condition(try conversion.stringSearch(collection, .contains, member, describing: self))
+        case .constant, .path(_, _, .toMany), .subquery:
+            return .condition(.comparison(try conversion.expression(of: member), .in, try conversion.expression(of: collection), [], .direct))
+        default:
+            throw FoundationPredicateConversion.Unsupported(reason: "\(FoundationPredicateConversion.describe(self)) searches what isn't a list or a to-many")
+        }
+    }
+}
+
+extension PredicateExpressions.SequenceContainsWhere: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        // ANY: SUBQUERY(members, $x, test).@count > 0
+        let matches = try conversion.subquery(of: sequence, variable: variable.key, test: test, negated: false, describing: self)
+        return .condition(.comparison(try conversion.expression(of: .aggregate(.count, matches)), .greater, .value(.int(0)), [], .direct))
+    }
+}
+
+extension PredicateExpressions.SequenceAllSatisfy: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        // ALL: no member fails the test (true for none).
+        let failing = try conversion.subquery(of: sequence, variable: variable.key, test: test, negated: true, describing: self)
+        return .condition(.comparison(try conversion.expression(of: .aggregate(.count, failing)), .equal, .value(.int(0)), [], .direct))
+    }
+}
+
+extension PredicateExpressions.Filter: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        try conversion.subquery(of: sequence, variable: variable.key, test: filter, negated: false, describing: self)
+    }
+}
+
+extension PredicateExpressions.CollectionContainsCollection: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        .condition(try conversion.stringSearch(try conversion.term(of: base), .contains, try conversion.term(of: other), describing: self))
+    }
+}
+
+extension PredicateExpressions.SequenceStartsWith: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        .condition(try conversion.stringSearch(try conversion.term(of: base), .beginsWith, try conversion.term(of: prefix), describing: self))
+    }
+}

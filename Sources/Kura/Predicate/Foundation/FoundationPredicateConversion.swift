@@ -1,0 +1,217 @@
+import Foundation
+
+extension FetchPredicate {
+    /// Foundation's `Predicate` (what `#Predicate` builds) as Kura's
+    /// predicate: the same tree the format syntax gives, so it runs through
+    /// the planner, indexes, relationships and unsaved changes as the text does.
+    ///
+    /// ```swift
+    /// let name = "Ann"
+    /// let predicate = try FetchPredicate(#Predicate<Article> { $0.rating > 3 && $0.author?.name == name })
+    /// print(predicate.predicateFormat)   // rating > 3 AND author.name == "Ann"
+    /// ```
+    ///
+    /// The "Typed requests and #Predicate" article lists what converts and
+    /// into what. Where Swift's meaning and NSPredicate's differ, a converted
+    /// predicate means what the Swift code says: `title.contains("")` is
+    /// true, as Swift's `contains` answers (Kura's `CONTAINS ''` matches nothing).
+    ///
+    /// - Throws: ``KuraError/invalidPredicate(_:)`` naming the part that has
+    ///   no meaning in the store (a regular expression, an index into an
+    ///   array, arithmetic of two properties, a cast…): never a predicate
+    ///   that answers something else.
+    public init<Root: ManagedObject>(_ predicate: Predicate<Root>) throws {
+        var conversion = FoundationPredicateConversion()
+        conversion.bind(predicate.variable.key, to: .object(.root))
+        let node = try conversion.condition(of: predicate.expression)
+        self.init(node)
+        try checkSyntax()
+    }
+
+    /// A predicate that throws `error` where it is used (a request's
+    /// initializer can't throw).
+    init(unconvertible error: any Error) {
+        self.init(.constant(false), problem: .unconvertible("\(error)"))
+    }
+}
+
+/// The state of converting one Foundation `Predicate`: what each of its
+/// variables stands for, and the names given to `SUBQUERY` variables.
+struct FoundationPredicateConversion {
+    /// What a variable of the predicate stands for: the evaluated object, a
+    /// `SUBQUERY`'s member, or (inside `flatMap`) the value it unwraps.
+    private var bindings: [PredicateExpressions.VariableID: Term] = [:]
+    private var nextVariable = 1
+
+    /// The object a key path starts from.
+    enum Base: Equatable {
+        /// The object being evaluated (`SELF`).
+        case root
+        /// A `SUBQUERY`'s member, by variable name.
+        case bound(String)
+    }
+
+    /// What a part of the predicate computes, on the way to a Kura tree.
+    indirect enum Term {
+        /// A condition: a predicate.
+        case condition(FetchPredicate.Node)
+        /// A `Bool?` from `flatMap` over a condition: `value` where `defined`
+        /// holds, else `nil`.
+        case optionalCondition(FetchPredicate.Node, defined: FetchPredicate.Node)
+        /// A Swift value, computed now (captured values, constants, what
+        /// they make together).
+        case constant(Any?)
+        /// An object (the evaluated one, or a subquery's member).
+        case object(Base)
+        /// Properties from an object: to-ones, then an attribute or a relationship.
+        case path(Base, [String], PathKind)
+        /// The members of a to-many that match a condition.
+        case subquery(Term, String, FetchPredicate.Node)
+        /// A collection operator over a to-many path or a subquery.
+        case aggregate(FetchPredicate.Aggregate, Term)
+        /// How many characters a string property has.
+        case length(Term)
+        /// `scale × term + offset`, for one numeric property.
+        case linear(Term, scale: Double, offset: Double)
+        /// `term ?? fallback`.
+        case coalesce(Term, Term)
+        /// `condition ? then : otherwise`.
+        case conditional(FetchPredicate.Node, Term, Term)
+        /// `lower...upper` or `lower..<upper`.
+        case range(Term, Term, closed: Bool)
+    }
+
+    /// What a key path ends at.
+    enum PathKind {
+        case value
+        case string
+        case toOne
+        case toMany
+    }
+
+    /// An error naming the expression that has no meaning in the store.
+    struct Unsupported: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { "#Predicate: \(reason)" }
+    }
+
+    mutating func bind(_ variable: PredicateExpressions.VariableID, to term: Term) {
+        bindings[variable] = term
+    }
+
+    func term(for variable: PredicateExpressions.VariableID) throws -> Term {
+        guard let term = bindings[variable] else { throw Unsupported(reason: "a variable bound outside the predicate") }
+        return term
+    }
+
+    /// A new name for a `SUBQUERY`'s variable.
+    mutating func newVariableName() -> String {
+        defer { nextVariable += 1 }
+        return "x\(nextVariable)"
+    }
+
+    // MARK: Converting expressions
+
+    /// The term `expression` computes: through its conversion when it has
+    /// one; else, when it reads no variable, its value, computed now.
+    mutating func term(of expression: any PredicateExpression) throws -> Term {
+        var conversionError: (any Error)?
+        if let convertible = expression as? any KuraPredicateConvertible {
+            do {
+                return try convertible.convert(&self)
+            } catch {
+                conversionError = error
+            }
+        }
+        if let value = try? expression.evaluate(PredicateBindings()) as Any {
+            return .constant(Self.unwrapped(value))
+        }
+        throw conversionError ?? Unsupported(reason: "\(Self.describe(expression)) can't be evaluated by the store")
+    }
+
+    /// The predicate `expression` stands for (a condition, or a Boolean property).
+    mutating func condition(of expression: any PredicateExpression) throws -> FetchPredicate.Node {
+        try condition(from: try term(of: expression), describing: expression)
+    }
+
+    func condition(from term: Term, describing expression: any PredicateExpression) throws -> FetchPredicate.Node {
+        switch term {
+        case .condition(let node): return node
+        case .optionalCondition(let node, let defined): return .and([defined, node])
+        case .constant(let value as Bool): return .constant(value)
+        case .path(_, _, .value):
+            return .comparison(try self.expression(of: term), .equal, .value(.bool(true)), [], .direct)
+        case .conditional(let test, let then, let otherwise):
+            return .or([.and([test, try condition(from: then, describing: expression)]),
+                        .and([.not(test), try condition(from: otherwise, describing: expression)])])
+        default:
+            throw Unsupported(reason: "\(Self.describe(expression)) is not a condition the store can test")
+        }
+    }
+
+    /// The Kura expression of a term that is a value, an object, a key path,
+    /// an aggregate or a subquery.
+    func expression(of term: Term) throws -> FetchPredicate.Expression {
+        switch term {
+        case .constant(let value): return try Self.constant(value)
+        case .object(.root): return .evaluatedObject
+        case .object(.bound(let name)): return .variable(name)
+        case .path(.root, let components, _): return .key(components.joined(separator: "."))
+        case .path(.bound(let name), let components, _): return .variableKeyPath(name, components.joined(separator: "."))
+        case .aggregate(let aggregate, let collection):
+            return .aggregate(aggregate, try expression(of: collection), nil)
+        case .subquery(let collection, let name, let node):
+            return .subquery(try expression(of: collection), name, FetchPredicate(node))
+        case .condition, .optionalCondition:
+            throw Unsupported(reason: "a condition used as a value (compare it with true or false in code instead)")
+        case .length:
+            throw Unsupported(reason: "a string's count is only compared with a number")
+        case .linear:
+            throw Unsupported(reason: "arithmetic on a property is only compared with a value")
+        case .coalesce, .conditional:
+            throw Unsupported(reason: "?? and ?: are only compared with a value")
+        case .range:
+            throw Unsupported(reason: "a range is only tested with contains")
+        }
+    }
+
+    /// A Swift value as a Kura constant: attribute values, objects and
+    /// object IDs, enums by their raw values, arrays and sets of those.
+    static func constant(_ value: Any?) throws -> FetchPredicate.Expression {
+        guard let value = value.map(unwrapped) ?? nil else { return .value(nil) }
+        switch value {
+        case let object as ManagedObject: return .object(object.objectID.uriRepresentation)
+        case let id as ObjectID: return .object(id.uriRepresentation)
+        case let character as Character: return .value(.string(String(character)))
+        case let text as Substring: return .value(.string(String(text)))
+        case let string as String: return .value(.string(string))
+        case let convertible as any AttributeValueConvertible: return .value(convertible.attributeValue)
+        case let raw as any RawRepresentable: return try constant(raw.rawValue)
+        case let sequence as any Sequence:
+            return .list(try sequence.map { try constant($0) })
+        default:
+            if let expression = try? PredicateArguments.expression(from: value) { return expression }
+            throw Unsupported(reason: "the value \(value) (\(type(of: value))) is not one a store keeps")
+        }
+    }
+
+    /// `value` without `Optional` around it (`nil` for none).
+    static func unwrapped(_ value: Any) -> Any? {
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return value }
+        return mirror.children.first.map { unwrapped($0.value) } ?? nil
+    }
+
+    /// An expression as people can find it in their code.
+    static func describe(_ expression: any PredicateExpression) -> String {
+        let text = String(describing: expression)
+        return text.count > 160 ? String(text.prefix(157)) + "…" : text
+    }
+}
+
+/// A Foundation predicate expression Kura converts (see
+/// ``FoundationPredicateConversion``). The conformances are conditional:
+/// an expression converts when every part of it does.
+protocol KuraPredicateConvertible: PredicateExpression {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term
+}
