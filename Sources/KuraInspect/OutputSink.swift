@@ -62,7 +62,7 @@ public final class OutputSink {
         }
         _ = fchmod(descriptor, 0o644)
         let sink = OutputSink(descriptor: descriptor, name: path)
-        sink.target = .file(descriptor: descriptor, temporary: String(cString: template), path: path)
+        sink.target = .file(descriptor: descriptor, temporary: String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), path: path)
         return sink
     }
 

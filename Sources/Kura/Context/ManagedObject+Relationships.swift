@@ -63,13 +63,15 @@ extension ManagedObject {
     /// While a probe object reads its properties to learn their names (see
     /// ``PropertyKeyPathNames``): notes the relationship's name, and returns
     /// a probe object of `destination` that goes on noting, so a key path
-    /// through a to-one (`\Article.author?.name`) is read to its end. `nil`
-    /// on any other object.
+    /// through a to-one (`\Article.author?.name`) is read to its end (a
+    /// to-many gives it as its one member). `nil` on any other object.
     @usableFromInline
-    final func probeRelationship(storage keyPath: AnyKeyPath, destination: ManagedObject.Type) -> ManagedObject? {
+    final func probeRelationship(storage keyPath: AnyKeyPath, destination: ManagedObject.Type, isToMany: Bool) -> ManagedObject? {
         guard let propertyProbe else { return nil }
         propertyProbe.names.append(AttributeKeyPaths.attributeName(of: keyPath))
-        return PropertyKeyPathNames.probeObject(of: destination, noting: propertyProbe)
+        let probe = PropertyKeyPathNames.probeObject(of: destination, noting: propertyProbe)
+        propertyProbe.given = isToMany ? .toMany(probe) : .toOne(probe)
+        return probe
     }
 
     /// The relationship whose ``Relationship`` storage is `keyPath`.

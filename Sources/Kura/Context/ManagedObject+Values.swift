@@ -154,9 +154,13 @@ extension ManagedObject {
     @usableFromInline
     final func attributeValue(forStorage keyPath: AnyKeyPath) -> (Int, AttributeValue?) {
         let number = attributeNumber(forStorage: keyPath)
-        if let propertyProbe { propertyProbe.names.append(entity.attributes[number].name) }
         do {
-            return (number, try currentValue(number))
+            let value = try currentValue(number)
+            if let propertyProbe {
+                propertyProbe.names.append(entity.attributes[number].name)
+                propertyProbe.given = .attribute(value)
+            }
+            return (number, value)
         } catch {
             fatalError("reading \(entity.name).\(entity.attributes[number].name) of \(objectID): \(error)")
         }

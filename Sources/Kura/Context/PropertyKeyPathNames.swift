@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Finds the property a key path such as `\News.sortOrder` or `\News.author`
@@ -54,15 +55,31 @@ enum PropertyKeyPathNames {
 
     /// The names the accessors along `keyPath` read, from a probe of `root`.
     private static func names(of keyPath: AnyKeyPath, root: ManagedObject.Type) -> [String] {
-        if let known = names.withLock({ $0[ObjectIdentifier(keyPath)]?.names }) { return known }
-        let probe = PropertyProbe()
-        _ = probeObject(of: root, noting: probe)[keyPath: keyPath]
-        guard !probe.names.isEmpty else {
+        guard let found = propertyNames(of: keyPath, root: root) else {
             fatalError("\(keyPath) is not a key path of @Attribute and @Relationship properties of \(root)")
         }
-        let entry = Entry(keyPath: keyPath, names: probe.names)
+        return found
+    }
+
+    /// The names the accessors along `keyPath` read, from a probe of
+    /// `root`, or `nil` when `keyPath` isn't one of stored properties: it
+    /// reads none, or gives something else than the last property it reads
+    /// (a computed property such as `title.uppercased()`). The key path is
+    /// read twice, from probes holding two sets of placeholders, so a
+    /// computed property that transforms a value is told from the property.
+    static func propertyNames(of keyPath: AnyKeyPath, root: ManagedObject.Type) -> [String]? {
+        if let known = names.withLock({ $0[ObjectIdentifier(keyPath)]?.names }) { return known }
+        var found: [String]?
+        for variant in 0..<2 {
+            let probe = PropertyProbe(variant: variant)
+            let result = probeObject(of: root, noting: probe)[keyPath: keyPath] as Any
+            guard !probe.names.isEmpty, found == nil || found == probe.names, probe.gave(result) else { return nil }
+            found = probe.names
+        }
+        guard let found else { return nil }
+        let entry = Entry(keyPath: keyPath, names: found)
         names.withLock { $0[ObjectIdentifier(keyPath)] = entry }
-        return probe.names
+        return found
     }
 
     /// An object of `type` outside any context, each attribute holding a
@@ -70,7 +87,7 @@ enum PropertyKeyPathNames {
     static func probeObject(of type: ManagedObject.Type, noting probe: PropertyProbe) -> ManagedObject {
         let entity = entity(of: type)
         let object = type.init(entity: entity, insertInto: nil)
-        object.values = ContiguousArray(entity.attributes.map { Optional(Self.placeholder(for: $0.type)) })
+        object.values = ContiguousArray(entity.attributes.map { Optional(Self.placeholder(for: $0.type, variant: probe.variant)) })
         object.isFullyDecoded = true
         object.propertyProbe = probe
         return object
@@ -87,18 +104,21 @@ enum PropertyKeyPathNames {
         }
     }
 
-    private static func placeholder(for type: AttributeType) -> AttributeValue {
-        switch type {
-        case .bool: .bool(false)
-        case .int16, .int32, .int64: .int(0)
-        case .double: .double(0)
-        case .float: .float(0)
-        case .decimal: .decimal(0)
-        case .string: .string("")
-        case .date: .date(.init(timeIntervalSinceReferenceDate: 0))
-        case .uuid: .uuid(.init(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
-        case .data: .data(.init())
-        case .url: .url(.init(string: "about:blank")!)
+    /// The value a probe holds for an attribute of `type`: two sets, the
+    /// second unlike what a transformation of the first would give.
+    private static func placeholder(for type: AttributeType, variant: Int) -> AttributeValue {
+        let second = variant != 0
+        return switch type {
+        case .bool: .bool(second)
+        case .int16, .int32, .int64: .int(second ? 7919 : 0)
+        case .double: .double(second ? 0.3125 : 0)
+        case .float: .float(second ? 0.3125 : 0)
+        case .decimal: .decimal(second ? 7.5 : 0)
+        case .string: .string(second ? "Kura probe ½" : "")
+        case .date: .date(.init(timeIntervalSinceReferenceDate: second ? 1_000 : 0))
+        case .uuid: .uuid(.init(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, second ? 1 : 0)))
+        case .data: .data(second ? Data([1, 2, 3]) : Data())
+        case .url: .url(URL(string: second ? "https://probe.invalid/p" : "about:blank")!)
         }
     }
 }
@@ -107,5 +127,42 @@ enum PropertyKeyPathNames {
 /// ``PropertyKeyPathNames``): one for a whole key path, shared by the probes
 /// of the objects it goes through.
 final class PropertyProbe {
+    /// Which set of placeholders the probe objects hold.
+    let variant: Int
+    /// The names of the properties read, in order.
     var names: [String] = []
+    /// What the last property read gave.
+    var given: Given?
+
+    /// What a probe's property gives.
+    enum Given {
+        /// An attribute's placeholder.
+        case attribute(AttributeValue?)
+        /// A to-one's destination, a probe object.
+        case toOne(ManagedObject)
+        /// A to-many's one member, a probe object.
+        case toMany(ManagedObject)
+    }
+
+    init(variant: Int) {
+        self.variant = variant
+    }
+
+    /// Whether `result`, what a key path gave, is what its last property
+    /// read gave: a key path of stored properties, not a computation on them.
+    func gave(_ result: Any) -> Bool {
+        let value = AnyOptional.unwrapped(result)
+        switch given {
+        case .attribute(let placeholder):
+            return (value as? any AttributeValueConvertible)?.attributeValue == placeholder
+        case .toOne(let destination):
+            return (value as? ManagedObject) === destination
+        case .toMany(let member):
+            guard let members = value as? any RelationshipValue, type(of: members).isToMany else { return false }
+            let objects = members.relationshipObjects
+            return objects.count == 1 && objects[0] === member
+        case nil:
+            return false
+        }
+    }
 }

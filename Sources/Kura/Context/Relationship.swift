@@ -98,7 +98,7 @@ public struct Relationship<Value: RelationshipValue>: RelationshipDeclaration {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            if let probe = object.probeRelationship(storage: storageKeyPath, destination: Value.Destination.self) {
+            if let probe = object.probeRelationship(storage: storageKeyPath, destination: Value.Destination.self, isToMany: Value.isToMany) {
                 return Value.probing(probe)
             }
             if Value.isToMany { return Value(objects: object.relationshipMembers(forStorage: storageKeyPath)) }
@@ -152,7 +152,7 @@ public protocol RelationshipValue {
     static var isOptional: Bool { get }
     /// The value a probe object gives while key paths are read for their
     /// names: a to-one's is `probe` (so the key path can go on through it),
-    /// a to-many's is empty.
+    /// a to-many's has `probe` as its one member.
     static func probing(_ probe: ManagedObject) -> Self
     /// The value of the relationship's objects (one or none for a to-one).
     init(objects: [ManagedObject])
@@ -185,7 +185,7 @@ extension Set: RelationshipValue where Element: ManagedObject {
     public static var isToMany: Bool { true }
     public static var isOrdered: Bool { false }
     public static var isOptional: Bool { true }
-    public static func probing(_ probe: ManagedObject) -> Self { [] }
+    public static func probing(_ probe: ManagedObject) -> Self { Set((probe as? Element).map { [$0] } ?? []) }
     @inlinable
     public init(objects: [ManagedObject]) {
         self.init(minimumCapacity: objects.count)
@@ -199,7 +199,7 @@ extension Array: RelationshipValue where Element: ManagedObject {
     public static var isToMany: Bool { true }
     public static var isOrdered: Bool { true }
     public static var isOptional: Bool { true }
-    public static func probing(_ probe: ManagedObject) -> Self { [] }
+    public static func probing(_ probe: ManagedObject) -> Self { (probe as? Element).map { [$0] } ?? [] }
     @inlinable
     public init(objects: [ManagedObject]) { self = objects.map { $0 as! Element } }
     public var relationshipObjects: [ManagedObject] { self }

@@ -8,22 +8,21 @@ extension FoundationPredicateConversion {
     /// `left op right` as a predicate.
     func compare(_ left: Term, _ operation: FetchPredicate.Operator, _ right: Term,
                  describing expression: any PredicateExpression) throws -> FetchPredicate.Node {
+        if case .conditional = left {
+            return try condition(over: left) { try compare($0, operation, right, describing: expression) }
+        }
+        if case .conditional = right {
+            return try condition(over: right) { try compare(left, operation, $0, describing: expression) }
+        }
         switch (left, right) {
-        case (.coalesce(let value, let fallback), _):
-            // (value != nil AND value op right) OR (value == nil AND fallback op right)
-            let defined = try compare(value, .notEqual, .constant(nil), describing: expression)
-            return .or(flat: [
-                .and(flat: [defined, try compare(value, operation, right, describing: expression)]),
-                .and(flat: [.not(defined), try compare(fallback, operation, right, describing: expression)]),
-            ])
-        case (_, .coalesce), (_, .conditional), (_, .linear), (_, .length):
+        case (.constant(let a), .constant(let b)):
+            if let holds = Self.folded(a, operation, b) { return .constant(holds) }
+        case (_, .linear), (_, .length), (.constant, .condition), (.constant, .optionalCondition):
             guard let mirrored = Self.mirrored(operation) else { break }
             return try compare(right, mirrored, left, describing: expression)
-        case (.conditional(let test, let then, let otherwise), _):
-            return .or(flat: [
-                .and(flat: [test, try compare(then, operation, right, describing: expression)]),
-                .and(flat: [.not(test), try compare(otherwise, operation, right, describing: expression)]),
-            ])
+        case (.linear(let term, _, _), .constant(nil)), (.length(let term), .constant(nil)):
+            // `scale × x + offset` and `x.count` are nil where x is.
+            return try compare(term, operation, right, describing: expression)
         case (.linear(let term, let scale, let offset), .constant(let value)):
             // scale × term + offset op value  ⟺  term op' (value − offset) / scale
             guard let number = Self.number(value) else { break }
@@ -31,18 +30,87 @@ extension FoundationPredicateConversion {
             let bound = (number - offset) / scale
             let flipped = scale < 0 ? Self.mirrored(operation) ?? operation : operation
             return try compare(term, flipped, .constant(bound), describing: expression)
-        case (.length(let string), .constant(let value)):
+        case (.length, .constant(let value)):
             guard let count = value as? Int else { break }
-            return try lengthCondition(string, operation, count)
+            return try lengthCondition(left, operation, count)
         case (.optionalCondition(let node, let defined), .constant(let value as Bool)) where operation == .equal || operation == .notEqual:
-            let holds: FetchPredicate.Node = .and(flat: [defined, value ? node : .not(node)])
-            return operation == .equal ? holds : .not(holds)
+            let holds = Self.all([defined, value ? node : .not(node)])
+            return operation == .equal ? holds : Self.not(holds)
         case (.condition(let node), .constant(let value as Bool)) where operation == .equal || operation == .notEqual:
-            return (value == (operation == .equal)) ? node : .not(node)
+            return (value == (operation == .equal)) ? node : Self.not(node)
+        case (.condition, .constant(nil)), (.subquery, .constant(nil)), (.aggregate, .constant(nil)), (.object, .constant(nil)):
+            // What is never nil.
+            if operation == .equal || operation == .notEqual { return .constant(operation == .notEqual) }
         default:
             break
         }
-        return .comparison(try self.expression(of: left), operation, try self.expression(of: right), [], .direct)
+        do {
+            return .comparison(try self.expression(of: left), operation, try self.expression(of: right), [], .direct)
+        } catch let unsupported as Unsupported {
+            throw Unsupported(reason: "\(Self.describe(expression)): \(unsupported.reason)")
+        }
+    }
+
+    /// Whether `a op b` holds, for two values known now; `nil` when the
+    /// store's comparison is to decide (strings, dates…).
+    static func folded(_ a: Any?, _ operation: FetchPredicate.Operator, _ b: Any?) -> Bool? {
+        switch (a, b) {
+        case (nil, nil): return operation == .equal || operation == .notEqual ? operation == .equal : false
+        case (nil, _), (_, nil): return operation == .equal || operation == .notEqual ? operation == .notEqual : false
+        case (let a as Bool, let b as Bool):
+            return operation == .equal || operation == .notEqual ? (a == b) == (operation == .equal) : nil
+        default:
+            guard let a = number(a), let b = number(b) else { return nil }
+            return holds(order(a, b), operation)
+        }
+    }
+
+    // MARK: ?? and ?:
+
+    /// `transform` of a term that may be `c ? a : b` (what `??` becomes
+    /// too), applied in each branch: `(c ? a : b) × 2` is `c ? a × 2 : b × 2`.
+    func lifted(_ term: Term, _ transform: (Term) throws -> Term) throws -> Term {
+        guard case .conditional(let test, let then, let otherwise) = term else { return try transform(term) }
+        return .conditional(test, try lifted(then, transform), try lifted(otherwise, transform))
+    }
+
+    /// The condition `body` makes of a term that may be `c ? a : b`, made
+    /// in each branch: `(c ? a : b) > 1` is `(c AND a > 1) OR (NOT c AND b > 1)`.
+    func condition(over term: Term, _ body: (Term) throws -> FetchPredicate.Node) throws -> FetchPredicate.Node {
+        guard case .conditional(let test, let then, let otherwise) = term else { return try body(term) }
+        return Self.any([
+            Self.all([test, try condition(over: then, body)]),
+            Self.all([Self.not(test), try condition(over: otherwise, body)]),
+        ])
+    }
+
+    /// `value ?? fallback`: `value != nil ? value : fallback`.
+    func coalesce(_ value: Term, _ fallback: Term, describing expression: any PredicateExpression) throws -> Term {
+        switch value {
+        case .constant(nil): return fallback
+        case .constant: return value
+        case .optionalCondition(let node, let defined): return .conditional(defined, .condition(node), fallback)
+        default: return .conditional(try compare(value, .notEqual, .constant(nil), describing: expression), value, fallback)
+        }
+    }
+
+    // MARK: Simplifying
+
+    /// The AND of `nodes`, without what is known now.
+    static func all(_ nodes: [FetchPredicate.Node]) -> FetchPredicate.Node {
+        if nodes.contains(where: { if case .constant(false) = $0 { true } else { false } }) { return .constant(false) }
+        return .and(flat: nodes.filter { if case .constant(true) = $0 { false } else { true } })
+    }
+
+    /// The OR of `nodes`, without what is known now.
+    static func any(_ nodes: [FetchPredicate.Node]) -> FetchPredicate.Node {
+        if nodes.contains(where: { if case .constant(true) = $0 { true } else { false } }) { return .constant(true) }
+        return .or(flat: nodes.filter { if case .constant(false) = $0 { false } else { true } })
+    }
+
+    static func not(_ node: FetchPredicate.Node) -> FetchPredicate.Node {
+        if case .constant(let value) = node { return .constant(!value) }
+        return .not(node)
     }
 
     /// `string CONTAINS part` or `string BEGINSWITH part`, meaning what
@@ -51,16 +119,27 @@ extension FoundationPredicateConversion {
     /// object for it).
     func stringSearch(_ string: Term, _ operation: FetchPredicate.Operator, _ part: Term,
                       describing expression: any PredicateExpression) throws -> FetchPredicate.Node {
+        try condition(over: string) { string in
+            try condition(over: part) { part in
+                try plainStringSearch(string, operation, part, describing: expression)
+            }
+        }
+    }
+
+    private func plainStringSearch(_ string: Term, _ operation: FetchPredicate.Operator, _ part: Term,
+                                   describing expression: any PredicateExpression) throws -> FetchPredicate.Node {
+        let part: Term = if case .constant(let character as Character) = part { .constant(String(character)) } else { part }
+        if case .constant(let text as String) = string, case .constant(let fixed as String) = part {
+            return .constant(operation == .beginsWith ? text.starts(with: fixed) : text.contains(fixed))
+        }
         let search = FetchPredicate.Node.comparison(try self.expression(of: string), operation, try self.expression(of: part), [], .direct)
         switch part {
         case .constant(let value as String) where value.isEmpty:
             return try compare(string, .notEqual, .constant(nil), describing: expression)
-        case .constant(let value as Character):
-            return .comparison(try self.expression(of: string), operation, .value(.string(String(value))), [], .direct)
         case .constant:
             return search
         default:
-            return .or(flat: [try compare(part, .equal, .constant(""), describing: expression), search])
+            return Self.any([try compare(part, .equal, .constant(""), describing: expression), search])
         }
     }
 
@@ -97,33 +176,51 @@ extension FoundationPredicateConversion {
     /// `left + right` (`sign` 1) or `left − right` (`sign` −1), where at
     /// most one side reads a property.
     func linear(_ left: Term, plus right: Term, sign: Double, describing expression: any PredicateExpression) throws -> Term {
-        switch (left, right) {
-        case (_, .constant(let value)):
-            guard let number = Self.number(value) else { break }
-            let (term, scale, offset) = try linearParts(left, describing: expression)
-            return .linear(term, scale: scale, offset: offset + sign * number)
-        case (.constant(let value), _):
-            guard let number = Self.number(value) else { break }
-            let (term, scale, offset) = try linearParts(right, describing: expression)
-            return .linear(term, scale: sign * scale, offset: number + sign * offset)
-        default:
-            break
+        try lifted(left) { left in
+            try lifted(right) { right in
+                if case .constant(let a) = left, case .constant(let b) = right, let a = Self.number(a), let b = Self.number(b) {
+                    return .constant(a + sign * b)
+                }
+                if case .constant(let value) = right, let number = Self.number(value) {
+                    let (term, scale, offset) = try linearParts(left, describing: expression)
+                    return .linear(term, scale: scale, offset: offset + sign * number)
+                }
+                if case .constant(let value) = left, let number = Self.number(value) {
+                    let (term, scale, offset) = try linearParts(right, describing: expression)
+                    return .linear(term, scale: sign * scale, offset: number + sign * offset)
+                }
+                throw Unsupported(reason: "\(Self.describe(expression)): arithmetic of two properties has no meaning in the store")
+            }
         }
-        throw Unsupported(reason: "\(Self.describe(expression)): arithmetic of two properties has no meaning in the store")
     }
 
     /// `left × right`, where one side is a number.
     func linear(_ left: Term, times right: Term, describing expression: any PredicateExpression) throws -> Term {
-        let (value, factor): (Term, Double)
-        if case .constant(let constant) = right, let number = Self.number(constant) {
-            (value, factor) = (left, number)
-        } else if case .constant(let constant) = left, let number = Self.number(constant) {
-            (value, factor) = (right, number)
-        } else {
-            throw Unsupported(reason: "\(Self.describe(expression)): a property can only be multiplied by a number")
+        try lifted(left) { left in
+            try lifted(right) { right in
+                let (value, factor): (Term, Double)
+                if case .constant(let constant) = right, let number = Self.number(constant) {
+                    (value, factor) = (left, number)
+                } else if case .constant(let constant) = left, let number = Self.number(constant) {
+                    (value, factor) = (right, number)
+                } else {
+                    throw Unsupported(reason: "\(Self.describe(expression)): a property can only be multiplied by a number")
+                }
+                if case .constant(let constant) = value, let number = Self.number(constant) { return .constant(number * factor) }
+                let (term, scale, offset) = try linearParts(value, describing: expression)
+                return .linear(term, scale: scale * factor, offset: offset * factor)
+            }
         }
-        let (term, scale, offset) = try linearParts(value, describing: expression)
-        return .linear(term, scale: scale * factor, offset: offset * factor)
+    }
+
+    /// `left ÷ right`, where `right` is a number other than zero.
+    func linear(_ left: Term, dividedBy right: Term, describing expression: any PredicateExpression) throws -> Term {
+        try lifted(right) { right in
+            guard case .constant(let value) = right, let number = Self.number(value), number != 0 else {
+                throw Unsupported(reason: "\(Self.describe(expression)): a property can be divided only by a value other than zero")
+            }
+            return try linear(left, times: .constant(1 / number), describing: expression)
+        }
     }
 
     private func linearParts(_ term: Term, describing expression: any PredicateExpression) throws -> (Term, Double, Double) {

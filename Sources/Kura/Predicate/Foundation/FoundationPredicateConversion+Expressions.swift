@@ -6,7 +6,7 @@ import Foundation
 
 extension PredicateExpressions.Value: KuraPredicateConvertible {
     func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
-        .constant(FoundationPredicateConversion.unwrapped(value))
+        .constant(AnyOptional.unwrapped(value))
     }
 }
 
@@ -26,20 +26,24 @@ extension PredicateExpressions.KeyPath: KuraPredicateConvertible {
     func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
         let base = try conversion.term(of: root)
         if let kind {
-            return try Self.collectionProperty(kind, of: base, self)
+            return try conversion.lifted(base) { try Self.collectionProperty(kind, of: $0, self) }
         }
-        guard let type = Root.Output.self as? ManagedObject.Type ?? FoundationPredicateConversion.wrappedObjectType(Root.Output.self) else {
-            throw FoundationPredicateConversion.Unsupported(
-                reason: "\(keyPath) is not a property of a managed object (only @Attribute and @Relationship properties are stored)")
+        guard let type = Self.objectType, let names = PropertyKeyPathNames.propertyNames(of: keyPath, root: type), names.count == 1 else {
+            throw FoundationPredicateConversion.Unsupported(reason: "\(readableKeyPath.1) is not a stored property (only @Attribute and @Relationship properties are in the store)")
         }
-        let name = PropertyKeyPathNames.name(of: keyPath, root: type)
+        let name = names[0]
         let kind = FoundationPredicateConversion.pathKind(of: Output.self)
         switch base {
         case .object(let origin): return .path(origin, [name], kind)
         case .path(let origin, let components, .toOne): return .path(origin, components + [name], kind)
         default:
-            throw FoundationPredicateConversion.Unsupported(reason: "\(keyPath) of \(FoundationPredicateConversion.describe(root))")
+            throw FoundationPredicateConversion.Unsupported(reason: "\(FoundationPredicateConversion.describe(self)) reads a property of what isn't an object")
         }
+    }
+
+    /// The managed object class the key path starts from, if it does.
+    private static var objectType: ManagedObject.Type? {
+        Root.Output.self as? ManagedObject.Type ?? FoundationPredicateConversion.wrappedObjectType(Root.Output.self)
     }
 
     /// `count`, `isEmpty`, `first`, `last` of a string or a to-many.
@@ -47,6 +51,8 @@ extension PredicateExpressions.KeyPath: KuraPredicateConvertible {
         _ kind: CommonKeyPathKind, of base: FoundationPredicateConversion.Term, _ expression: Self
     ) throws -> FoundationPredicateConversion.Term {
         switch (kind, base) {
+        case (.collectionCount, .constant(let value as any Collection)): return .constant(value.count)
+        case (.collectionIsEmpty, .constant(let value as any Collection)): return .constant(value.isEmpty)
         case (.collectionCount, .path(_, _, .string)): return .length(base)
         case (.collectionIsEmpty, .path(_, _, .string)):
             return .condition(.comparison(try FoundationPredicateConversion().expression(of: base), .equal, .value(.string("")), [], .direct))
@@ -58,6 +64,21 @@ extension PredicateExpressions.KeyPath: KuraPredicateConvertible {
             throw FoundationPredicateConversion.Unsupported(
                 reason: "\(FoundationPredicateConversion.describe(expression)): first and last have no order in the store; use sort descriptors")
         }
+    }
+}
+
+extension PredicateExpressions.KeyPath: ReadableKeyPathExpression {
+    var readableKeyPath: (String, String) {
+        switch kind {
+        case .collectionCount?: return ("\(keyPath)", ".count")
+        case .collectionIsEmpty?: return ("\(keyPath)", ".isEmpty")
+        case .collectionFirst?: return ("\(keyPath)", ".first")
+        case .bidirectionalCollectionLast?: return ("\(keyPath)", ".last")
+        default: break
+        }
+        guard let type = Self.objectType else { return ("\(keyPath)", "\(keyPath)") }
+        let names = PropertyKeyPathNames.propertyNames(of: keyPath, root: type)?.joined(separator: ".") ?? "<a computed property>"
+        return ("\(keyPath)", "\\\(type).\(names)")
     }
 }
 
@@ -108,12 +129,18 @@ extension PredicateExpressions.OptionalFlatMap: KuraPredicateConvertible {
         let unwrapped = try conversion.term(of: wrapped)
         conversion.bind(variable.key, to: unwrapped)
         let result = try conversion.term(of: transform)
-        // The transform of a to-one's destination reads through it (a key
-        // path through a missing destination is nil already); a condition
-        // holds only where the value it unwraps is there.
-        guard case .condition(let node) = result else { return result }
-        let defined = try conversion.compare(unwrapped, .notEqual, .constant(nil), describing: self)
-        return .optionalCondition(node, defined: defined)
+        switch result {
+        case .path, .length, .linear:
+            // Read through what it unwraps: nil where that is (a key path
+            // through a missing destination is nil already).
+            return result
+        case .condition(let node):
+            let defined = try conversion.compare(unwrapped, .notEqual, .constant(nil), describing: self)
+            return .optionalCondition(node, defined: defined)
+        default:
+            let defined = try conversion.compare(unwrapped, .notEqual, .constant(nil), describing: self)
+            return .conditional(defined, result, .constant(nil))
+        }
     }
 }
 
@@ -125,14 +152,7 @@ extension PredicateExpressions.ForcedUnwrap: KuraPredicateConvertible {
 
 extension PredicateExpressions.NilCoalesce: KuraPredicateConvertible {
     func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
-        let value = try conversion.term(of: lhs)
-        let fallback = try conversion.term(of: rhs)
-        if case .optionalCondition(let node, let defined) = value {
-            // `optional?.condition ?? fallback`
-            let otherwise = try conversion.condition(from: fallback, describing: self)
-            return .condition(.or(flat: [.and(flat: [defined, node]), .and(flat: [.not(defined), otherwise])]))
-        }
-        return .coalesce(value, fallback)
+        try conversion.coalesce(try conversion.term(of: lhs), try conversion.term(of: rhs), describing: self)
     }
 }
 
@@ -141,12 +161,7 @@ extension PredicateExpressions.Conditional: KuraPredicateConvertible {
         let test = try conversion.condition(of: test)
         let then = try conversion.term(of: trueBranch)
         let otherwise = try conversion.term(of: falseBranch)
-        if If.Output.self == Bool.self {
-            return .condition(.or(flat: [
-                .and(flat: [test, try conversion.condition(from: then, describing: self)]),
-                .and(flat: [.not(test), try conversion.condition(from: otherwise, describing: self)]),
-            ]))
-        }
+        if case .constant(let holds) = test { return holds ? then : otherwise }
         return .conditional(test, then, otherwise)
     }
 }
@@ -171,12 +186,7 @@ extension PredicateExpressions.UnaryMinus: KuraPredicateConvertible {
 
 extension PredicateExpressions.FloatDivision: KuraPredicateConvertible {
     func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
-        let divisor = try conversion.term(of: rhs)
-        guard case .constant(let value) = divisor, let number = FoundationPredicateConversion.number(value), number != 0 else {
-            throw FoundationPredicateConversion.Unsupported(
-                reason: "\(FoundationPredicateConversion.describe(self)): a property can be divided only by a value other than zero")
-        }
-        return try conversion.linear(try conversion.term(of: lhs), times: .constant(1 / number), describing: self)
+        try conversion.linear(try conversion.term(of: lhs), dividedBy: try conversion.term(of: rhs), describing: self)
     }
 }
 
@@ -234,15 +244,21 @@ extension PredicateExpressions.SequenceContains: KuraPredicateConvertible {
     func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
         let collection = try conversion.term(of: sequence)
         let member = try conversion.term(of: element)
-        switch collection {
-        case .path(_, _, .string):
-            // A string's characters: `title.contains("a" as Character)`.
-            return .condition(try conversion.stringSearch(collection, .contains, member, describing: self))
-        case .constant, .path(_, _, .toMany), .subquery:
-            return .condition(.comparison(try conversion.expression(of: member), .in, try conversion.expression(of: collection), [], .direct))
-        default:
-            throw FoundationPredicateConversion.Unsupported(reason: "\(FoundationPredicateConversion.describe(self)) searches what isn't a list or a to-many")
-        }
+        let conversion = conversion
+        return .condition(try conversion.condition(over: collection) { collection in
+            try conversion.condition(over: member) { member in
+                switch collection {
+                case .path(_, _, .string), .constant(is String):
+                    // A string's characters: `title.contains("a" as Character)`.
+                    return try conversion.stringSearch(collection, .contains, member, describing: self)
+                case .constant, .path(_, _, .toMany), .subquery:
+                    return .comparison(try conversion.expression(of: member), .in, try conversion.expression(of: collection), [], .direct)
+                default:
+                    throw FoundationPredicateConversion.Unsupported(
+                        reason: "\(FoundationPredicateConversion.describe(self)) searches what isn't a list or a to-many")
+                }
+            }
+        })
     }
 }
 

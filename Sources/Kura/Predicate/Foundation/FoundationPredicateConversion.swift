@@ -23,15 +23,23 @@ extension FetchPredicate {
     public init<Root: ManagedObject>(_ predicate: Predicate<Root>) throws {
         var conversion = FoundationPredicateConversion()
         conversion.bind(predicate.variable.key, to: .object(.root))
-        let node = try conversion.condition(of: predicate.expression)
-        self.init(node)
+        do {
+            self.init(try conversion.condition(of: predicate.expression))
+        } catch let unsupported as FoundationPredicateConversion.Unsupported {
+            throw KuraError.invalidPredicate(unsupported.description)
+        }
         try checkSyntax()
     }
 
     /// A predicate that throws `error` where it is used (a request's
     /// initializer can't throw).
     init(unconvertible error: any Error) {
-        self.init(.constant(false), problem: .unconvertible("\(error)"))
+        let reason: String
+        switch error {
+        case KuraError.invalidPredicate(let text), KuraError.invalidFetchRequest(let text): reason = text
+        default: reason = "\(error)"
+        }
+        self.init(.constant(false), problem: .unconvertible(reason))
     }
 }
 
@@ -73,9 +81,8 @@ struct FoundationPredicateConversion {
         case length(Term)
         /// `scale × term + offset`, for one numeric property.
         case linear(Term, scale: Double, offset: Double)
-        /// `term ?? fallback`.
-        case coalesce(Term, Term)
-        /// `condition ? then : otherwise`.
+        /// `condition ? then : otherwise` (and `value ?? fallback`, as
+        /// `value != nil ? value : fallback`).
         case conditional(FetchPredicate.Node, Term, Term)
         /// `lower...upper` or `lower..<upper`.
         case range(Term, Term, closed: Bool)
@@ -124,7 +131,7 @@ struct FoundationPredicateConversion {
             }
         }
         if let value = try? expression.evaluate(PredicateBindings()) as Any {
-            return .constant(Self.unwrapped(value))
+            return .constant(AnyOptional.unwrapped(value))
         }
         throw conversionError ?? Unsupported(reason: "\(Self.describe(expression)) can't be evaluated by the store")
     }
@@ -141,9 +148,8 @@ struct FoundationPredicateConversion {
         case .constant(let value as Bool): return .constant(value)
         case .path(_, _, .value):
             return .comparison(try self.expression(of: term), .equal, .value(.bool(true)), [], .direct)
-        case .conditional(let test, let then, let otherwise):
-            return .or([.and([test, try condition(from: then, describing: expression)]),
-                        .and([.not(test), try condition(from: otherwise, describing: expression)])])
+        case .conditional:
+            return try condition(over: term) { try condition(from: $0, describing: expression) }
         default:
             throw Unsupported(reason: "\(Self.describe(expression)) is not a condition the store can test")
         }
@@ -168,7 +174,7 @@ struct FoundationPredicateConversion {
             throw Unsupported(reason: "a string's count is only compared with a number")
         case .linear:
             throw Unsupported(reason: "arithmetic on a property is only compared with a value")
-        case .coalesce, .conditional:
+        case .conditional:
             throw Unsupported(reason: "?? and ?: are only compared with a value")
         case .range:
             throw Unsupported(reason: "a range is only tested with contains")
@@ -178,7 +184,7 @@ struct FoundationPredicateConversion {
     /// A Swift value as a Kura constant: attribute values, objects and
     /// object IDs, enums by their raw values, arrays and sets of those.
     static func constant(_ value: Any?) throws -> FetchPredicate.Expression {
-        guard let value = value.map(unwrapped) ?? nil else { return .value(nil) }
+        guard let value = value.map(AnyOptional.unwrapped) ?? nil else { return .value(nil) }
         switch value {
         case let object as ManagedObject: return .object(object.objectID.uriRepresentation)
         case let id as ObjectID: return .object(id.uriRepresentation)
@@ -195,18 +201,32 @@ struct FoundationPredicateConversion {
         }
     }
 
-    /// `value` without `Optional` around it (`nil` for none).
-    static func unwrapped(_ value: Any) -> Any? {
-        let mirror = Mirror(reflecting: value)
-        guard mirror.displayStyle == .optional else { return value }
-        return mirror.children.first.map { unwrapped($0.value) } ?? nil
+    /// An expression as people can find it in their code: Foundation's
+    /// description, its key paths by property name (`\Article.rating`).
+    static func describe(_ expression: any PredicateExpression) -> String {
+        var text = String(describing: expression)
+        for (raw, readable) in keyPathNames(in: expression) {
+            text = text.replacingOccurrences(of: raw, with: readable)
+        }
+        return text.count > 200 ? String(text.prefix(197)) + "…" : text
     }
 
-    /// An expression as people can find it in their code.
-    static func describe(_ expression: any PredicateExpression) -> String {
-        let text = String(describing: expression)
-        return text.count > 160 ? String(text.prefix(157)) + "…" : text
+    /// The key paths of `expression` and its parts: each one's description
+    /// and its readable form.
+    private static func keyPathNames(in expression: any PredicateExpression) -> [(String, String)] {
+        var found: [(String, String)] = []
+        if let keyPath = expression as? any ReadableKeyPathExpression { found.append(keyPath.readableKeyPath) }
+        for child in Mirror(reflecting: expression).children {
+            if let part = child.value as? any PredicateExpression { found += keyPathNames(in: part) }
+        }
+        return found
     }
+}
+
+/// A key path expression, which can say which property it reads.
+protocol ReadableKeyPathExpression {
+    /// Its key path's description, and the key path by property names.
+    var readableKeyPath: (String, String) { get }
 }
 
 /// A Foundation predicate expression Kura converts (see
