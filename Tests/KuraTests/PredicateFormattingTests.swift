@@ -22,11 +22,17 @@ import Testing
         }
     }
 
-    static func randomExpression(_ g: inout SplitMix64, allowList: Bool) -> FetchPredicate.Expression {
-        switch Int.random(in: 0..<(allowList ? 5 : 4), using: &g) {
+    static func randomExpression(_ g: inout SplitMix64, allowList: Bool, arithmetic: Int = 2) -> FetchPredicate.Expression {
+        switch Int.random(in: 0..<(allowList ? 6 : 5), using: &g) {
         case 0: return .key(["title", "sortOrder", "in", "AND", "_x1", "déjà", "n2"].randomElement(using: &g)!)
         case 1: return .variable(["objectId", "v", "x_2"].randomElement(using: &g)!)
         case 2, 3: return .value(randomValue(&g))
+        case 4 where arithmetic > 0:
+            return .arithmetic(
+                FetchPredicate.ArithmeticOperator.allCases.randomElement(using: &g)!,
+                randomExpression(&g, allowList: false, arithmetic: arithmetic - 1),
+                randomExpression(&g, allowList: false, arithmetic: arithmetic - 1))
+        case 4: return .value(randomValue(&g))
         default: return .list((0..<Int.random(in: 0...3, using: &g)).map { _ in randomExpression(&g, allowList: false) })
         }
     }

@@ -254,6 +254,7 @@ extension PredicateFormatter {
             case .aggregate(let aggregate, let collection, let member):
                 text(collection) + ".@" + aggregate.rawValue + (member.map { "." + path($0) } ?? "")
             case .subquery(let subquery): "SUBQUERY(\(path(subquery.collection)), $\(subquery.depth), …)"
+            case .arithmetic(let operation, let left, let right): PredicateFormatter.formatArithmetic(operation, left, right, text)
             }
         }
         var flags = ""

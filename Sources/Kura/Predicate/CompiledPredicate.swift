@@ -86,6 +86,8 @@ indirect enum Operand: Sendable, Hashable {
     case aggregate(FetchPredicate.Aggregate, Operand, CompiledPath?)
     /// The members of a to-many path that match a predicate.
     case subquery(CompiledSubquery)
+    /// Arithmetic on two numbers.
+    case arithmetic(FetchPredicate.ArithmeticOperator, Operand, Operand)
 }
 
 extension Operand {
@@ -100,6 +102,9 @@ extension Operand {
         case .subquery(let subquery):
             body(subquery.collection)
             subquery.predicate.forEachPath(body)
+        case .arithmetic(_, let left, let right):
+            left.forEachPath(body)
+            right.forEachPath(body)
         case .attribute, .constant, .variable, .object: break
         }
     }
@@ -259,6 +264,8 @@ extension Operand {
             guard subquery.predicate.hasVariables else { return self }
             return .subquery(CompiledSubquery(
                 collection: subquery.collection, depth: subquery.depth, predicate: try subquery.predicate.substituting(values)))
+        case .arithmetic(let operation, let left, let right):
+            return .arithmetic(operation, try left.substituting(values), try right.substituting(values))
         case .attribute, .constant, .path, .object: return self
         }
     }
@@ -271,6 +278,7 @@ extension Operand {
         case .list(let elements): elements.contains { $0.hasVariables }
         case .aggregate(_, let collection, _): collection.hasVariables
         case .subquery(let subquery): subquery.predicate.hasVariables
+        case .arithmetic(_, let left, let right): left.hasVariables || right.hasVariables
         case .attribute, .constant, .path, .object: false
         }
     }

@@ -147,6 +147,35 @@ private struct PredicateCompiler {
             let compiled = try compile(predicate.root)
             return Typed(operand: .subquery(CompiledSubquery(collection: path, depth: scopes.count - 1, predicate: compiled)),
                          kind: .objects(path.entity), isCollection: true, isSimple: false)
+        case .arithmetic(let operation, let left, let right):
+            let sides = [try typed(left), try typed(right)]
+            for side in sides { try requireNumber(side, for: operation) }
+            return Typed(operand: .arithmetic(operation, sides[0].operand, sides[1].operand), kind: .number, isSimple: false)
+        }
+    }
+
+    /// Checks a side of arithmetic gives one number.
+    private mutating func requireNumber(_ side: Typed, for operation: FetchPredicate.ArithmeticOperator) throws {
+        let name = operation == .modulus ? "modulus:by:" : "'\(operation.rawValue)'"
+        if side.isCollection {
+            throw KuraError.invalidPredicate("\(name) needs one number on each side; a to-many key path gives several (use an aggregate such as @sum)")
+        }
+        switch (side.kind, side.operand) {
+        case (.number, _): return
+        case (.attribute(let attribute, let owner), _):
+            guard attribute.type.isNumeric else {
+                throw KuraError.invalidPredicate("\(name) needs numbers; \(owner.name).\(attribute.name) is \(attribute.type.displayName)")
+            }
+        case (.value, .constant(let value)):
+            guard value?.naturalType.isNumeric ?? true else {
+                throw KuraError.invalidPredicate("\(name) needs numbers, not \(value!.kindName) \(PredicateFormatter.format(value))")
+            }
+        case (.value, .variable(let variable)):
+            try require(variable, VariableRequirement(key: "a number", type: .double, isList: false))
+        case (.objects(let entity), _):
+            throw KuraError.invalidPredicate("\(name) needs numbers, not objects of \(entity.name)")
+        default:
+            throw KuraError.invalidPredicate("\(name) needs numbers on both sides")
         }
     }
 
@@ -325,7 +354,7 @@ private struct PredicateCompiler {
         case .list(let elements):
             guard isList else { throw KuraError.invalidPredicate("a list can only be on the right of IN") }
             return .list(try elements.map { try coerceObjects($0, to: entity, isList: false) })
-        case .object, .attribute, .aggregate:
+        case .object, .attribute, .aggregate, .arithmetic:
             throw KuraError.invalidPredicate("objects of \(entity.name) can only be compared with objects")
         }
     }
@@ -352,7 +381,7 @@ private struct PredicateCompiler {
         case .attribute(let number):
             try checkCompatible(rootEntity.attributes[number], with: target, in: rootEntity)
             return operand
-        case .aggregate:
+        case .aggregate, .arithmetic:
             return operand
         case .subquery:
             throw KuraError.invalidPredicate("a SUBQUERY gives objects; count them with SUBQUERY(…).@count")
@@ -565,7 +594,7 @@ private struct PredicateCompiler {
             return operand
         case .list:
             throw KuraError.invalidPredicate("\(operation.rawValue) compares \(entity.name).\(attribute.name) with one value, not a list")
-        case .path, .object, .aggregate, .subquery:
+        case .path, .object, .aggregate, .subquery, .arithmetic:
             throw KuraError.invalidPredicate("\(entity.name).\(attribute.name) can't be compared with that")
         }
     }

@@ -123,6 +123,7 @@ extension CompiledComparison {
         switch operand {
         case .attribute(let number): source.attributeValue(number)
         case .constant(let value): value
+        case .arithmetic(let operation, let left, let right): operation.apply(resolve(left, source), resolve(right, source))
         case .variable, .list, .path, .object, .aggregate, .subquery: nil
         }
     }

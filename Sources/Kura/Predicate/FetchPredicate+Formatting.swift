@@ -60,7 +60,24 @@ enum PredicateFormatter {
             return format(collection) + ".@" + aggregate.rawValue + (path.map { "." + formatKeyPath($0) } ?? "")
         case .subquery(let collection, let variable, let predicate):
             return "SUBQUERY(\(format(collection)), $\(variable), \(format(predicate.root)))"
+        case .arithmetic(let operation, let left, let right):
+            return formatArithmetic(operation, left, right, format)
         }
+    }
+
+    /// `left op right`, its sides in parentheses only where precedence
+    /// needs them (`(a + b) * c`, `a - (b - c)`); `modulus:by:(a, b)`.
+    static func formatArithmetic<Side>(
+        _ operation: FetchPredicate.ArithmeticOperator, _ left: Side, _ right: Side, _ format: (Side) -> String
+    ) -> String where Side: ArithmeticSide {
+        if operation == .modulus { return "modulus:by:(\(format(left)), \(format(right)))" }
+        func side(_ expression: Side, isRight: Bool) -> String {
+            guard let inner = expression.arithmeticOperator, inner != .modulus else { return format(expression) }
+            let needs = inner.precedence < operation.precedence
+                || (isRight && inner.precedence == operation.precedence)
+            return needs ? "(\(format(expression)))" : format(expression)
+        }
+        return "\(side(left, isRight: false)) \(operation.rawValue) \(side(right, isRight: true))"
     }
 
     /// A key or key path: each component as a word, `#`-escaped where it is
@@ -112,5 +129,25 @@ enum PredicateFormatter {
             }
         }
         return result + "\""
+    }
+}
+
+/// A side of an arithmetic expression, source or compiled: whether it is
+/// arithmetic itself, for parentheses.
+protocol ArithmeticSide {
+    var arithmeticOperator: FetchPredicate.ArithmeticOperator? { get }
+}
+
+extension FetchPredicate.Expression: ArithmeticSide {
+    var arithmeticOperator: FetchPredicate.ArithmeticOperator? {
+        if case .arithmetic(let operation, _, _) = self { return operation }
+        return nil
+    }
+}
+
+extension Operand: ArithmeticSide {
+    var arithmeticOperator: FetchPredicate.ArithmeticOperator? {
+        if case .arithmetic(let operation, _, _) = self { return operation }
+        return nil
     }
 }

@@ -139,6 +139,9 @@ extension CompiledComparison {
             return .many(try Self.members(of: subquery, from: node, graph, bindings).map { .object($0.reference) })
         case .aggregate(let aggregate, let collection, let memberPath):
             return .scalar(try Self.aggregate(aggregate, of: collection, memberPath, from: node, graph, bindings))
+        case .arithmetic(let operation, let left, let right):
+            return .scalar(operation.apply(
+                try Self.value(of: left, at: node, graph, bindings).scalar, try Self.value(of: right, at: node, graph, bindings).scalar))
         }
     }
 

@@ -226,7 +226,14 @@ struct PredicateParser {
                     guard !name.isEmpty else { throw error("expected a variable name after '$'", at: start) }
                     tokens.append(Located(token: .variable(name), position: start))
                 default:
-                    tokens.append(Located(token: .word(Self.text(characters[start..<index])), position: start))
+                    // NSPredicate's function `modulus:by:(a, b)`.
+                    if Self.text(characters[start..<index]) == "modulus",
+                       index + 4 <= characters.count, Self.text(characters[index..<(index + 4)]) == ":by:" {
+                        index += 4
+                        tokens.append(Located(token: .word("modulus:by:"), position: start))
+                    } else {
+                        tokens.append(Located(token: .word(Self.text(characters[start..<index])), position: start))
+                    }
                 }
             } else if char == "%" {
                 let specifiers = ["@", "K", "d", "i", "ld", "lld", "f", "lf", "u", "lu"]
@@ -242,7 +249,7 @@ struct PredicateParser {
                 if ["==", "!=", "<>", "<=", ">=", "=<", "=>", "&&", "||"].contains(two) {
                     index += 2
                     tokens.append(Located(token: .symbol(two), position: start))
-                } else if "=<>!(){},[]-.@".unicodeScalars.contains(char) {
+                } else if "=<>!(){},[]-.@+*/".unicodeScalars.contains(char) {
                     index += 1
                     tokens.append(Located(token: .symbol(Self.text([char])), position: start))
                 } else {
@@ -303,14 +310,11 @@ struct PredicateParser {
     private mutating func parsePrimary() throws(PredicateSyntaxError) -> FetchPredicate.Node {
         let start = peek
         if isSymbol(start.token, "(") {
-            try enterNesting(at: advance().position)
-            defer { depth -= 1 }
-            let node = try parseOr()
-            guard isSymbol(peek.token, ")") else {
-                throw error("expected ')' to close the '(' at position \(start.position), found \(describe(peek.token))", at: peek.position)
-            }
-            _ = advance()
-            return node
+            // A predicate in parentheses, or a comparison that starts with
+            // arithmetic in them (`(rating + 1) * 2 > 5`): an operator after
+            // the closing parenthesis says which.
+            if !isOperator(after: current) { return try parseGroup(at: start) }
+            return try parseComparison(startingAt: start, quantifier: .direct)
         }
         if isKeyword(start.token, "TRUEPREDICATE") {
             _ = advance()
@@ -326,6 +330,47 @@ struct PredicateParser {
             _ = advance()
             quantifier = modifier
         }
+        return try parseComparison(startingAt: start, quantifier: quantifier)
+    }
+
+    /// Whether the token after the parenthesis closing the one at `open`
+    /// is an arithmetic or comparison operator.
+    private func isOperator(after open: Int) -> Bool {
+        var level = 0
+        var position = open
+        while position < tokens.count {
+            if isSymbol(tokens[position].token, "(") { level += 1 }
+            if isSymbol(tokens[position].token, ")") {
+                level -= 1
+                if level == 0 { break }
+            }
+            position += 1
+        }
+        guard position + 1 < tokens.count else { return false }
+        let next = tokens[position + 1].token
+        if isSymbol(next, "+", "-", "*", "/", "==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>") { return true }
+        if case .word(let word) = next {
+            return FetchPredicate.Operator.allCases.contains { $0.rawValue == word.uppercased() && $0.rawValue.first!.isLetter }
+        }
+        return false
+    }
+
+    /// `( predicate )`, at its `(`.
+    private mutating func parseGroup(at start: Located) throws(PredicateSyntaxError) -> FetchPredicate.Node {
+        try enterNesting(at: advance().position)
+        defer { depth -= 1 }
+        let node = try parseOr()
+        guard isSymbol(peek.token, ")") else {
+            throw error("expected ')' to close the '(' at position \(start.position), found \(describe(peek.token))", at: peek.position)
+        }
+        _ = advance()
+        return node
+    }
+
+    /// `left op right`, its quantifier read.
+    private mutating func parseComparison(
+        startingAt start: Located, quantifier: FetchPredicate.Quantifier
+    ) throws(PredicateSyntaxError) -> FetchPredicate.Node {
         if case .end = peek.token {
             throw error("expected a comparison such as key == value, found the end", at: peek.position)
         }
@@ -378,7 +423,78 @@ struct PredicateParser {
 
     // MARK: Expressions
 
+    /// An operand, or arithmetic of operands: `+` and `-` bind less
+    /// tightly than `*` and `/`, each left to right.
     private mutating func parseExpression(after operatorToken: Located?) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
+        var sum = try parseProduct(after: operatorToken)
+        while isSymbol(peek.token, "+", "-") {
+            let located = advance()
+            let operation: FetchPredicate.ArithmeticOperator = isSymbol(located.token, "+") ? .add : .subtract
+            sum = try arithmetic(operation, sum, try parseProduct(after: located), at: located)
+        }
+        return sum
+    }
+
+    /// `left op right`, refused where it would nest deeper than a predicate may.
+    private func arithmetic(
+        _ operation: FetchPredicate.ArithmeticOperator, _ left: FetchPredicate.Expression, _ right: FetchPredicate.Expression,
+        at located: Located
+    ) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
+        let expression = FetchPredicate.Expression.arithmetic(operation, left, right)
+        guard depth + expression.nesting <= Self.maximumNesting else {
+            throw error("the predicate nests more than \(Self.maximumNesting) levels deep", at: located.position)
+        }
+        return expression
+    }
+
+    private mutating func parseProduct(after operatorToken: Located?) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
+        var product = try parseFactor(after: operatorToken)
+        while isSymbol(peek.token, "*", "/") {
+            let located = advance()
+            let operation: FetchPredicate.ArithmeticOperator = isSymbol(located.token, "*") ? .multiply : .divide
+            product = try arithmetic(operation, product, try parseFactor(after: located), at: located)
+        }
+        return product
+    }
+
+    /// An operand, `-operand`, `(arithmetic)` or `modulus:by:(a, b)`.
+    private mutating func parseFactor(after operatorToken: Located?) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
+        let located = peek
+        if isSymbol(located.token, "-"), current + 1 < tokens.count, case .number = tokens[current + 1].token {
+            return try parseOperand(after: operatorToken)  // a negative number
+        }
+        if isSymbol(located.token, "-") {
+            try enterNesting(at: advance().position)
+            defer { depth -= 1 }
+            return try arithmetic(.subtract, .value(.int(0)), try parseFactor(after: located), at: located)
+        }
+        if isSymbol(located.token, "(") {
+            try enterNesting(at: advance().position)
+            defer { depth -= 1 }
+            let inner = try parseExpression(after: located)
+            guard isSymbol(peek.token, ")") else {
+                throw error("expected ')' to close the '(' at position \(located.position), found \(describe(peek.token))", at: peek.position)
+            }
+            _ = advance()
+            return inner
+        }
+        if case .word("modulus:by:") = located.token {
+            _ = advance()
+            guard isSymbol(peek.token, "(") else { throw error("expected '(' after modulus:by:", at: peek.position) }
+            try enterNesting(at: advance().position)
+            defer { depth -= 1 }
+            let dividend = try parseExpression(after: located)
+            guard isSymbol(peek.token, ",") else { throw error("expected ',' between modulus:by:'s numbers", at: peek.position) }
+            let comma = advance()
+            let divisor = try parseExpression(after: comma)
+            guard isSymbol(peek.token, ")") else { throw error("expected ')' to close modulus:by:(", at: peek.position) }
+            _ = advance()
+            return try arithmetic(.modulus, dividend, divisor, at: located)
+        }
+        return try parseOperand(after: operatorToken)
+    }
+
+    private mutating func parseOperand(after operatorToken: Located?) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
         let located = advance()
         switch located.token {
         case .word(let word):

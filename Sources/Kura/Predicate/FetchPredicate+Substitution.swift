@@ -54,6 +54,7 @@ extension FetchPredicate.Expression {
             .subquery(
                 collection.substituting(values), variable,
                 FetchPredicate(predicate.root.substituting(values.filter { $0.0 != variable })))
+        case .arithmetic(let operation, let left, let right): .arithmetic(operation, left.substituting(values), right.substituting(values))
         case .key, .value, .object, .evaluatedObject, .variableKeyPath: self
         }
     }

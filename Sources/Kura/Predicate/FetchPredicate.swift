@@ -159,7 +159,7 @@ public struct FetchPredicate: Sendable, Hashable, CustomStringConvertible, Expre
 extension FetchPredicate {
     /// One side of a comparison.
     ///
-    /// A comparison whose expressions nest (lists, `SUBQUERY`s) deeper than
+    /// A comparison whose expressions nest (lists, `SUBQUERY`s, arithmetic) deeper than
     /// ``FetchPredicate/maximumNesting`` is refused where it is used.
     public indirect enum Expression: Sendable, Hashable {
         /// An attribute or relationship of the evaluated object, by name, or a
@@ -187,6 +187,43 @@ extension FetchPredicate {
         /// The members of a collection that match a predicate in which the
         /// variable names the member: `SUBQUERY(comments, $c, $c.score > 3)`.
         case subquery(Expression, String, FetchPredicate)
+        /// Arithmetic on two numbers: `rating + 1`, `price * quantity`,
+        /// `modulus:by:(rating, 2)`. Either side may be a key path, an
+        /// aggregate, a value or a variable; the result is `nil` where
+        /// either side is.
+        case arithmetic(ArithmeticOperator, Expression, Expression)
+    }
+
+    /// An arithmetic operator of an ``Expression/arithmetic(_:_:_:)``.
+    ///
+    /// Integers stay integers (`+`, `-`, `*` and `modulus:by:` of two
+    /// integers give an integer, unless it overflows 64 bits: then a
+    /// `Double`); `/` gives a `Double`, as NSExpression's `divide:by:`
+    /// does. `Double`s compute as Swift computes them (`1 / 0` is
+    /// infinity); what is not a number (`0 / 0`, an integer `modulus:by:`
+    /// zero) gives `nil`, which matches no comparison but `== nil`.
+    /// `Float`s and `Decimal`s compute as `Double`s.
+    public enum ArithmeticOperator: String, Sendable, Hashable, CaseIterable {
+        /// `a + b`
+        case add = "+"
+        /// `a - b`
+        case subtract = "-"
+        /// `a * b`
+        case multiply = "*"
+        /// `a / b`
+        case divide = "/"
+        /// `modulus:by:(a, b)`: the remainder of `a / b`, with the sign
+        /// of `a` (Swift's `%` and `truncatingRemainder(dividingBy:)`).
+        case modulus = "modulus:by:"
+
+        /// Binds tighter: `*`, `/` (and the function `modulus:by:`) than `+`, `-`.
+        var precedence: Int {
+            switch self {
+            case .add, .subtract: 1
+            case .multiply, .divide: 2
+            case .modulus: 3
+            }
+        }
     }
 
     /// A collection operator (`@count`, `@sum`, `@avg`, `@min`, `@max`).
@@ -288,6 +325,9 @@ extension FetchPredicate {
                 case .subquery(let collection, _, let predicate):
                     visit(collection)
                     predicate.root.forEachExpression(body)
+                case .arithmetic(_, let left, let right):
+                    visit(left)
+                    visit(right)
                 default: break
                 }
             }
@@ -343,6 +383,10 @@ extension FetchPredicate.Expression {
             case .subquery(let collection, _, let predicate):
                 deepest = max(deepest, depth + 1 + predicate.nesting)
                 pending.append((collection, depth + 1))
+            case .arithmetic(_, let left, let right):
+                deepest = max(deepest, depth + 1)
+                pending.append((left, depth + 1))
+                pending.append((right, depth + 1))
             case .key, .value, .object, .evaluatedObject, .variable, .variableKeyPath:
                 break
             }
@@ -363,6 +407,7 @@ extension FetchPredicate.Expression {
             case .subquery(let collection, _, let predicate):
                 if let problem = predicate.problem { return problem }
                 pending.append(collection)
+            case .arithmetic(_, let left, let right): pending.append(contentsOf: [left, right])
             case .key, .value, .object, .evaluatedObject, .variable, .variableKeyPath: break
             }
         }
@@ -382,6 +427,9 @@ extension FetchPredicate.Node {
             case .subquery(let collection, let variable, let predicate):
                 visit(collection)
                 predicate.root.collectVariables(into: &names, bound: bound.union([variable]))
+            case .arithmetic(_, let left, let right):
+                visit(left)
+                visit(right)
             case .key, .value, .object, .evaluatedObject: break
             }
         }

@@ -46,6 +46,10 @@ extension PredicateGraph {
                 inner[subquery.depth] = members
                 visit(subquery.predicate, inner, base)
                 return members
+            case .arithmetic(_, let left, let right):
+                _ = visit(left, bound, base)
+                _ = visit(right, bound, base)
+                return nil
             case .attribute, .constant, .variable, .object:
                 return nil
             }

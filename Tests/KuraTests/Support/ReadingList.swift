@@ -1,5 +1,7 @@
 import Foundation
 import Kura
+import KuraTestSupport
+import Testing
 
 /// The reading-list app of the typed-API issue: articles by authors, with
 /// tags and comments.
@@ -87,5 +89,41 @@ enum ReadingList {
                 return remark
             }
         }
+    }
+}
+
+/// A store of ``ReadingList``, saved, and a second context holding the
+/// same objects unsaved.
+final class ReadingLibrary {
+    let store: TestStore
+    let container: PersistentContainer
+    let saved: ManagedObjectContext
+    let unsaved: ManagedObjectContext
+
+    init(function: String = #function) throws {
+        store = try TestStore(function: function)
+        container = try store.open(.readingList())
+        saved = container.newContext()
+        ReadingList.fill(saved)
+        try saved.save()
+        unsaved = container.newContext()
+        ReadingList.fill(unsaved)
+    }
+
+    /// The unsaved context's articles.
+    func unsavedArticles() throws -> [Article] {
+        try unsaved.fetch(FetchRequest<Article>()).filter(\.isInserted)
+    }
+
+    /// The URLs of the articles a request finds, every way (saved with
+    /// indexes and without, unsaved); they must agree.
+    func urls(_ request: FetchRequest<Article>, _ label: String) throws -> Set<String> {
+        var scan = request
+        scan.allowsIndexes = false
+        let indexed = Set(try container.newContext().fetch(request).map(\.url))
+        let scanned = Set(try container.newContext().fetch(scan).map(\.url))
+        let pending = Set(try unsaved.fetch(request).filter(\.isInserted).map(\.url))
+        #expect(indexed == scanned && indexed == pending, "\(label): index \(indexed), scan \(scanned), unsaved \(pending)")
+        return indexed
     }
 }

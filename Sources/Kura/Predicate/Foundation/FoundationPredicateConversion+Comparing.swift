@@ -17,19 +17,14 @@ extension FoundationPredicateConversion {
         switch (left, right) {
         case (.constant(let a), .constant(let b)):
             if let holds = Self.folded(a, operation, b) { return .constant(holds) }
-        case (_, .linear), (_, .length), (.constant, .condition), (.constant, .optionalCondition):
+        case (.constant, .arithmetic), (_, .length), (.constant, .condition), (.constant, .optionalCondition):
             guard let mirrored = Self.mirrored(operation) else { break }
             return try compare(right, mirrored, left, describing: expression)
-        case (.linear(let term, _, _), .constant(nil)), (.length(let term), .constant(nil)):
-            // `scale × x + offset` and `x.count` are nil where x is.
+        case (.length(let term), .constant(nil)):
+            // `x.count` is nil where x is.
             return try compare(term, operation, right, describing: expression)
-        case (.linear(let term, let scale, let offset), .constant(let value)):
-            // scale × term + offset op value  ⟺  term op' (value − offset) / scale
-            guard let number = Self.number(value) else { break }
-            if scale == 0 { return .constant(Self.holds(Self.order(offset, number), operation)) }
-            let bound = (number - offset) / scale
-            let flipped = scale < 0 ? Self.mirrored(operation) ?? operation : operation
-            return try compare(term, flipped, .constant(bound), describing: expression)
+        case (.arithmetic(let arithmetic, let a, let b), .constant(let value)):
+            if let solved = try solved(a, arithmetic, b, operation, value, describing: expression) { return solved }
         case (.length, .constant(let value)):
             guard let count = value as? Int else { break }
             return try lengthCondition(left, operation, count)
@@ -173,64 +168,6 @@ extension FoundationPredicateConversion {
     /// The most characters a count is compared with (each is a `?` of a pattern).
     static let longestCountedString = 10_000
 
-    /// `left + right` (`sign` 1) or `left − right` (`sign` −1), where at
-    /// most one side reads a property.
-    func linear(_ left: Term, plus right: Term, sign: Double, describing expression: any PredicateExpression) throws -> Term {
-        try lifted(left) { left in
-            try lifted(right) { right in
-                if case .constant(let a) = left, case .constant(let b) = right, let a = Self.number(a), let b = Self.number(b) {
-                    return .constant(a + sign * b)
-                }
-                if case .constant(let value) = right, let number = Self.number(value) {
-                    let (term, scale, offset) = try linearParts(left, describing: expression)
-                    return .linear(term, scale: scale, offset: offset + sign * number)
-                }
-                if case .constant(let value) = left, let number = Self.number(value) {
-                    let (term, scale, offset) = try linearParts(right, describing: expression)
-                    return .linear(term, scale: sign * scale, offset: number + sign * offset)
-                }
-                throw Unsupported(reason: "\(Self.describe(expression)): arithmetic of two properties has no meaning in the store")
-            }
-        }
-    }
-
-    /// `left × right`, where one side is a number.
-    func linear(_ left: Term, times right: Term, describing expression: any PredicateExpression) throws -> Term {
-        try lifted(left) { left in
-            try lifted(right) { right in
-                let (value, factor): (Term, Double)
-                if case .constant(let constant) = right, let number = Self.number(constant) {
-                    (value, factor) = (left, number)
-                } else if case .constant(let constant) = left, let number = Self.number(constant) {
-                    (value, factor) = (right, number)
-                } else {
-                    throw Unsupported(reason: "\(Self.describe(expression)): a property can only be multiplied by a number")
-                }
-                if case .constant(let constant) = value, let number = Self.number(constant) { return .constant(number * factor) }
-                let (term, scale, offset) = try linearParts(value, describing: expression)
-                return .linear(term, scale: scale * factor, offset: offset * factor)
-            }
-        }
-    }
-
-    /// `left ÷ right`, where `right` is a number other than zero.
-    func linear(_ left: Term, dividedBy right: Term, describing expression: any PredicateExpression) throws -> Term {
-        try lifted(right) { right in
-            guard case .constant(let value) = right, let number = Self.number(value), number != 0 else {
-                throw Unsupported(reason: "\(Self.describe(expression)): a property can be divided only by a value other than zero")
-            }
-            return try linear(left, times: .constant(1 / number), describing: expression)
-        }
-    }
-
-    private func linearParts(_ term: Term, describing expression: any PredicateExpression) throws -> (Term, Double, Double) {
-        switch term {
-        case .linear(let inner, let scale, let offset): return (inner, scale, offset)
-        case .path, .aggregate: return (term, 1, 0)
-        default: throw Unsupported(reason: "\(Self.describe(expression)): arithmetic on what isn't a number property")
-        }
-    }
-
     /// The members of a to-many `sequence` that pass `test` (or fail it,
     /// `negated`), `test` reading the member as `variable`.
     mutating func subquery(
@@ -290,8 +227,12 @@ extension FoundationPredicateConversion {
 
     /// What a key path of `type` ends at.
     static func pathKind(of type: Any.Type) -> PathKind {
-        if type == String.self || type == String?.self { return .string }
         if let relationship = type as? any RelationshipValue.Type { return relationship.isToMany ? .toMany : .toOne }
+        let value = AnyOptional.unwrappedType(type)
+        if value == String.self { return .string }
+        if value is any BinaryInteger.Type { return .integer }
+        if value == Double.self { return .floating }
+        if value is any BinaryFloatingPoint.Type || value == Decimal.self { return .inexact }
         return .value
     }
 

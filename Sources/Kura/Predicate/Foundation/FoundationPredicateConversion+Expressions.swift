@@ -76,7 +76,7 @@ extension PredicateExpressions.KeyPath: ReadableKeyPathExpression {
         case .bidirectionalCollectionLast?: return ("\(keyPath)", ".last")
         default: break
         }
-        guard let type = Self.objectType else { return ("\(keyPath)", "\(keyPath)") }
+        guard let type = Self.objectType else { return ("\(keyPath)", "\\\(Root.Output.self).<a property of a value>") }
         let names = PropertyKeyPathNames.propertyNames(of: keyPath, root: type)?.joined(separator: ".") ?? "<a computed property>"
         return ("\(keyPath)", "\\\(type).\(names)")
     }
@@ -130,7 +130,7 @@ extension PredicateExpressions.OptionalFlatMap: KuraPredicateConvertible {
         conversion.bind(variable.key, to: unwrapped)
         let result = try conversion.term(of: transform)
         switch result {
-        case .path, .length, .linear:
+        case .path, .length, .arithmetic:
             // Read through what it unwraps: nil where that is (a key path
             // through a missing destination is nil already).
             return result
@@ -168,25 +168,43 @@ extension PredicateExpressions.Conditional: KuraPredicateConvertible {
 
 extension PredicateExpressions.Arithmetic: KuraPredicateConvertible {
     func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
-        let left = try conversion.term(of: lhs)
-        let right = try conversion.term(of: rhs)
-        switch op {
-        case .add: return try conversion.linear(left, plus: right, sign: 1, describing: self)
-        case .subtract: return try conversion.linear(left, plus: right, sign: -1, describing: self)
-        case .multiply: return try conversion.linear(left, times: right, describing: self)
+        let operation: FetchPredicate.ArithmeticOperator = switch op {
+        case .add: .add
+        case .subtract: .subtract
+        case .multiply: .multiply
         }
+        return try conversion.arithmetic(operation, try conversion.term(of: lhs), try conversion.term(of: rhs), describing: self)
     }
 }
 
 extension PredicateExpressions.UnaryMinus: KuraPredicateConvertible {
     func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
-        try conversion.linear(try conversion.term(of: wrapped), times: .constant(-1.0), describing: self)
+        let value = try conversion.term(of: wrapped)
+        let minusOne: Any = Output.self is any BinaryInteger.Type ? -1 : -1.0
+        return try conversion.arithmetic(.multiply, value, .constant(minusOne), describing: self)
     }
 }
 
 extension PredicateExpressions.FloatDivision: KuraPredicateConvertible {
     func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
-        try conversion.linear(try conversion.term(of: lhs), dividedBy: try conversion.term(of: rhs), describing: self)
+        try conversion.arithmetic(.divide, try conversion.term(of: lhs), try conversion.term(of: rhs), describing: self)
+    }
+}
+
+extension PredicateExpressions.IntRemainder: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        try conversion.arithmetic(.modulus, try conversion.term(of: lhs), try conversion.term(of: rhs), describing: self)
+    }
+}
+
+extension PredicateExpressions.IntDivision: KuraPredicateConvertible {
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        // Truncating division: (a − a % b) / b, exact below 2⁵³.
+        let dividend = try conversion.term(of: lhs)
+        let divisor = try conversion.term(of: rhs)
+        let remainder = try conversion.arithmetic(.modulus, dividend, divisor, describing: self)
+        let whole = try conversion.arithmetic(.subtract, dividend, remainder, describing: self)
+        return try conversion.arithmetic(.divide, whole, divisor, describing: self)
     }
 }
 

@@ -79,8 +79,8 @@ struct FoundationPredicateConversion {
         case aggregate(FetchPredicate.Aggregate, Term)
         /// How many characters a string property has.
         case length(Term)
-        /// `scale × term + offset`, for one numeric property.
-        case linear(Term, scale: Double, offset: Double)
+        /// Arithmetic on two numbers.
+        case arithmetic(FetchPredicate.ArithmeticOperator, Term, Term)
         /// `condition ? then : otherwise` (and `value ?? fallback`, as
         /// `value != nil ? value : fallback`).
         case conditional(FetchPredicate.Node, Term, Term)
@@ -91,6 +91,12 @@ struct FoundationPredicateConversion {
     /// What a key path ends at.
     enum PathKind {
         case value
+        /// A Swift integer.
+        case integer
+        /// A `Double`: the store computes with it as Swift does.
+        case floating
+        /// A `Float` or a `Decimal`, which the store computes with as a `Double`.
+        case inexact
         case string
         case toOne
         case toMany
@@ -119,21 +125,16 @@ struct FoundationPredicateConversion {
 
     // MARK: Converting expressions
 
-    /// The term `expression` computes: through its conversion when it has
-    /// one; else, when it reads no variable, its value, computed now.
+    /// The term `expression` computes: when it reads no variable, its
+    /// value, computed now by Swift; else through its conversion.
     mutating func term(of expression: any PredicateExpression) throws -> Term {
-        var conversionError: (any Error)?
-        if let convertible = expression as? any KuraPredicateConvertible {
-            do {
-                return try convertible.convert(&self)
-            } catch {
-                conversionError = error
-            }
-        }
         if let value = try? expression.evaluate(PredicateBindings()) as Any {
             return .constant(AnyOptional.unwrapped(value))
         }
-        throw conversionError ?? Unsupported(reason: "\(Self.describe(expression)) can't be evaluated by the store")
+        guard let convertible = expression as? any KuraPredicateConvertible else {
+            throw Unsupported(reason: "\(Self.describe(expression)) can't be evaluated by the store")
+        }
+        return try convertible.convert(&self)
     }
 
     /// The predicate `expression` stands for (a condition, or a Boolean property).
@@ -146,7 +147,7 @@ struct FoundationPredicateConversion {
         case .condition(let node): return node
         case .optionalCondition(let node, let defined): return .and([defined, node])
         case .constant(let value as Bool): return .constant(value)
-        case .path(_, _, .value):
+        case .path(_, _, .value), .path(_, _, .integer):
             return .comparison(try self.expression(of: term), .equal, .value(.bool(true)), [], .direct)
         case .conditional:
             return try condition(over: term) { try condition(from: $0, describing: expression) }
@@ -172,8 +173,8 @@ struct FoundationPredicateConversion {
             throw Unsupported(reason: "a condition used as a value (compare it with true or false in code instead)")
         case .length:
             throw Unsupported(reason: "a string's count is only compared with a number")
-        case .linear:
-            throw Unsupported(reason: "arithmetic on a property is only compared with a value")
+        case .arithmetic(let operation, let left, let right):
+            return .arithmetic(operation, try expression(of: left), try expression(of: right))
         case .conditional:
             throw Unsupported(reason: "?? and ?: are only compared with a value")
         case .range:
