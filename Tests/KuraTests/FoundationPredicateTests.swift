@@ -166,5 +166,9 @@ import Testing
         let range = try library.saved.explain(FetchRequest<Article>(predicate: #Predicate { (2...4).contains($0.rating) }))
         let rangeText = try library.saved.explain(FetchRequest<Article>(predicate: "rating BETWEEN {2, 4}"))
         #expect(range.description == rangeText.description, "\(range) / \(rangeText)")
+        let offset = 1
+        let solved = try library.saved.explain(FetchRequest<Article>(predicate: #Predicate { $0.rating + offset > 5 }))
+        let solvedText = try library.saved.explain(FetchRequest<Article>(predicate: "rating > 4"))
+        #expect(solved.description == solvedText.description, "\(solved)")
     }
 }
