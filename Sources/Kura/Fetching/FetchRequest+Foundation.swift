@@ -65,7 +65,8 @@ extension FetchSortDescriptor {
     /// ``Comparison/localizedStandardCompare`` and ``Comparison/localizedCompare``).
     ///
     /// - Throws: ``KuraError/invalidFetchRequest(_:)`` for a descriptor without
-    ///   a key path (a comparator of its own), or a comparator Kura doesn't have.
+    ///   a key path (a comparator of its own), a key path that isn't of
+    ///   stored properties (a computed property), or a comparator Kura doesn't have.
     public init<Root: ManagedObject>(_ descriptor: SortDescriptor<Root>) throws {
         guard let keyPath = descriptor.keyPath else {
             throw KuraError.invalidFetchRequest("a SortDescriptor without a key path can't sort in the store")
@@ -77,8 +78,11 @@ extension FetchSortDescriptor {
             }
             comparison = known
         }
-        self.init(key: PropertyKeyPathNames.path(of: keyPath, root: Root.self), ascending: descriptor.order == .forward,
-                  comparison: comparison)
+        guard let names = PropertyKeyPathNames.propertyNames(of: keyPath, root: Root.self) else {
+            throw KuraError.invalidFetchRequest(
+                "SortDescriptor(\(keyPath)): not a stored property of \(Root.self) (only @Attribute properties, through to-ones, sort in the store)")
+        }
+        self.init(key: names.joined(separator: "."), ascending: descriptor.order == .forward, comparison: comparison)
     }
 
     /// Kura's comparison for a Foundation string comparator.

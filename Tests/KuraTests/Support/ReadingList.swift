@@ -100,9 +100,12 @@ final class ReadingLibrary {
     let saved: ManagedObjectContext
     let unsaved: ManagedObjectContext
 
-    init(function: String = #function) throws {
+    /// `prepare` runs on the model before a store uses it (templates).
+    init(function: String = #function, prepare: (ManagedObjectModel) throws -> Void = { _ in }) throws {
         store = try TestStore(function: function)
-        container = try store.open(.readingList())
+        let model = try ManagedObjectModel.readingList()
+        try prepare(model)
+        container = try store.open(model)
         saved = container.newContext()
         ReadingList.fill(saved)
         try saved.save()

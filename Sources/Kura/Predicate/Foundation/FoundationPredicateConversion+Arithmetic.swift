@@ -25,7 +25,7 @@ extension FoundationPredicateConversion {
     private func requireNumber(_ term: Term, describing expression: any PredicateExpression) throws {
         switch term {
         case .constant(let value) where value == nil || Self.number(value) != nil: return
-        case .path(_, _, .integer), .path(_, _, .floating), .aggregate, .arithmetic: return
+        case .path(_, _, .integer), .path(_, _, .floating), .aggregate, .arithmetic, .variable: return
         case .path(_, _, .inexact):
             throw Unsupported(reason: "\(Self.describe(expression)): the store computes with Float and Decimal properties as Double, "
                 + "which can round otherwise than Swift; compare the property itself")

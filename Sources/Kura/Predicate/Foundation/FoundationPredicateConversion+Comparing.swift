@@ -17,7 +17,7 @@ extension FoundationPredicateConversion {
         switch (left, right) {
         case (.constant(let a), .constant(let b)):
             if let holds = Self.folded(a, operation, b) { return .constant(holds) }
-        case (.constant, .arithmetic), (_, .length), (.constant, .condition), (.constant, .optionalCondition):
+        case (.constant, .arithmetic), (.variable, .arithmetic), (_, .length), (.constant, .condition), (.constant, .optionalCondition):
             guard let mirrored = Self.mirrored(operation) else { break }
             return try compare(right, mirrored, left, describing: expression)
         case (.length(let term), .constant(nil)):
@@ -129,6 +129,11 @@ extension FoundationPredicateConversion {
         }
         let search = FetchPredicate.Node.comparison(try self.expression(of: string), operation, try self.expression(of: part), [], .direct)
         switch part {
+        case .variable(let name):
+            // An empty string is part of every string in Swift, and of none
+            // in the store: the value given decides, so it must be known now.
+            throw Unsupported(reason: "\(Self.describe(expression)): the string searched for can't be a template's variable ($\(name)); "
+                + "capture the value in a #Predicate of its own instead")
         case .constant(let value as String) where value.isEmpty:
             return try compare(string, .notEqual, .constant(nil), describing: expression)
         case .constant:

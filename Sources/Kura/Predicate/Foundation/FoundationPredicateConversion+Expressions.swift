@@ -233,7 +233,7 @@ extension PredicateExpressions.RangeExpressionContains: KuraPredicateConvertible
         guard case .range(let lower, let upper, let closed) = bounds else {
             throw FoundationPredicateConversion.Unsupported(reason: "\(FoundationPredicateConversion.describe(self)): only closed and half-open ranges")
         }
-        if closed, case .constant = lower, case .constant = upper {
+        if closed, lower.isKnownValue, upper.isKnownValue {
             return .condition(.comparison(
                 try conversion.expression(of: value), .between,
                 .list([try conversion.expression(of: lower), try conversion.expression(of: upper)]), [], .direct))
@@ -242,6 +242,16 @@ extension PredicateExpressions.RangeExpressionContains: KuraPredicateConvertible
             try conversion.compare(value, .greaterOrEqual, lower, describing: self),
             try conversion.compare(value, closed ? .lessOrEqual : .less, upper, describing: self),
         ]))
+    }
+}
+
+extension FoundationPredicateConversion.Term {
+    /// A value known when the request is made: a constant or a template's variable.
+    var isKnownValue: Bool {
+        switch self {
+        case .constant, .variable: true
+        default: false
+        }
     }
 }
 
@@ -269,7 +279,7 @@ extension PredicateExpressions.SequenceContains: KuraPredicateConvertible {
                 case .path(_, _, .string), .constant(is String):
                     // A string's characters: `title.contains("a" as Character)`.
                     return try conversion.stringSearch(collection, .contains, member, describing: self)
-                case .constant, .path(_, _, .toMany), .subquery:
+                case .constant, .variable, .path(_, _, .toMany), .subquery:
                     return .comparison(try conversion.expression(of: member), .in, try conversion.expression(of: collection), [], .direct)
                 default:
                     throw FoundationPredicateConversion.Unsupported(

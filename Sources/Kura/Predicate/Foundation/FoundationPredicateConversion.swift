@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension FetchPredicate {
     /// Foundation's `Predicate` (what `#Predicate` builds) as Kura's
@@ -21,10 +22,18 @@ extension FetchPredicate {
     ///   array, arithmetic of two properties, a cast…): never a predicate
     ///   that answers something else.
     public init<Root: ManagedObject>(_ predicate: Predicate<Root>) throws {
+        try self.init(converting: predicate.expression, root: predicate.variable.key, variables: [])
+    }
+
+    /// The predicate `expression` stands for, `root` reading the evaluated
+    /// object and each of `variables` a template's `$variable`.
+    init(converting expression: any PredicateExpression, root: PredicateExpressions.VariableID,
+         variables: [(PredicateExpressions.VariableID, String)]) throws {
         var conversion = FoundationPredicateConversion()
-        conversion.bind(predicate.variable.key, to: .object(.root))
+        conversion.bind(root, to: .object(.root))
+        for (variable, name) in variables { conversion.bind(variable, to: .variable(name)) }
         do {
-            self.init(try conversion.condition(of: predicate.expression))
+            self.init(try conversion.condition(of: expression))
         } catch let unsupported as FoundationPredicateConversion.Unsupported {
             throw KuraError.invalidPredicate(unsupported.description)
         }
@@ -69,6 +78,8 @@ struct FoundationPredicateConversion {
         /// A Swift value, computed now (captured values, constants, what
         /// they make together).
         case constant(Any?)
+        /// A template's `$variable`: a value given when a request is made.
+        case variable(String)
         /// An object (the evaluated one, or a subquery's member).
         case object(Base)
         /// Properties from an object: to-ones, then an attribute or a relationship.
@@ -128,7 +139,7 @@ struct FoundationPredicateConversion {
     /// The term `expression` computes: when it reads no variable, its
     /// value, computed now by Swift; else through its conversion.
     mutating func term(of expression: any PredicateExpression) throws -> Term {
-        if let value = try? expression.evaluate(PredicateBindings()) as Any {
+        if !Self.readsVariable(expression), let value = try? expression.evaluate(PredicateBindings()) as Any {
             return .constant(AnyOptional.unwrapped(value))
         }
         guard let convertible = expression as? any KuraPredicateConvertible else {
@@ -161,6 +172,7 @@ struct FoundationPredicateConversion {
     func expression(of term: Term) throws -> FetchPredicate.Expression {
         switch term {
         case .constant(let value): return try Self.constant(value)
+        case .variable(let name): return .variable(name)
         case .object(.root): return .evaluatedObject
         case .object(.bound(let name)): return .variable(name)
         case .path(.root, let components, _): return .key(components.joined(separator: "."))
@@ -181,6 +193,20 @@ struct FoundationPredicateConversion {
             throw Unsupported(reason: "a range is only tested with contains")
         }
     }
+
+    /// Whether `expression` reads a variable (the evaluated object, a
+    /// template's, a closure's): known from its type, which holds the
+    /// whole tree's shape. (Evaluating can't tell: an unbound optional
+    /// variable evaluates to `nil`.)
+    static func readsVariable(_ expression: any PredicateExpression) -> Bool {
+        let type = ObjectIdentifier(Swift.type(of: expression))
+        if let known = variableReaders.withLock({ $0[type] }) { return known }
+        let reads = String(reflecting: Swift.type(of: expression)).contains("PredicateExpressions.Variable<")
+        variableReaders.withLock { $0[type] = reads }
+        return reads
+    }
+
+    private static let variableReaders = Mutex<[ObjectIdentifier: Bool]>([:])
 
     /// A Swift value as a Kura constant: attribute values, objects and
     /// object IDs, enums by their raw values, arrays and sets of those.

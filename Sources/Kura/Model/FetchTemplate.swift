@@ -1,0 +1,56 @@
+/// A fetch request template whose variables have Swift types: a request
+/// from it takes one value of each type, in order, which the compiler
+/// checks, and fetches `Object`s.
+///
+/// ```swift
+/// let byURL = try model.setFetchRequestTemplate(
+///     FetchRequest<Article>(predicate: "url == $url"), forName: "articleByURL", variables: ("url", String.self))
+/// let byWriter = try model.setFetchRequestTemplate(
+///     #Predicate<Article, String, Int> { article, name, least in article.writer?.name == name && article.rating >= least },
+///     forName: "byWriter", variables: "name", "least")
+///
+/// let article = try context.fetch(byURL, "https://kura.dev/1").first    // Article?
+/// let good = try context.fetch(byWriter, "Ann", 4)                       // [Article]
+/// ```
+///
+/// Registering checks each declared type against what its variable is
+/// compared with (a `String` for a string attribute, any number for a
+/// number, an array or set for `IN $list` and `BETWEEN $pair`, the
+/// destination's class or an ``ObjectID`` for a relationship; optionals
+/// for `nil`); the template stays in the model under its name, so
+/// ``ManagedObjectModel/fetchRequestFromTemplate(withName:substitutionVariables:)``
+/// and `kura` can use it too. A lookup costs what the `[String: Any]` one
+/// does, without the dictionary.
+public struct FetchTemplate<Object: ManagedObject, each Value>: Sendable {
+    /// The template's name in its model.
+    public let name: String
+    /// The names of its `$variables`, in the order their values are given.
+    public let variableNames: [String]
+    let template: FetchRequestTemplate
+    /// For each variable of the template's ``FetchRequestTemplate/variableList``,
+    /// the position of its value among those given.
+    let valuePositions: [Int]
+
+    /// A request of the template with `values` in place of its variables, in
+    /// the order of ``variableNames``.
+    ///
+    /// - Throws: ``KuraError/substitutionTypeMismatch(variable:expected:found:)``
+    ///   for a value that doesn't fit (a number too large for the
+    ///   attribute's type, an object of another entity).
+    public func request(_ values: repeat each Value) throws -> FetchRequest<Object> {
+        var given: [Any] = []
+        given.reserveCapacity(valuePositions.count)
+        for value in repeat each values { given.append(value) }
+        return FetchRequest(retyping: try template.request { given[valuePositions[$0]] })
+    }
+}
+
+extension ManagedObjectContext {
+    /// The objects a template's request finds with `values` for its
+    /// variables, in order: `try context.fetch(byURL, url)`.
+    public func fetch<Object: ManagedObject, each Value>(
+        _ template: FetchTemplate<Object, repeat each Value>, _ values: repeat each Value
+    ) throws -> [Object] {
+        try fetch(try template.request(repeat each values))
+    }
+}
