@@ -1,5 +1,6 @@
 import Foundation
 import Kura
+import KuraTestSupport
 import Testing
 
 @Suite struct KeyPathPredicateTests {
@@ -30,5 +31,25 @@ import Testing
         try context.save()
         let found = try News.findAll(in: context, matching: \News.sortOrder >= 7, sortedBy: [FetchSortDescriptor(\News.sortOrder, ascending: false)])
         #expect(found.map(\.sortOrder) == [9, 8, 7])
+    }
+
+    /// A key path of a computed property can't name a stored one: it is an
+    /// error where the request is fetched (operators and descriptors can't
+    /// throw), never a trap and never the property it reads.
+    @Test func aComputedPropertyIsAnErrorWhereTheRequestIsFetched() throws {
+        let library = try ReadingLibrary()
+        let requests: [FetchRequest<Article>] = [
+            FetchRequest(predicate: \Article.displayTitle == "KURA SHIPS"),
+            FetchRequest<Article>().sorted(by: \Article.displayTitle),
+            FetchRequest(predicate: #Predicate { $0.rating > 1 }, sortBy: [SortDescriptor(\.displayTitle)]),
+            FetchRequest<Article>().prefetching(\Article.displayTitle),
+        ]
+        for request in requests {
+            #expect {
+                _ = try library.saved.fetch(request)
+            } throws: { error in
+                "\(error)".contains("not a stored property")
+            }
+        }
     }
 }

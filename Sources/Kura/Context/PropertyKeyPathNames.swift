@@ -24,41 +24,23 @@ enum PropertyKeyPathNames {
     private static let names = Mutex<[ObjectIdentifier: Entry]>([:])
     private static let entities = Mutex<[ObjectIdentifier: EntityDescription]>([:])
 
-    /// The property name of `keyPath`, which must name one ``Attribute`` or
-    /// ``Relationship`` property of `Root` (the inverse of a relationship);
-    /// anything else is a programming error and stops the program with a message.
-    static func name<Root: ManagedObject, Value>(of keyPath: KeyPath<Root, Value>) -> String {
-        name(of: keyPath, root: Root.self)
-    }
-
-    /// The property name of `keyPath`, whose root is `root`; see ``name(of:)``.
-    static func name(of keyPath: AnyKeyPath, root: ManagedObject.Type) -> String {
-        let found = names(of: keyPath, root: root)
-        guard found.count == 1 else {
-            fatalError("\(keyPath) goes through relationships (\(found.joined(separator: "."))): name one property of \(root)")
-        }
-        return found[0]
-    }
-
     /// The key path `keyPath` stands for, by name: a property of `Root`, or
-    /// to-one relationships and a property at the end (`author.name`). A
-    /// key path of anything else is a programming error and stops the
-    /// program with a message.
+    /// to-one relationships and a property at the end (`author.name`).
+    ///
+    /// A key path that isn't of stored properties (a computed property)
+    /// gives a name no property has, saying so: the request, predicate or
+    /// model it goes into throws ``KuraError/unknownAttribute(entity:key:)``
+    /// naming it where it is used (these key paths are taken where nothing
+    /// can throw: operators, initializers of descriptors).
     static func path<Root: ManagedObject, Value>(of keyPath: KeyPath<Root, Value>) -> String {
         path(of: keyPath, root: Root.self)
     }
 
     /// The key path `keyPath`, whose root is `root`, stands for; see ``path(of:)``.
     static func path(of keyPath: AnyKeyPath, root: ManagedObject.Type) -> String {
-        names(of: keyPath, root: root).joined(separator: ".")
-    }
-
-    /// The names the accessors along `keyPath` read, from a probe of `root`.
-    private static func names(of keyPath: AnyKeyPath, root: ManagedObject.Type) -> [String] {
-        guard let found = propertyNames(of: keyPath, root: root) else {
-            fatalError("\(keyPath) is not a key path of @Attribute and @Relationship properties of \(root)")
-        }
-        return found
+        // (No dot in the name: it would read as a key path.)
+        propertyNames(of: keyPath, root: root)?.joined(separator: ".")
+            ?? "(\(type(of: keyPath)) of a computed property: not a stored property)"
     }
 
     /// The names the accessors along `keyPath` read, from a probe of

@@ -112,7 +112,7 @@ public struct Relationship<Value: RelationshipValue>: RelationshipDeclaration {
     var inverse: (@Sendable () -> String)? {
         inverseKeyPath.map { keyPath in
             let kept = UncheckedSendableKeyPath(keyPath: keyPath)
-            return { PropertyKeyPathNames.name(of: kept.keyPath, root: Value.Destination.self) }
+            return { PropertyKeyPathNames.path(of: kept.keyPath, root: Value.Destination.self) }
         }
     }
 

@@ -147,6 +147,15 @@ public struct FetchRequest<Object: ManagedObject>: Sendable, Hashable, CustomStr
         return copy
     }
 
+    /// A copy that loads the destinations of these relationships (of the
+    /// request's class, through to-ones too: `\Article.author?.publisher`)
+    /// in the same pass: ``relationshipKeyPathsForPrefetching``, typed.
+    public func prefetching(_ keyPaths: PartialKeyPath<Object>...) -> FetchRequest {
+        var copy = self
+        copy.relationshipKeyPathsForPrefetching += keyPaths.map { PropertyKeyPathNames.path(of: $0, root: Object.self) }
+        return copy
+    }
+
     /// A copy that also requires `predicate` (text, or a tree built in code).
     public func filtered(by predicate: FetchPredicate) -> FetchRequest {
         var copy = self

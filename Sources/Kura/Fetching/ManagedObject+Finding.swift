@@ -62,7 +62,25 @@ extension ManagedObjectAccessors where Self: ManagedObject {
     /// from `context`, and returns how many. Save the context to write it.
     @discardableResult
     public static func deleteAll(in context: ManagedObjectContext, matching predicate: FetchPredicate? = nil) throws -> Int {
-        let objects = try context.fetch(FetchRequest<Self>(predicate: predicate))
+        try delete(FetchRequest<Self>(predicate: predicate), in: context)
+    }
+
+    /// Deletes the objects of this class's entity that match a predicate of
+    /// its key paths, and returns how many. Save the context to write it.
+    @discardableResult
+    public static func deleteAll(in context: ManagedObjectContext, matching predicate: KeyPathPredicate<Self>) throws -> Int {
+        try delete(FetchRequest<Self>(predicate: predicate), in: context)
+    }
+
+    /// Deletes the objects of this class's entity that match a Foundation
+    /// predicate (`#Predicate`), and returns how many. Save the context to write it.
+    @discardableResult
+    public static func deleteAll(in context: ManagedObjectContext, matching predicate: Predicate<Self>) throws -> Int {
+        try delete(FetchRequest<Self>(predicate: predicate), in: context)
+    }
+
+    private static func delete(_ request: FetchRequest<Self>, in context: ManagedObjectContext) throws -> Int {
+        let objects = try context.fetch(request)
         for object in objects { context.delete(object) }
         return objects.count
     }

@@ -15,11 +15,14 @@ extension ManagedObjectModel {
     ///   ``KuraError/invalidFetchRequest(_:)`` when the variables declared
     ///   aren't the predicate's, or a type can't be what its variable is
     ///   compared with. Nothing is registered then.
-    public func setFetchRequestTemplate<Object: ManagedObject, each Value>(
-        _ request: FetchRequest<Object>, forName name: String, variables: repeat (String, (each Value).Type)
-    ) throws -> FetchTemplate<Object, repeat each Value> {
-        var declared: [(name: String, type: Any.Type)] = []
-        for variable in repeat each variables { declared.append((variable.0, variable.1)) }
+    public func setFetchRequestTemplate<Object: ManagedObject, First, each Value>(
+        _ request: FetchRequest<Object>, forName name: String,
+        variables first: (String, First.Type), _ others: repeat (String, (each Value).Type)
+    ) throws -> FetchTemplate<Object, First, repeat each Value> {
+        // (At least one variable: without any, this would be the untyped
+        // registration's overload.)
+        var declared: [(name: String, type: Any.Type)] = [(first.0, first.1)]
+        for variable in repeat each others { declared.append((variable.0, variable.1)) }
         return try register(request, forName: name, declaring: declared)
     }
 

@@ -47,6 +47,17 @@ extension ManagedObjectContext {
         FetchedResultsSequence(context: self, request: request.untyped, sectionNameKey: sectionNameKey)
     }
 
+    /// The results of `request`, grouped into sections by the attribute at
+    /// `keyPath` (of the request's class, through to-ones too):
+    /// ``results(for:sectionNameKey:)`` with the key the compiler checks.
+    ///
+    /// ```swift
+    /// for try await results in context.results(for: request, sectionedBy: \.category) { … }
+    /// ```
+    public func results<Object, Value>(for request: FetchRequest<Object>, sectionedBy keyPath: KeyPath<Object, Value>) -> FetchedResultsSequence<Object> {
+        results(for: request, sectionNameKey: PropertyKeyPathNames.path(of: keyPath))
+    }
+
     /// Brings every object the context holds up to date with the store:
     /// ``refresh(_:mergeChanges:)`` for each, keeping unsaved changes
     /// (Core Data's `refreshAllObjects()`). Objects without changes become
