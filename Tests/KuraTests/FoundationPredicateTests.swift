@@ -117,6 +117,38 @@ import Testing
         try check(library, #Predicate { $0.labels.contains { $0.articles.count > 2 } }, "SUBQUERY(labels, $l, $l.articles.@count > 2).@count > 0")
     }
 
+    /// What each construct becomes, as the "Typed requests and #Predicate"
+    /// article's table shows it.
+    @Test func eachConstructBecomesTheTextTheArticleShows() throws {
+        let name = "Ann"
+        let least = 3
+        let cases: [(Predicate<Article>, String)] = [
+            (#Predicate { $0.rating > least && $0.isRead }, "rating > 3 AND isRead == TRUE"),
+            (#Predicate { $0.writer?.name == name }, #"writer.name == "Ann""#),
+            (#Predicate { $0.score == nil || $0.writer != nil }, "score == nil OR writer != nil"),
+            (#Predicate { ($0.score ?? 0) > 2 }, "score != nil AND score > 2.0"),
+            (#Predicate { $0.title.contains("Kura") }, #"title CONTAINS "Kura""#),
+            (#Predicate { $0.title.starts(with: "K") }, #"title BEGINSWITH "K""#),
+            (#Predicate { $0.title.count > 3 }, #"title LIKE "????*""#),
+            (#Predicate { $0.title.isEmpty }, #"title == """#),
+            (#Predicate { $0.rating + 1 > 5 }, "rating > 4"),
+            (#Predicate { $0.rating % 2 == 1 }, "modulus:by:(rating, 2) == 1"),
+            (#Predicate { ($0.score ?? 0) * 2 > 5 }, "score != nil AND score * 2.0 > 5.0"),
+            (#Predicate { [1, 2].contains($0.rating) }, "rating IN {1, 2}"),
+            (#Predicate { (1...3).contains($0.rating) }, "rating BETWEEN {1, 3}"),
+            (#Predicate { $0.labels.contains { $0.name == "kura" } }, #"ANY labels.name == "kura""#),
+            (#Predicate { $0.remarks.allSatisfy { $0.stars > 1 } }, "ALL remarks.stars > 1"),
+            (#Predicate { $0.remarks.contains { $0.stars > 1 && $0.stars < 4 } }, "SUBQUERY(remarks, $x1, $x1.stars > 1 AND $x1.stars < 4).@count > 0"),
+            (#Predicate { $0.remarks.filter { $0.stars == 2 }.count >= 2 }, "SUBQUERY(remarks, $x1, $x1.stars == 2).@count >= 2"),
+            (#Predicate { $0.labels.isEmpty }, "labels.@count == 0"),
+            (#Predicate { $0.isRead ? $0.rating > 4 : $0.rating < 2 }, "isRead == TRUE AND rating > 4 OR NOT isRead == TRUE AND rating < 2"),
+        ]
+        for (predicate, text) in cases {
+            let converted = try FetchPredicate(predicate).predicateFormat
+            #expect(converted == text, "\(converted)")
+        }
+    }
+
     @Test func aComputedPropertyIsRefusedNotReadAsTheOneItReads() throws {
         // displayTitle reads title: a probe that noted names only would take it for title.
         #expect(throws: KuraError.invalidPredicate(

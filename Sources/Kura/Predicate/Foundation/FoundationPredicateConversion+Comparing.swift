@@ -173,11 +173,37 @@ extension FoundationPredicateConversion {
     /// The most characters a count is compared with (each is a `?` of a pattern).
     static let longestCountedString = 10_000
 
-    /// The members of a to-many `sequence` that pass `test` (or fail it,
-    /// `negated`), `test` reading the member as `variable`.
+    /// `ANY members.key op value` (or `ALL`) for a subquery whose test is
+    /// one comparison of a property of its member with what doesn't read
+    /// the member: the same meaning, in the form the planner searches
+    /// through relationships with. `nil` for any other subquery. (Only one
+    /// property: through another to-many, `ALL` would quantify its members too.)
+    func quantified(_ subquery: Term, _ quantifier: FetchPredicate.Quantifier) -> FetchPredicate.Node? {
+        guard case .subquery(.path(let base, let components, .toMany), let name, let test) = subquery,
+              case .comparison(.variableKeyPath(name, let memberPath), let operation, let right, let options, .direct) = test,
+              !memberPath.contains(".")
+        else { return nil }
+        var readsMember = false
+        FetchPredicate.Node.comparison(.value(nil), .equal, right, [], .direct).forEachExpression { expression in
+            switch expression {
+            case .variable(name), .variableKeyPath(name, _): readsMember = true
+            default: break
+            }
+        }
+        guard !readsMember else { return nil }
+        let path = (components + [memberPath]).joined(separator: ".")
+        let left: FetchPredicate.Expression = switch base {
+        case .root: .key(path)
+        case .bound(let outer): .variableKeyPath(outer, path)
+        }
+        return .comparison(left, operation, right, options, quantifier)
+    }
+
+    /// The members of a to-many `sequence` that pass `test`, `test` reading
+    /// the member as `variable`.
     mutating func subquery(
         of sequence: any PredicateExpression, variable: PredicateExpressions.VariableID, test: any PredicateExpression,
-        negated: Bool, describing expression: any PredicateExpression
+        describing expression: any PredicateExpression
     ) throws -> Term {
         let members = try term(of: sequence)
         switch members {
@@ -188,7 +214,7 @@ extension FoundationPredicateConversion {
         let name = newVariableName()
         bind(variable, to: .object(.bound(name)))
         let condition = try self.condition(of: test)
-        return .subquery(members, name, negated ? .not(condition) : condition)
+        return .subquery(members, name, condition)
     }
 
     // MARK: Values

@@ -292,23 +292,29 @@ extension PredicateExpressions.SequenceContains: KuraPredicateConvertible {
 
 extension PredicateExpressions.SequenceContainsWhere: KuraPredicateConvertible {
     func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
-        // ANY: SUBQUERY(members, $x, test).@count > 0
-        let matches = try conversion.subquery(of: sequence, variable: variable.key, test: test, negated: false, describing: self)
+        // ANY: SUBQUERY(members, $x, test).@count > 0; ANY members.key op value
+        // where the test is one comparison of the member's key path.
+        let matches = try conversion.subquery(of: sequence, variable: variable.key, test: test, describing: self)
+        if let quantified = conversion.quantified(matches, .any) { return .condition(quantified) }
         return .condition(.comparison(try conversion.expression(of: .aggregate(.count, matches)), .greater, .value(.int(0)), [], .direct))
     }
 }
 
 extension PredicateExpressions.SequenceAllSatisfy: KuraPredicateConvertible {
     func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
-        // ALL: no member fails the test (true for none).
-        let failing = try conversion.subquery(of: sequence, variable: variable.key, test: test, negated: true, describing: self)
+        // ALL: no member fails the test (true for none); ALL members.key op
+        // value where the test is one comparison of the member's key path.
+        let passing = try conversion.subquery(of: sequence, variable: variable.key, test: test, describing: self)
+        if let quantified = conversion.quantified(passing, .all) { return .condition(quantified) }
+        guard case .subquery(let members, let name, let condition) = passing else { preconditionFailure("a subquery") }
+        let failing = FoundationPredicateConversion.Term.subquery(members, name, .not(condition))
         return .condition(.comparison(try conversion.expression(of: .aggregate(.count, failing)), .equal, .value(.int(0)), [], .direct))
     }
 }
 
 extension PredicateExpressions.Filter: KuraPredicateConvertible {
     func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
-        try conversion.subquery(of: sequence, variable: variable.key, test: filter, negated: false, describing: self)
+        try conversion.subquery(of: sequence, variable: variable.key, test: filter, describing: self)
     }
 }
 
