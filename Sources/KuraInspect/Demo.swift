@@ -61,12 +61,21 @@ public enum Demo {
     /// The demo's model: `News` with its `Author` and `Tag`s, and the
     /// `allNews`, `getNews` and `newsByAuthor` templates.
     public static func model() throws -> ManagedObjectModel {
+        try templates().model
+    }
+
+    /// The demo's model and its typed templates.
+    private static func templates() throws -> (
+        model: ManagedObjectModel, getNews: FetchTemplate<DemoNews, String>, newsByAuthor: FetchTemplate<DemoNews, String?>
+    ) {
         let model = try ManagedObjectModel(DemoNews.self, DemoAuthor.self, DemoTag.self)
-        try model.setFetchRequestTemplate(FetchRequest(entityName: "News").sorted(by: "sortOrder"), forName: "allNews")
-        try model.setFetchRequestTemplate(FetchRequest(entityName: "News", predicate: "objectId == $objectId"), forName: "getNews")
-        try model.setFetchRequestTemplate(
-            FetchRequest(entityName: "News", predicate: "author.name == $author").sorted(by: "sortOrder"), forName: "newsByAuthor")
-        return model
+        try model.setFetchRequestTemplate(DemoNews.fetchRequest().sorted(by: \.sortOrder), forName: "allNews")
+        let getNews = try model.setFetchRequestTemplate(
+            FetchRequest<DemoNews>(predicate: "objectId == $objectId"), forName: "getNews", variables: ("objectId", String.self))
+        let newsByAuthor = try model.setFetchRequestTemplate(
+            #Predicate<DemoNews, String?> { $0.author?.name == $1 }, sortBy: [SortDescriptor(\.sortOrder)],
+            forName: "newsByAuthor", variables: "author")
+        return (model, getNews, newsByAuthor)
     }
 
     /// Builds the store at `path` with `count` news, printing an account
@@ -76,7 +85,7 @@ public enum Demo {
         guard count > 0 else { throw InspectError("the demo needs at least one news") }
         try removeEarlierDemo(at: path)
         DemoNews.hooks.withLock { $0 = [:] }
-        let model = try model()
+        let (model, getNews, newsByAuthor) = try templates()
         let container = try PersistentContainer(path: path, model: model)
         defer { container.close() }
         let context = container.newContext()
@@ -115,7 +124,7 @@ public enum Demo {
         output("  willSave ran \(afterInsert["willSave", default: 0]) times and set dateUpdated inside the save (no willSave loop);")
         output("  didSave ran \(afterInsert["didSave", default: 0]) times, after the commit.")
 
-        let some = try context.fetch(FetchRequest(entityName: "News").sorted(by: "sortOrder").limited(to: 10), as: DemoNews.self)
+        let some = try context.fetch(DemoNews.fetchRequest().sorted(by: \.sortOrder).limited(to: 10))
         let before = some.first?.dateUpdated
         for news in some { news.title += " (updated)" }
         try context.save()
@@ -126,11 +135,11 @@ public enum Demo {
         let reader = container.newContext()
         let all = try reader.count(for: model.fetchRequestTemplate(forName: "allNews")!)
         let id = some.first?.objectId ?? ""
-        let request = try model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": id])
-        let found = try reader.fetch(request, as: DemoNews.self).last
+        let request = try getNews.request(id)
+        let found = try reader.fetch(request).last
         output("Template allNews counts \(all) news; getNews with $objectId = \(id) finds \"\(found?.title ?? "nothing")\" (\(found?.objectID.uriRepresentation ?? "-")).")
         output("Its plan: \(try reader.explain(request))")
-        let byAuthor = try model.fetchRequestFromTemplate(withName: "newsByAuthor", substitutionVariables: ["author": "Ann"])
+        let byAuthor = try newsByAuthor.request("Ann")
         output("Template newsByAuthor with $author = Ann finds \(try reader.count(for: byAuthor)) news; "
             + "its plan: \(try reader.explain(byAuthor))")
         output("")

@@ -38,23 +38,50 @@ import Testing
         #expect(throws: KuraError.self) {
             try model.setFetchRequestTemplate(FetchRequest(entityName: "News"), forName: "allNews")
         }
-        let readmeModel = try ManagedObjectModel(News.self)
-        try readmeModel.setFetchRequestTemplate(FetchRequest(entityName: "News"), forName: "allNews")
-        try readmeModel.setFetchRequestTemplate(FetchRequest(entityName: "News", predicate: "objectId == $objectId"), forName: "getNews")
-        let all = readmeModel.fetchRequestTemplate(forName: "allNews")!.sorted(by: "sortOrder")
-        let one = try readmeModel.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": id])
-        let news = try context.fetch(one).last as? News
-        #expect(news?.sortOrder == 42)
-        #expect(try context.fetch(all, as: News.self).map(\.sortOrder) == Array(1...300))
 
-        let recent = FetchRequest(
-            entityName: "News", predicate: try FetchPredicate(format: "title BEGINSWITH[cd] %@ AND sortOrder BETWEEN {10, 20}", "kura"))
+        // The side-by-side: SwiftData's form, key paths, the format syntax.
+        let descriptor = FetchDescriptor<News>(predicate: #Predicate { $0.sortOrder > 100 }, sortBy: [SortDescriptor(\.sortOrder, order: .reverse)])
+        let bySwiftData = try context.fetch(descriptor)
+        let byKeyPaths = try context.fetch(FetchRequest<News>(predicate: \News.sortOrder > 100).sorted(by: \.sortOrder, ascending: false))
+        let byText = try context.fetch(FetchRequest<News>(predicate: "sortOrder > 100").sorted(by: \.sortOrder, ascending: false))
+        #expect(bySwiftData.map(\.sortOrder) == Array((101...300).reversed()) && byKeyPaths == bySwiftData && byText == bySwiftData)
+    }
+
+    @Test func theAppFetchingExampleRunsAsWritten() throws {
+        let store = try TestStore()
+        let model = try ManagedObjectModel(News.self)
+        try model.setFetchRequestTemplate(News.fetchRequest().sorted(by: \.sortOrder), forName: "allNews")
+        let getNews = try model.setFetchRequestTemplate(
+            FetchRequest<News>(predicate: "objectId == $objectId"), forName: "getNews", variables: ("objectId", String.self))
+        let between = try model.setFetchRequestTemplate(
+            #Predicate<News, Int, Int> { news, low, high in (low...high).contains(news.sortOrder) },
+            sortBy: [SortDescriptor(\.sortOrder)], forName: "between", variables: "low", "high")
+        let container = try store.open(model)
+        let context = container.newContext()
+        var id = ""
+        for index in 1...300 {
+            let news = News(context: context)
+            news.title = index % 3 == 0 ? "Kura news \(index)" : "News \(index)"
+            news.sortOrder = index
+            if index == 42 { id = news.objectId }
+        }
+        try context.save()
+
+        let news = try context.fetch(getNews, id).first
+        let all = try context.fetch(model.fetchRequestFromTemplate(withName: "allNews", substitutionVariables: [:], as: News.self))
+        #expect(news?.sortOrder == 42)
+        #expect(all.map(\.sortOrder) == Array(1...300))
+        #expect(try context.fetch(between, 10, 12).map(\.sortOrder) == [10, 11, 12])
+
+        let recent = FetchRequest<News>(predicate: #Predicate { $0.title.starts(with: "Kura") && (10...20).contains($0.sortOrder) })
         let top = FetchRequest<News>(predicate: \News.sortOrder > 100).sorted(by: \.sortOrder, ascending: false).limited(to: 10)
+        let folded = FetchRequest<News>(predicate: try FetchPredicate(format: "title BEGINSWITH[cd] %@", "kura"))
         let items = try context.fetch(top)
         let count = try context.count(for: recent)
         let first = try News.findFirst(by: \.objectId, value: id, in: context)
         #expect(items.map(\.sortOrder) == Array((291...300).reversed()))
         #expect(count == 3)    // 12, 15 and 18
+        #expect(try context.count(for: folded) == 100)
         #expect(first?.sortOrder == 42)
         let plan = try context.explain(top).description
         #expect(plan.hasPrefix("SEARCH News USING INDEX sortOrder (sortOrder > 100) (~"), "\(plan)")
@@ -78,7 +105,7 @@ import Testing
 
         let reopened = try PersistentContainer(path: store.path, model: model)
         let again = reopened.newContext()
-        let found = try News.findAll(in: again, sortedBy: [FetchSortDescriptor(key: "sortOrder")])
+        let found = try News.findAll(in: again, sortedBy: [SortDescriptor(\.sortOrder)])
         #expect(found.map(\.objectID.uriRepresentation) == ["kura://News/1", "kura://News/2", "kura://News/3"])
         #expect(found.map(\.title) == ["News 1", "News 2", "News 3"])
         #expect(found.allSatisfy { $0.dateUpdated != nil && !$0.objectId.isEmpty })
@@ -105,8 +132,8 @@ import Testing
         try context.save()
 
         let reader = blog.newContext()
-        let request = FetchRequest(entityName: "Post", predicate: "author.name == 'Ann' AND ANY tags.name == 'swift'")
-        let found = try reader.fetch(request, as: Post.self)
+        let request = FetchRequest<Post>(predicate: #Predicate { $0.author?.name == "Ann" && $0.tags.contains { $0.name == "swift" } })
+        let found = try reader.fetch(request)
         #expect(found.map(\.title) == ["Hello"] && found[0].author?.name == "Ann")
         let plan = try reader.explain(request).description
         #expect(plan == #"SCAN Post (1 objects), FILTER author.name == "Ann" AND ANY tags.name == "swift""#)

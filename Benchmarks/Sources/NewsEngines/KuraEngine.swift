@@ -23,6 +23,23 @@ open class KuraEngine: NewsEngine {
     open class var name: String { "Kura" }
     let container: PersistentContainer
 
+    /// How ``lookUp(_:)`` makes its requests.
+    public enum LookupStyle: Sendable {
+        /// The `getNews` template, a `[String: Any]` of its variable.
+        case dictionary
+        /// The same template registered with its variable's type.
+        case typedTemplate
+        /// A template registered as `#Predicate<News, String> { $0.objectId == $1 }`.
+        case predicateTemplate
+        /// A `#Predicate` capturing the id, made (and converted) per lookup.
+        case capturedPredicate
+    }
+
+    /// How lookups are made (the dictionary template unless a row says otherwise).
+    public var lookupStyle = LookupStyle.dictionary
+    private let getNewsTyped: FetchTemplate<BenchmarkNews, String>
+    private let getNewsPredicate: FetchTemplate<BenchmarkNews, String>
+
     public required convenience init(directory: String) throws {
         var options = StoreOptions()
         options.initialSize = 1 << 30
@@ -34,6 +51,10 @@ open class KuraEngine: NewsEngine {
         let model = try ManagedObjectModel(BenchmarkNews.self)
         try model.setFetchRequestTemplate(
             FetchRequest(entityName: "News", predicate: "objectId == $objectId"), forName: "getNews")
+        getNewsTyped = try model.setFetchRequestTemplate(
+            FetchRequest<BenchmarkNews>(predicate: "objectId == $objectId"), forName: "getNewsTyped", variables: ("objectId", String.self))
+        getNewsPredicate = try model.setFetchRequestTemplate(
+            #Predicate<BenchmarkNews, String> { $0.objectId == $1 }, forName: "getNewsPredicate", variables: "objectId")
         container = try PersistentContainer(store: store, model: model)
     }
 
@@ -127,8 +148,19 @@ open class KuraEngine: NewsEngine {
         var found: [BenchmarkNews] = []
         found.reserveCapacity(ids.count)
         for id in ids {
-            let request = try model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": id])
-            if let news = try context.fetch(request, as: BenchmarkNews.self).last { found.append(news) }
+            let news: BenchmarkNews?
+            switch lookupStyle {
+            case .dictionary:
+                let request = try model.fetchRequestFromTemplate(withName: "getNews", substitutionVariables: ["objectId": id])
+                news = try context.fetch(request, as: BenchmarkNews.self).last
+            case .typedTemplate:
+                news = try context.fetch(getNewsTyped, id).last
+            case .predicateTemplate:
+                news = try context.fetch(getNewsPredicate, id).last
+            case .capturedPredicate:
+                news = try context.fetch(FetchRequest<BenchmarkNews>(predicate: #Predicate { $0.objectId == id })).last
+            }
+            if let news { found.append(news) }
         }
         return checksum(found, readTitles: true)
     }

@@ -37,6 +37,12 @@ func runNewsSuite(size: Int, options: Options) throws -> [ResultRow] {
             (engine as? GRDBTunedEngine)?.looksUpInOneRead = false
             return try engine.lookUp(lookups)
         },
+        // Kura's other ways to make the same lookups (raw LMDB's own beside
+        // them, for the Kura / LMDB column): a typed template, a template
+        // written as #Predicate, a #Predicate capturing the id each time.
+        kuraLookups("\(lookups.count) getNews lookups, typed template", .typedTemplate, lookups),
+        kuraLookups("\(lookups.count) getNews lookups, #Predicate template", .predicateTemplate, lookups),
+        kuraLookups("\(lookups.count) lookups, a new #Predicate each", .capturedPredicate, lookups),
         Operation(name: "update 10% + save", unit: "objects", run: { engine, iteration in
             try engine.update(updateRange, iteration: iteration)
         }, mutates: true),
@@ -68,6 +74,16 @@ func runNewsSuite(size: Int, options: Options) throws -> [ResultRow] {
     let remaining = try engines.map { try $0.count().count }
     guard Set(remaining).count == 1 else { throw Mismatch(description: "record counts after deleting differ: \(remaining)") }
     return rows
+}
+
+/// Lookups by Kura in `style`, and by raw LMDB as in the getNews row.
+private func kuraLookups(_ name: String, _ style: KuraEngine.LookupStyle, _ ids: [String]) -> Operation<NewsEngine> {
+    Operation(name: name, unit: "lookups", run: { engine, _ in
+        let kura = engine as? KuraEngine
+        kura?.lookupStyle = style
+        defer { kura?.lookupStyle = .dictionary }
+        return try engine.lookUp(ids)
+    }, takesPart: { $0 is KuraEngine || $0 is LMDBEngine })
 }
 
 /// Every News engine, PostgreSQL's when this build has them (see

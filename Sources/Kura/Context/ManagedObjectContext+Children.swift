@@ -21,7 +21,7 @@ extension ManagedObjectContext {
     ///
     /// ```swift
     /// let editor = context.newChildContext()
-    /// let draft = try editor.existingObject(with: news.objectID) as! News
+    /// let draft = try editor.existingObject(with: news.objectID, as: News.self)
     /// draft.title = "Edited"
     /// try editor.save()        // news.title is "Edited" now; nothing is written yet
     /// try context.save()       // written

@@ -9,7 +9,7 @@
 /// ```swift
 /// let id = news.objectID                                         // after save
 /// try await container.performBackgroundTask { context in
-///     let same = try context.existingObject(with: id) as! News
+///     let same = try context.existingObject(with: id, as: News.self)
 /// }
 /// ```
 public struct ObjectID: Hashable, Sendable, CustomStringConvertible {

@@ -2,7 +2,7 @@ import Foundation
 
 // The classic accessors of a Core Data `DBAccessors` category, one line each.
 //
-//     let all = try News.findAll(in: context, matching: \.sortOrder > 3, sortedBy: [FetchSortDescriptor(\.sortOrder)])
+//     let all = try News.findAll(in: context, matching: #Predicate { $0.sortOrder > 3 }, sortedBy: [SortDescriptor(\.sortOrder)])
 //     let one = try News.findFirst(by: \.objectId, value: id, in: context)
 //     try News.deleteAll(in: context); try context.save()
 
@@ -28,6 +28,12 @@ extension ManagedObjectAccessors where Self: ManagedObject {
         in context: ManagedObjectContext, matching predicate: KeyPathPredicate<Self>, sortedBy sortDescriptors: [FetchSortDescriptor] = []
     ) throws -> [Self] {
         try context.fetch(FetchRequest<Self>(predicate: predicate, sortBy: sortDescriptors))
+    }
+
+    /// Every object of this class's entity, in the order of Foundation sort
+    /// descriptors: `News.findAll(in: context, sortedBy: [SortDescriptor(\.sortOrder)])`.
+    public static func findAll(in context: ManagedObjectContext, sortedBy sortDescriptors: [SortDescriptor<Self>]) throws -> [Self] {
+        try context.fetch(FetchRequest<Self>(predicate: nil, sortBy: sortDescriptors))
     }
 
     /// Every object of this class's entity that matches a Foundation
