@@ -44,7 +44,7 @@ public enum ChangeWorkload {
     }
 
     /// The items of group `group`, by name, from the model's template.
-    public static func group(_ group: Int, in model: ManagedObjectModel) throws -> FetchRequest {
+    public static func group(_ group: Int, in model: ManagedObjectModel) throws -> FetchRequest<ManagedObject> {
         try model.fetchRequestFromTemplate(withName: "itemsOfGroup", substitutionVariables: ["group": group])
     }
 

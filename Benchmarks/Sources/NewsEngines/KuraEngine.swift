@@ -81,7 +81,7 @@ open class KuraEngine: NewsEngine {
         return Checksum(count: news.count)
     }
 
-    private var all: FetchRequest { FetchRequest(entityName: "News") }
+    private var all: FetchRequest<BenchmarkNews> { FetchRequest<BenchmarkNews>() }
 
     public func fetchAll() throws -> Checksum {
         checksum(try container.newContext().fetch(all, as: BenchmarkNews.self))
