@@ -31,6 +31,15 @@ extension FoundationPredicateConversion {
         case (.optionalCondition(let node, let defined), .constant(let value as Bool)) where operation == .equal || operation == .notEqual:
             let holds = Self.all([defined, value ? node : .not(node)])
             return operation == .equal ? holds : Self.not(holds)
+        case (.caseInsensitiveOrder(let a, let b), .constant(let value as ComparisonResult)) where operation == .equal || operation == .notEqual:
+            // a.caseInsensitiveCompare(b) == .orderedAscending  ⟺  a <[c] b
+            let order: FetchPredicate.Operator = switch value {
+            case .orderedAscending: .less
+            case .orderedSame: .equal
+            case .orderedDescending: .greater
+            }
+            let holds = FetchPredicate.Node.comparison(try self.expression(of: a), order, try self.expression(of: b), [.caseInsensitive], .direct)
+            return operation == .equal ? holds : Self.not(holds)
         case (.condition(let node), .constant(let value as Bool)) where operation == .equal || operation == .notEqual:
             return (value == (operation == .equal)) ? node : Self.not(node)
         case (.condition, .constant(nil)), (.subquery, .constant(nil)), (.aggregate, .constant(nil)), (.object, .constant(nil)):

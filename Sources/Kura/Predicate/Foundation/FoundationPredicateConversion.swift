@@ -97,6 +97,8 @@ struct FoundationPredicateConversion {
         case conditional(FetchPredicate.Node, Term, Term)
         /// `lower...upper` or `lower..<upper`.
         case range(Term, Term, closed: Bool)
+        /// `left.caseInsensitiveCompare(right)`: a `ComparisonResult`.
+        case caseInsensitiveOrder(Term, Term)
     }
 
     /// What a key path ends at.
@@ -191,6 +193,8 @@ struct FoundationPredicateConversion {
             throw Unsupported(reason: "?? and ?: are only compared with a value")
         case .range:
             throw Unsupported(reason: "a range is only tested with contains")
+        case .caseInsensitiveOrder:
+            throw Unsupported(reason: "caseInsensitiveCompare is only compared with a ComparisonResult")
         }
     }
 
