@@ -25,14 +25,7 @@ import Testing
         let model = try ManagedObjectModel(News.self)
         let container = try store.open(model)
         let context = container.newContext()
-        var id = ""
-        for index in 1...300 {
-            let news = News(context: context)
-            news.title = index % 3 == 0 ? "Kura news \(index)" : "News \(index)"
-            news.sortOrder = index
-            if index == 42 { id = news.objectId }
-        }
-        try context.save()
+        _ = try Self.saveThreeHundredNews(in: context)
 
         // From the README (registering after open is refused: the model is in use).
         #expect(throws: KuraError.self) {
@@ -58,14 +51,7 @@ import Testing
             sortBy: [SortDescriptor(\.sortOrder)], forName: "between", variables: "low", "high")
         let container = try store.open(model)
         let context = container.newContext()
-        var id = ""
-        for index in 1...300 {
-            let news = News(context: context)
-            news.title = index % 3 == 0 ? "Kura news \(index)" : "News \(index)"
-            news.sortOrder = index
-            if index == 42 { id = news.objectId }
-        }
-        try context.save()
+        let id = try Self.saveThreeHundredNews(in: context)
 
         let news = try context.fetch(getNews, id).first
         let all = try context.fetch(model.fetchRequestFromTemplate(withName: "allNews", substitutionVariables: [:], as: News.self))
@@ -195,5 +181,19 @@ extension ReadmeTests {
         #expect(news.map(\.title) == ["News 42"])
         #expect(news.first?.subtitle == nil)
         #expect(try context.explain(FetchRequest<ReadmeV2.News>(predicate: \.sortOrder == 42)).description.contains("USING INDEX sortOrder"))
+    }
+
+    /// News 1 to 300, every third titled "Kura news N", sorted by their
+    /// number; returns the `objectId` of the 42nd.
+    private static func saveThreeHundredNews(in context: ManagedObjectContext) throws -> String {
+        var id = ""
+        for index in 1...300 {
+            let news = News(context: context)
+            news.title = index % 3 == 0 ? "Kura news \(index)" : "News \(index)"
+            news.sortOrder = index
+            if index == 42 { id = news.objectId }
+        }
+        try context.save()
+        return id
     }
 }

@@ -247,16 +247,6 @@ private struct PredicateCompiler {
 
     // MARK: Comparisons
 
-    private static func mirrored(_ operation: FetchPredicate.Operator) -> FetchPredicate.Operator? {
-        switch operation {
-        case .equal, .notEqual: operation
-        case .less: .greater
-        case .lessOrEqual: .greaterOrEqual
-        case .greater: .less
-        case .greaterOrEqual: .lessOrEqual
-        default: nil
-        }
-    }
 
     private mutating func compileComparison(
         _ leftExpression: FetchPredicate.Expression, _ operation: FetchPredicate.Operator,
@@ -272,7 +262,7 @@ private struct PredicateCompiler {
         var operation = operation
         // Keep what has a kind on the left: `3 < author.age` is `author.age > 3`.
         if case .value = left.kind, !Self.hasNoKind(right), !right.isCollection, quantifier == .direct,
-           let flipped = Self.mirrored(operation) {
+           let flipped = operation.mirrored {
             swap(&left, &right)
             operation = flipped
         }
@@ -444,7 +434,7 @@ private struct PredicateCompiler {
         var right = rightOperand
         var operation = operation
         // Keep the attribute on the left: `3 < sortOrder` is `sortOrder > 3`.
-        if case .attribute = right, !Self.isAttribute(left), let flipped = Self.mirrored(operation) {
+        if case .attribute = right, !Self.isAttribute(left), let flipped = operation.mirrored {
             swap(&left, &right)
             operation = flipped
         }

@@ -291,6 +291,19 @@ extension FetchPredicate {
             default: false
             }
         }
+
+        /// The operator that holds with the sides swapped (`a < b` ⟺ `b > a`);
+        /// nil for the operators that aren't symmetric that way.
+        var mirrored: Operator? {
+            switch self {
+            case .equal, .notEqual: self
+            case .less: .greater
+            case .lessOrEqual: .greaterOrEqual
+            case .greater: .less
+            case .greaterOrEqual: .lessOrEqual
+            default: nil
+            }
+        }
     }
 
     /// `[c]` and `[d]`: how strings are compared.

@@ -42,9 +42,9 @@ extension FoundationPredicateConversion {
     func solved(_ a: Term, _ arithmetic: FetchPredicate.ArithmeticOperator, _ b: Term,
                 _ operation: FetchPredicate.Operator, _ value: Any?,
                 describing expression: any PredicateExpression) throws -> FetchPredicate.Node? {
-        guard let number = Self.number(value), abs(number) < Self.exactIntegers, Self.mirrored(operation) != nil else { return nil }
+        guard let number = Self.number(value), abs(number) < Self.exactIntegers, let mirrored = operation.mirrored else { return nil }
         func solve(_ x: Term, _ bound: Double, flipped: Bool = false) throws -> FetchPredicate.Node {
-            try compare(x, flipped ? Self.mirrored(operation)! : operation, .constant(Self.bound(bound)), describing: expression)
+            try compare(x, flipped ? mirrored : operation, .constant(Self.bound(bound)), describing: expression)
         }
         switch (arithmetic, a, b) {
         case (.add, _, .constant(let c)):

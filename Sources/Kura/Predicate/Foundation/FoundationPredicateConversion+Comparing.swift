@@ -18,7 +18,7 @@ extension FoundationPredicateConversion {
         case (.constant(let a), .constant(let b)):
             if let holds = Self.folded(a, operation, b) { return .constant(holds) }
         case (.constant, .arithmetic), (.variable, .arithmetic), (_, .length), (.constant, .condition), (.constant, .optionalCondition):
-            guard let mirrored = Self.mirrored(operation) else { break }
+            guard let mirrored = operation.mirrored else { break }
             return try compare(right, mirrored, left, describing: expression)
         case (.length(let term), .constant(nil)):
             // `x.count` is nil where x is.
@@ -254,16 +254,6 @@ extension FoundationPredicateConversion {
         }
     }
 
-    static func mirrored(_ operation: FetchPredicate.Operator) -> FetchPredicate.Operator? {
-        switch operation {
-        case .equal, .notEqual: operation
-        case .less: .greater
-        case .lessOrEqual: .greaterOrEqual
-        case .greater: .less
-        case .greaterOrEqual: .lessOrEqual
-        default: nil
-        }
-    }
 
     /// What a key path of `type` ends at.
     static func pathKind(of type: Any.Type) -> PathKind {
