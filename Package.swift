@@ -3,17 +3,28 @@ import PackageDescription
 
 let package = Package(
     name: "Kura",
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "Kura", targets: ["Kura"]),
         .library(name: "KuraLMDB", targets: ["KuraLMDB"]),
         .library(name: "KuraInspect", targets: ["KuraInspect"]),
-        // Kura on PostgreSQL, a product of its own: only its users build postgres-nio.
+        // Kura on PostgreSQL: empty unless the PostgreSQL trait is on (below).
         .library(name: "KuraPostgres", targets: ["KuraPostgres"]),
         .executable(name: "kura", targets: ["kura"]),
     ],
+    // A package depending on Kura without the PostgreSQL trait resolves
+    // none of these: each is used only under the trait's condition.
+    traits: [
+        .trait(
+            name: "PostgreSQL",
+            description: "Kura on PostgreSQL: the KuraPostgres product and postgres:// stores in kura. "
+                + "Builds postgres-nio, swift-nio and BoringSSL."),
+        .default(enabledTraits: []),
+    ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // `swift package generate-documentation` (no target depends on it).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
@@ -21,43 +32,48 @@ let package = Package(
         .systemLibrary(
             name: "CLMDB",
             pkgConfig: "lmdb",
-            providers: [.apt(["liblmdb-dev"])]
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
         .target(name: "KuraLMDB", dependencies: ["CLMDB"]),
         .target(name: "Kura", dependencies: ["KuraLMDB"]),
         .target(
             name: "KuraPostgres",
             dependencies: [
-                "Kura", .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                "Kura",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
             ]),
         .systemLibrary(
             name: "CLineEdit",
             pkgConfig: "libedit",
-            providers: [.apt(["libedit-dev"])]
+            providers: [.apt(["libedit-dev"]), .brew(["libedit"])]
         ),
         .target(name: "KuraInspect", dependencies: ["Kura", "KuraLMDB", "CLineEdit"]),
         .executableTarget(
             name: "kura",
-            dependencies: [
-                "KuraInspect", "Kura", "KuraPostgres", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            dependencies: ["KuraInspect", "Kura", .target(name: "KuraPostgres", condition: .when(traits: ["PostgreSQL"]))]),
         .executableTarget(
             name: "kura-fuzz",
-            dependencies: ["KuraTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["KuraTestSupport", "KuraInspect"],
             path: "Sources/KuraFuzz"),
         .executableTarget(
-            name: "kura-test-helper", dependencies: ["Kura", "KuraLMDB", "KuraPostgres", "KuraTestSupport"],
+            name: "kura-test-helper",
+            dependencies: ["Kura", "KuraLMDB", .target(name: "KuraPostgres", condition: .when(traits: ["PostgreSQL"])), "KuraTestSupport"],
             path: "Sources/KuraTestHelper"),
         .target(name: "KuraTestSupport", dependencies: ["Kura"], path: "Tests/KuraTestSupport"),
         .testTarget(name: "KuraLMDBTests", dependencies: ["KuraLMDB", "KuraTestSupport", "kura-test-helper"]),
         .testTarget(
-            name: "KuraTests", dependencies: ["Kura", "KuraPostgres", "KuraTestSupport", "kura-test-helper", "kura"],
+            name: "KuraTests",
+            dependencies: [
+                "Kura", .target(name: "KuraPostgres", condition: .when(traits: ["PostgreSQL"])), "KuraTestSupport", "kura-test-helper", "kura",
+            ],
             exclude: ["Fixtures"]),
         .testTarget(name: "KuraPostgresTests", dependencies: [
-            "KuraPostgres", "Kura", "KuraTestSupport", "kura-test-helper", "kura",
-            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .target(name: "KuraPostgres", condition: .when(traits: ["PostgreSQL"])), "Kura", "KuraTestSupport", "kura-test-helper", "kura",
+            .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
+            .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
         ]),
         .testTarget(name: "KuraInspectTests", dependencies: ["KuraInspect", "Kura", "KuraLMDB", "KuraTestSupport", "kura"]),
     ]

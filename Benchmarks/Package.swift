@@ -13,7 +13,8 @@ let package = Package(
     name: "KuraBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "Kura", path: ".."),
+        // The PostgreSQL trait gives the KuraPostgres product (PostgresEngines).
+        .package(name: "Kura", path: "..", traits: withPostgres ? ["PostgreSQL"] : []),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ] + (withPostgres ? [.package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2")] : []),

@@ -2,7 +2,7 @@ import Kura
 
 /// One value of a result row, printed the way each output mode wants it.
 enum Cell: Equatable {
-    /// No value: `nil` in tables, an empty unquoted field in CSV, `null` in JSON.
+    /// No value: `nil` in tables (or the session's `nullvalue`), an empty unquoted field in CSV, `null` in JSON.
     case null
     /// An attribute's value.
     case attribute(AttributeValue)
@@ -17,10 +17,11 @@ enum Cell: Equatable {
         self = value.map(Cell.attribute) ?? .null
     }
 
-    /// For tables and the line mode: readable, data shortened.
-    var display: String {
+    /// For tables and the line mode: readable, data shortened; no value
+    /// as `null` (the session's `nullvalue`, `nil` unless changed).
+    func display(null: String) -> String {
         switch self {
-        case .null: "nil"
+        case .null: null
         case .attribute(let value): value.description
         case .text(let text): text
         case .number(let number): String(number)

@@ -28,6 +28,8 @@ enum InspectCommand: Equatable {
     case timer(Bool)
     case mode(OutputMode)
     case headers(Bool)
+    /// How no value shows in tables and the line mode (sqlite3's `.nullvalue`).
+    case nullValue(String)
     /// Print each fetch's and count's plan before its results (sqlite3's `.eqp on`).
     case explain(Bool)
     case width(OutputWidth)
@@ -45,13 +47,13 @@ enum InspectCommand: Equatable {
     static let names = [
         "help", "entities", "schema", "templates", "fetch", "count", "template", "show", "plan",
         "stats", "check", "history", "diff", "dump", "export", "backup", "timer", "mode", "headers",
-        "width", "quit",
+        "width", "nullvalue", "quit",
     ]
 
     /// sqlite3's dot-commands that mean the same here, for completion and suggestions.
     static let dotNames = [
         ".help", ".tables", ".schema", ".mode", ".headers", ".timer", ".eqp", ".output", ".once", ".read",
-        ".width", ".quit", ".exit",
+        ".width", ".nullvalue", ".quit", ".exit",
     ]
 }
 
@@ -198,6 +200,8 @@ extension InspectCommand {
             return .timer(try onOff("timer"))
         case "headers", ".headers", ".header":
             return .headers(try onOff("headers"))
+        case "nullvalue", ".nullvalue":
+            return .nullValue(try single("text"))
         case "mode", ".mode":
             let name = try single("mode").lowercased()
             guard let mode = OutputMode(rawValue: name == "column" || name == "box" ? "table" : name) else {

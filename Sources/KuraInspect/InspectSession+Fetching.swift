@@ -120,7 +120,7 @@ extension InspectSession {
         let nameWidth = headers.dropFirst().map(TerminalText.columns(of:)).max() ?? 0
         print(objectID.uriRepresentation)
         for position in attributes {
-            let value = TerminalText.escaped(row[position].display)
+            let value = TerminalText.escaped(row[position].display(null: nullDisplay))
                 .replacingOccurrences(of: "\n", with: "\n" + String(repeating: " ", count: nameWidth + 3))
             print(TerminalText.padded(headers[position], toColumns: nameWidth, left: true) + " = " + value)
         }

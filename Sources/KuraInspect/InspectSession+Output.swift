@@ -3,6 +3,8 @@ import Kura
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// How results are printed (`mode`, `.mode`, `--mode`).
@@ -85,7 +87,8 @@ extension InspectSession {
                 }
                 return sawNumber
             })
-            let formatted = table.format(headers: headers, rows: rows.map { $0.map(\.display) }, rightAligned: aligned)
+            let formatted = table.format(headers: headers, rows: rows.map { $0.map { $0.display(null: nullDisplay) } }, rightAligned: aligned,
+                                         whole: Set(headers.indices.filter { headers[$0] == "objectID" }))
             print(formatted.text)
             if formatted.hiddenColumns > 0 {
                 let names = headers.suffix(formatted.hiddenColumns).joined(separator: ", ")
@@ -97,7 +100,7 @@ extension InspectSession {
             for (position, row) in rows.enumerated() {
                 if position > 0 { print("") }
                 for (column, cell) in row.enumerated() where column < headers.count {
-                    let value = TerminalText.escaped(cell.display)
+                    let value = TerminalText.escaped(cell.display(null: nullDisplay))
                         .replacingOccurrences(of: "\n", with: "\n" + String(repeating: " ", count: nameWidth + 3))
                     print(TerminalText.padded(headers[column], toColumns: nameWidth, left: true) + " = " + value)
                 }

@@ -24,6 +24,7 @@ extension InspectSession {
         Output:
           mode table|line|csv|json|jsonl    headers on|off    timer on|off
           width N|auto|off          table width (auto: the terminal's)
+          nullvalue TEXT            how no value shows (nil; "" for nothing)
           .output [FILE]  .once FILE  .read FILE  .eqp on|off  .tables
           quit                      leave (also Ctrl-D)
         Predicates use NSPredicate's syntax: title BEGINSWITH[c] "kura",

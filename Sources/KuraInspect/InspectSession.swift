@@ -23,6 +23,9 @@ public final class InspectSession {
     public var width: OutputWidth
     /// Whether tables and CSV start with the column names.
     public var showsHeaders = true
+    /// How no value shows in tables and the line mode (`nil` by default;
+    /// `nullvalue TEXT`). CSV writes an empty field and JSON `null` whatever it is.
+    public var nullDisplay = "nil"
     /// Whether each command's run time is printed after it.
     public var isTimerOn = false
     /// Whether fetches and counts print their query plan first (`.eqp on`).
@@ -37,11 +40,14 @@ public final class InspectSession {
 
     /// Opens the store at `path` read-only.
     ///
-    /// - Parameter output: Receives every line of output (results; errors are thrown).
-    /// - Throws: ``InspectError`` with a one-line message: no such file, not a
-    ///   Kura store, a store from a newer Kura, a damaged store.
+    /// - Parameters:
+    ///   - path: The store file.
+    ///   - mode: How results are printed.
     ///   - width: How wide tables may be: by default the terminal's width,
     ///     and no limit when the output isn't a terminal.
+    ///   - output: Receives every line of output (results; errors are thrown).
+    /// - Throws: ``InspectError`` with a one-line message: no such file, not a
+    ///   Kura store, a store from a newer Kura, a damaged store.
     public convenience init(
         path: String, mode: OutputMode = .table, width: OutputWidth = .terminal, output: @escaping (String) -> Void
     ) throws(InspectError) {
@@ -123,6 +129,9 @@ public final class InspectSession {
             goesOn = try execute(command, line: trimmed)
         } catch {
             try? finishCommandOutput(command: command, succeeded: false)
+            if case KuraError.unknownAttribute(let entity, let key) = error {
+                throw InspectError(unknownKey: key, of: entity, in: model, line: trimmed)
+            }
             throw error as? InspectError ?? InspectError(error, line: trimmed)
         }
         if isTimerOn {
@@ -159,6 +168,7 @@ public final class InspectSession {
         case .timer(let on): isTimerOn = on
         case .mode(let newMode): mode = newMode
         case .headers(let on): showsHeaders = on
+        case .nullValue(let text): nullDisplay = text
         case .explain(let on): showsPlans = on
         case .width(let newWidth): width = newWidth
         case .output(let path): try redirectOutput(to: path)
@@ -251,6 +261,34 @@ public struct InspectError: LocalizedError, CustomStringConvertible {
         default:
             self.init("\(error)")
         }
+    }
+
+    /// `entity News has no attribute 'titel' (did you mean 'title'?)`; for
+    /// a word close to no property name, written bare where a value goes
+    /// (`title == Kura`), a reminder that text is quoted.
+    init(unknownKey key: String, of entity: String, in model: ManagedObjectModel, line: String) {
+        let names = model.entity(named: entity).map { $0.attributes.map(\.name) + $0.relationships.map(\.name) } ?? []
+        var message = KuraError.unknownAttribute(entity: entity, key: key).description
+        if let close = Suggestion.closest(to: key, in: names) {
+            message += " (did you mean '\(close)'?)"
+        } else if Self.isBareValue(key, in: line) {
+            message += "; text is quoted: \"\(key)\""
+        }
+        self.init(message)
+    }
+
+    /// True when `word` stands in `line` unquoted right after a comparison
+    /// operator or inside `{…}`: where a value was meant.
+    static func isBareValue(_ word: String, in line: String) -> Bool {
+        let operators = ["==", "!=", "<=", ">=", "<", ">", "=", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES", "IN", "{", ","]
+        let tokens = line.split(whereSeparator: { $0 == " " }).map(String.init)
+        for (index, token) in tokens.enumerated() where index > 0 {
+            let bare = token.trimmingCharacters(in: CharacterSet(charactersIn: "{},()"))
+            guard bare == word else { continue }
+            let before = tokens[index - 1].uppercased()
+            if operators.contains(where: { before.hasSuffix($0) }) || token.hasPrefix("{") { return true }
+        }
+        return false
     }
 
     public var description: String {

@@ -2,6 +2,8 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Ctrl-C in an interactive session: a `SIGINT` handler that only notes the

@@ -14,7 +14,7 @@ public enum ExportFormat: String, Sendable, Equatable, CaseIterable {
 /// An object's row is its ID (`objectID`, such as `kura://News/42`), its
 /// attributes in the model's order, then its relationships: a to-one as its
 /// destination's ID, a to-many as its members' IDs (in order for an ordered
-/// one). Every value is written losslessly (``Kura/AttributeValue/text``):
+/// one). Every value is written losslessly (`AttributeValue.text`):
 /// dates to the last bit of their seconds, decimals in full, data as base64.
 public enum ObjectExport {
     /// The name of the column holding each object's ID.

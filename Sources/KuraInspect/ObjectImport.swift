@@ -52,12 +52,14 @@ public enum ObjectImport {
     /// Imports UTF-8 text (a file's bytes, as they are) into the store of `container`.
     ///
     /// - Parameters:
+    ///   - bytes: The file's bytes.
     ///   - format: JSON Lines or CSV.
     ///   - entityName: The entity of objects without an `objectID`
     ///     (required for them; checked against the IDs of the others).
+    ///   - container: The store to import into, through a new context.
     ///   - runsHooks: Whether the entity classes' hooks (`awakeFromInsert`,
     ///     `willSave`, `validateFor…`, `didSave`) run; the model's own
-    ///     rules hold either way (``Kura/ManagedObjectContext/runsObjectHooks``).
+    ///     rules hold either way (`ManagedObjectContext.runsObjectHooks`).
     ///   - author: The author the save records in the store's history.
     /// - Throws: ``Failure``; nothing is written.
     public static func run(
@@ -73,7 +75,7 @@ public enum ObjectImport {
     /// Imports UTF-8 text into the store of `context`, and saves it.
     ///
     /// The context's settings hold: whether hooks run
-    /// (``Kura/ManagedObjectContext/runsObjectHooks``), the author the
+    /// (`ManagedObjectContext.runsObjectHooks`), the author the
     /// history records, the merge policy. The imported objects stay
     /// registered in it after the save.
     ///

@@ -10,7 +10,9 @@
 /// When the columns are wider than ``width``, the widest are shortened
 /// first (each to no less than ``minimumColumnWidth``), and every value
 /// cut is marked with "…"; columns that still don't fit are left out,
-/// from the last, and counted in ``Table/hiddenColumns``. Widths are counted in terminal columns (a CJK
+/// from the last, and counted in ``Table/hiddenColumns``. Columns given as
+/// `whole` (the object ID, which `show` needs as it is) are never cut nor
+/// left out: the others give way first. Widths are counted in terminal columns (a CJK
 /// character takes two). Line breaks and tabs in values are shown as
 /// spaces, other control characters as escapes (`\x1b`); numbers are
 /// right-aligned.
@@ -30,7 +32,7 @@ struct TableFormatter {
         var hiddenColumns: Int
     }
 
-    func format(headers: [String], rows: [[String]], rightAligned: Set<Int> = []) -> Table {
+    func format(headers: [String], rows: [[String]], rightAligned: Set<Int> = [], whole: Set<Int> = []) -> Table {
         var cleaned = rows.map { $0.map(Self.oneLine) }
         var widths = showsHeaders ? headers.map(TerminalText.columns(of:)) : Array(repeating: 0, count: headers.count)
         for row in cleaned {
@@ -43,10 +45,11 @@ struct TableFormatter {
         if let width {
             // Leave out columns from the end while even their minimum widths don't fit.
             func minimum(_ count: Int) -> Int {
-                widths.prefix(count).reduce(0) { $0 + min($1, Self.minimumColumnWidth) } + Self.gap * max(0, count - 1)
+                widths.prefix(count).enumerated().reduce(0) { $0 + (whole.contains($1.offset) ? $1.element : min($1.element, Self.minimumColumnWidth)) }
+                    + Self.gap * max(0, count - 1)
             }
             var kept = widths.count
-            while kept > 1 && minimum(kept) > width { kept -= 1 }
+            while kept > 1 && !whole.contains(kept - 1) && minimum(kept) > width { kept -= 1 }
             hidden = widths.count - kept
             if hidden > 0 {
                 widths.removeLast(hidden)
@@ -55,7 +58,13 @@ struct TableFormatter {
             }
         }
         let natural = widths
-        if let width { widths = Self.fit(widths, into: width - Self.gap * max(0, widths.count - 1)) }
+        if let width {
+            // The whole columns keep their widths; the others share what is left.
+            let wholeWidth = widths.indices.filter(whole.contains).reduce(0) { $0 + widths[$1] }
+            let others = widths.indices.filter { !whole.contains($0) }
+            let fitted = Self.fit(others.map { widths[$0] }, into: width - wholeWidth - Self.gap * max(0, widths.count - 1))
+            for (column, fittedWidth) in zip(others, fitted) { widths[column] = fittedWidth }
+        }
         let isCut = widths != natural
         func line(_ cells: [String]) -> String {
             var text = ""

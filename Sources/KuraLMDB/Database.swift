@@ -27,7 +27,7 @@ public struct Database: Hashable, Sendable {
     }
 }
 
-/// How ``Database/put(_:forKey:in:flags:)`` treats an existing key.
+/// How ``Database/put(_:forKey:in:flags:)-([UInt8],_,_,_)`` treats an existing key.
 public struct PutFlags: OptionSet, Sendable, Hashable {
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }

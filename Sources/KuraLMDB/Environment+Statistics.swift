@@ -4,6 +4,8 @@ import CLMDB
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The state of an environment as a whole (`mdb_env_info`).

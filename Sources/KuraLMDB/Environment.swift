@@ -5,6 +5,8 @@ import Synchronization
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// An LMDB environment: one memory-mapped file holding any number of named

@@ -99,4 +99,6 @@ public func compareKeys(_ a: UnsafeRawBufferPointer, _ b: [UInt8]) -> Int {
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif

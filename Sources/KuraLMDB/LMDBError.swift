@@ -4,6 +4,8 @@ import CLMDB
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// An error reported by LMDB: one case per `MDB_*` result code, plus the

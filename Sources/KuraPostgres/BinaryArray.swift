@@ -1,3 +1,5 @@
+// Compiled with the PostgreSQL trait only (swift build --traits PostgreSQL).
+#if PostgreSQL
 import NIOCore
 import PostgresNIO
 
@@ -182,3 +184,4 @@ struct KeyBatches {
         countsBySpace.merge(other.countsBySpace, uniquingKeysWith: +)
     }
 }
+#endif

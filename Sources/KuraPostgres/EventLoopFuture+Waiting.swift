@@ -1,3 +1,5 @@
+// Compiled with the PostgreSQL trait only (swift build --traits PostgreSQL).
+#if PostgreSQL
 import Dispatch
 import NIOCore
 
@@ -58,3 +60,4 @@ extension EventLoopFuture {
         var result: Result<Value, any Error>?
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Compiled with the PostgreSQL trait only (swift build --traits PostgreSQL).
+#if PostgreSQL
 import Kura
 
 /// The statement of one page of a walk: which rows it selects, which bounds
@@ -59,3 +61,4 @@ struct PageStatement: Hashable {
         return sql + " ORDER BY \(column) \(direction == .forward ? "ASC" : "DESC")"
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Compiled with the PostgreSQL trait only (swift build --traits PostgreSQL).
+#if PostgreSQL
 import Foundation
 import Kura
 import Logging
@@ -512,3 +514,4 @@ final class RecentCounts: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Compiled with the PostgreSQL trait only (swift build --traits PostgreSQL).
+#if PostgreSQL
 import NIOCore
 import PostgresNIO
 
@@ -71,3 +73,4 @@ struct RowColumns {
         var description: String { "a row from PostgreSQL lacks a column the statement selects, or has one of another type" }
     }
 }
+#endif

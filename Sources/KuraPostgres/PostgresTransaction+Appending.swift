@@ -1,3 +1,5 @@
+// Compiled with the PostgreSQL trait only (swift build --traits PostgreSQL).
+#if PostgreSQL
 import Kura
 import NIOCore
 
@@ -61,3 +63,4 @@ extension PostgresTransaction {
         if appended[space] != nil { try flush() }
     }
 }
+#endif

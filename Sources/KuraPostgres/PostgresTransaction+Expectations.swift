@@ -1,3 +1,5 @@
+// Compiled with the PostgreSQL trait only (swift build --traits PostgreSQL).
+#if PostgreSQL
 import Kura
 import NIOCore
 import PostgresNIO
@@ -234,3 +236,4 @@ extension PostgresTransaction {
         $kura$
         """
 }
+#endif

@@ -1,3 +1,5 @@
+// Compiled with the PostgreSQL trait only (swift build --traits PostgreSQL).
+#if PostgreSQL
 import Kura
 import NIOCore
 import PostgresNIO
@@ -66,3 +68,4 @@ extension PostgresTransaction {
         return true
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Compiled with the PostgreSQL trait only (swift build --traits PostgreSQL).
+#if PostgreSQL
 import Kura
 import NIOCore
 import PostgresNIO
@@ -314,3 +316,4 @@ extension PostgresTransaction {
         }
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Compiled with the PostgreSQL trait only (swift build --traits PostgreSQL).
+#if PostgreSQL
 import Kura
 import NIOCore
 import PostgresNIO
@@ -568,3 +570,4 @@ final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
         try body(KeyedCursor(transaction: self, space: space))
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Compiled with the PostgreSQL trait only (swift build --traits PostgreSQL).
+#if PostgreSQL
 import Foundation
 import Kura
 import Logging
@@ -75,3 +77,4 @@ enum PostgresURL {
         return (configuration, location.string ?? url)
     }
 }
+#endif

@@ -1,10 +1,14 @@
 import Foundation
 import Kura
+#if PostgreSQL
 import KuraPostgres
+#endif
 import KuraTestSupport
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Writes a line at once, unbuffered: an acknowledgement must reach the
@@ -15,7 +19,10 @@ func say(_ line: String) {
 
 /// The store a command's STORE argument names: a `postgres://` URL, or an LMDB file.
 func storeDescription(_ location: String, options: StoreOptions = StoreOptions()) -> StoreDescription {
-    location.hasPrefix("postgres") ? .postgres(url: location, options: options) : .lmdb(path: location, options: options)
+    #if PostgreSQL
+    if location.hasPrefix("postgres") { return .postgres(url: location, options: options) }
+    #endif
+    return .lmdb(path: location, options: options)
 }
 
 /// Commands that exercise Kura across processes.

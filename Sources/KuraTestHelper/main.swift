@@ -4,6 +4,8 @@
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 let arguments = Array(CommandLine.arguments.dropFirst())

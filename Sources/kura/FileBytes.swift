@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The whole of the file at `path` (`-`: standard input) as bytes, read
 /// straight into the array: going through `Data` costs a second copy of the

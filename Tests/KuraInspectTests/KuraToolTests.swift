@@ -25,6 +25,33 @@ import Testing
         #expect(version.status == 0 && version.output == KuraVersion.current + "\n")
         let readme = try String(contentsOfFile: #filePath.replacingOccurrences(of: "Tests/KuraInspectTests/KuraToolTests.swift", with: "README.md"), encoding: .utf8)
         #expect(readme.contains("Version \(KuraVersion.current)"), "the README states the version")
+        let changelog = try String(contentsOfFile: #filePath.replacingOccurrences(of: "Tests/KuraInspectTests/KuraToolTests.swift", with: "CHANGELOG.md"), encoding: .utf8)
+        let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## ") }
+        #expect(newest?.hasPrefix("## \(KuraVersion.current) — ") == true, "the newest CHANGELOG entry is this version: \(newest ?? "none")")
+    }
+
+    @Test func theCommandLineSaysWhatIsWrongAndHowToAsk() throws {
+        let store = try BookStore()
+        let typo = try KuraTool.run(["fecth", store.path, "Book"])
+        #expect(typo.status == 1 && typo.error == "error: no command or store 'fecth' (did you mean 'fetch'?)\n")
+        let option = try KuraTool.run(["count", "--jsno", store.path, "Book"])
+        #expect(option.status == 64 && option.error.hasPrefix("error: unknown option '--jsno' (did you mean '--json'?)\nusage: kura count"))
+        let missing = try KuraTool.run(["show"])
+        #expect(missing.status == 64 && missing.error.hasPrefix("error: missing STORE"))
+        let width = try KuraTool.run(["fetch", "--width", "wide", store.path, "Book"])
+        #expect(width.status == 64 && width.error.hasPrefix("error: --width takes a whole number, not 'wide'"))
+        let extra = try KuraTool.run(["check", store.path, "more"])
+        #expect(extra.status == 64 && extra.error.hasPrefix("error: unexpected argument 'more'"))
+
+        let help = try KuraTool.run(["--help"])
+        #expect(help.status == 0 && help.output.contains("  fetch     Fetch objects\n") && help.output.contains("  export    "))
+        let fetchHelp = try KuraTool.run(["fetch", "--help"])
+        #expect(fetchHelp.status == 0 && fetchHelp.output.contains("usage: kura fetch [options] STORE [ENTITY AND CLAUSES…]"))
+        #expect(fetchHelp.output.contains("--mode MODE"))
+
+        // Options before the words, `--name=value`, and words that look like options kept as words.
+        let inline = try KuraTool.run(["fetch", "--mode=csv", "--no-headers", store.path, "Book", "where", "year < 1990", "sort", "year"])
+        #expect(inline.status == 0 && inline.output.split(separator: "\n").count == 2, "\(inline.output)\(inline.error)")
     }
 
     @Test func aPipedSessionStopsAtTheFirstErrorUnlessToldToKeepGoing() throws {
@@ -179,5 +206,45 @@ import Testing
         let escape = try KuraTool.run(["inspect", store.path], input: "fetch Book where title == '\u{1b}]0;pwned\u{7}'\u{1b}[2J\n")
         #expect(!escape.error.unicodeScalars.contains { $0.value == 0x1b || $0.value == 0x07 }, "\(escape.error)")
         #expect(escape.error.contains("\\x1b"))
+    }
+}
+
+extension KuraToolTests {
+    /// An export/import round trip with no app code: `create` makes an
+    /// empty store with the model (templates included) of another.
+    @Test func createMakesAnEmptyStoreWithAnotherStoresModel() throws {
+        let store = try BookStore()
+        let copy = store.directory.file("copy.kura"), export = store.directory.file("books.jsonl")
+        let exported = try KuraTool.run(["export", store.path])
+        #expect(exported.status == 0)
+        try exported.output.write(toFile: export, atomically: true, encoding: .utf8)
+        let created = try KuraTool.run(["create", copy, "--model-from", store.path])
+        #expect(created.status == 0 && created.output.hasPrefix("created \(copy) with the model of \(store.path): 2 entities (Book, Shelf), 2 templates"),
+                "\(created.output)\(created.error)")
+        #expect(try KuraTool.run(["count", copy, "Book"]).output == "0\n")
+        #expect(try KuraTool.run(["import", copy, export]).status == 0)
+        // The same values (imported objects get new IDs: the first column is left out).
+        func values(_ path: String) throws -> [Substring] {
+            try KuraTool.run(["fetch", "--mode", "csv", path, "Book", "sort", "isbn"]).output.split(separator: "\n").map { $0.drop { $0 != "," } }
+        }
+        #expect(try values(copy) == values(store.path) && values(copy).count == 5)
+        #expect(try KuraTool.run(["template", copy, "byIsbn", "isbn=isbn-1"]).output.contains("Dune"))
+
+        let again = try KuraTool.run(["create", copy, "--model-from", store.path])
+        #expect(again.status == 1 && again.error.contains("exists; create makes a new store and replaces nothing"))
+        #expect(try KuraTool.run(["create", store.directory.file("other.kura")]).status == 64, "--model-from is needed")
+    }
+
+    /// A word the shell left bare where a value goes gets the quoting hint.
+    @Test func aBareWordWhereAValueGoesHintsAtQuotes() throws {
+        let store = try BookStore()
+        let bare = try KuraTool.run(["count", store.path, "Book", "where", "title", "==", "Dune"])
+        #expect(bare.status == 1)
+        #expect(bare.error.contains("entity Book has no attribute 'Dune'; text is quoted: \"Dune\""), "\(bare.error)")
+        #expect(bare.error.contains("hint: the shell removes quotes"), "\(bare.error)")
+        let typo = try KuraTool.run(["count", store.path, "Book", "where", "yaer > 2000"])
+        #expect(typo.error.contains("(did you mean 'year'?)"), "\(typo.error)")
+        let nulls = try KuraTool.run(["fetch", "--nullvalue", "-", store.path, "Book", "where", "price == nil"])
+        #expect(nulls.output.contains("Neuromancer") && nulls.output.contains("1984  -      isbn-2"), "\(nulls.output)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Kura
 import KuraTestSupport
 import Testing
 
@@ -202,5 +203,51 @@ enum TerminalTextWidth {
     static func columns(of line: String) -> Int {
         line.unicodeScalars.reduce(0) { $0 + ($1.properties.isEmojiPresentation || (0x1100...0x115F).contains($1.value)
             || (0x2E80...0xA4CF).contains($1.value) || (0xAC00...0xD7A3).contains($1.value) || (0xFF00...0xFF60).contains($1.value) ? 2 : 1) }
+    }
+}
+
+extension TerminalTests {
+    /// Eight long text columns and long object IDs in 80 columns: the other
+    /// columns give way, the IDs `show` needs stay whole; `nullvalue`,
+    /// did-you-mean for attribute names, and the hint for a bare word.
+    @Test func theObjectIDIsNeverCutAndNamesGetSuggestions() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("wide.kura")
+        let names = ["title", "subtitle", "publisher", "editor", "country", "language", "subject", "summary"]
+        do {
+            let model = try ManagedObjectModel(entities: [
+                EntityDescription(name: "Periodical", attributes: names.map { AttributeDescription(name: $0, type: .string, isOptional: true) }),
+            ])
+            let container = try PersistentContainer(path: path, model: model)
+            let context = container.newContext()
+            for number in 1...3 {
+                let object = try context.insertNewObject(forEntityName: "Periodical")
+                for name in names where !(number == 2 && name == "title") {
+                    try object.setValue("\(name) \(number) " + String(repeating: "x", count: 30), forKey: name)
+                }
+            }
+            try context.save()
+            container.close()
+        }
+        let home = try TemporaryDirectory()
+        let tmux = Tmux()
+        try tmux.start("inspect \(path)", home: home, rows: 40)
+        defer { _ = try? tmux.run(["kill-session", "-t", tmux.session]) }
+        _ = try tmux.waitFor("kura>")
+
+        try tmux.keys("nullvalue NULL", "Enter")
+        try tmux.keys("fetch Periodical", "Enter")
+        var screen = try tmux.waitFor("(3 objects)")
+        for number in 1...3 { #expect(screen.contains("kura://Periodical/\(number)  "), "the ID whole: \(screen)") }
+        #expect(screen.contains("left out to fit"), "\(screen)")
+        #expect(screen.contains("NULL"), "nullvalue shows no value: \(screen)")
+        #expect(screen.split(separator: "\n").allSatisfy { $0.count <= 80 })
+
+        try tmux.keys("count Periodical where titel == 'x'", "Enter")
+        screen = try tmux.waitFor("(did you mean 'title'?)")
+        try tmux.keys("count Periodical where title == Kura", "Enter")
+        screen = try tmux.waitFor("text is quoted")
+        #expect(screen.contains("entity Periodical has no attribute 'Kura'; text is quoted: \"Kura\""), "\(screen)")
+        try tmux.keys("quit", "Enter")
     }
 }

@@ -1,3 +1,5 @@
+// Compiled with the PostgreSQL trait only (swift build --traits PostgreSQL).
+#if PostgreSQL
 @testable import KuraPostgres
 import NIOCore
 import NIOPosix
@@ -40,3 +42,4 @@ import Testing
         #expect(try later.futureResult.waitForAnswer(within: 60, unlessClosed: { false }) == 3)
     }
 }
+#endif

@@ -137,4 +137,28 @@ import Glibc
         #expect(try #require(cpu) < 200_000, "an idle watch used \(cpu ?? -1) µs of CPU in 2 s")
         print("idle watch: \(cpu ?? -1) µs of CPU in 2 s")
     }
+
+    /// The fallback where the system has no file notices (neither inotify
+    /// nor kqueue): forced here, it still sees another process's commits,
+    /// the last one included.
+    @Test func aPollingMonitorSeesAnotherProcessesCommits() async throws {
+        let store = try TestStore(engine: .lmdb)
+        do {
+            let container = try PersistentContainer(path: store.path, model: MigrationWorkload.v1())
+            try MigrationWorkload.fill(container, count: 1)
+            container.close()
+        }
+        let container = try PersistentContainer(path: store.path, model: MigrationWorkload.v1())
+        let seen = Mutex<[Int]>([])
+        let monitor = try CommitMonitor(path: store.path, wake: .polling(milliseconds: 20),
+                                        transactionID: { try? container.store.read { $0.id } },
+                                        commit: { transaction in seen.withLock { $0.append(transaction) } })
+        defer { monitor.stop() }
+        let (termination, output) = try Helper.run(["commit-timer", store.path, "5"])
+        #expect(termination == .exited(0), "\(output)")
+        let last = try container.store.read { $0.id }
+        #expect(Self.wait { seen.withLock { $0.last } == last }, "polling saw \(seen.withLock { $0 }), the store is at \(last)")
+        #expect(seen.withLock { zip($0, $0.dropFirst()).allSatisfy { $0 < $1 } })
+        #expect(CommitWakeSource.Choice.processDefault == .system || ProcessInfo.processInfo.environment["KURA_COMMIT_WATCH"] != nil)
+    }
 }

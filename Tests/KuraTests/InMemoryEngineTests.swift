@@ -1,6 +1,5 @@
 import Foundation
 @testable import Kura
-import KuraPostgres
 import KuraTestSupport
 import Testing
 
@@ -111,14 +110,14 @@ import Testing
         return lines
     }
 
-    @Test(arguments: [TestEngine.memory, .postgres], [1, 2, 3, 4] as [UInt64])
+    @Test(arguments: [TestEngine.memory] + TestEngine.servers, [1, 2, 3, 4] as [UInt64])
     func everyOperationAnswersAsLMDBDoes(_ engine: TestEngine, _ seed: UInt64) throws {
         let directory = try TemporaryDirectory()
         let lmdb = try LMDBEngine(path: directory.file("engine.kura"), options: StoreOptions(), model: nil)
         defer { lmdb.close() }
         let other: any StorageEngine = switch engine {
         case .memory: InMemoryEngine(name: "test")
-        case .postgres: try StoreDescription.postgres(url: try PostgresTestServer.shared.get().newDatabase()).openEngine(nil)
+        case .postgres: try EngineStore(.postgres).description().openEngine(nil)
         case .lmdb: lmdb
         }
         defer { other.close() }

@@ -21,7 +21,7 @@ import Testing
     /// What a save of new objects does to the engine: records put with
     /// `.append`, in order, among other changes of the same transaction
     /// (PostgreSQL keeps such a run apart until something else uses its space).
-    @Test(arguments: TestEngine.allCases)
+    @Test(arguments: TestEngine.built)
     func keysAppendedInOrderReadBackAndMixWithOtherChangesOfTheirTransaction(_ engine: TestEngine) throws {
         let store = try EngineStore(engine)
         let storage = try store.open(.news()).store.engine
@@ -80,7 +80,7 @@ import Testing
         #expect(committed.0 == ["v1", "v3", "v5 again", "v6"] && committed.1 == 4, "nothing of the failed write")
     }
 
-    @Test(arguments: TestEngine.allCases)
+    @Test(arguments: TestEngine.built)
     func changesAreTrackedSavedAndFetchedWithPredicatesSortsAndLimits(_ engine: TestEngine) throws {
         let store = try EngineStore(engine)
         let container = try store.open(.news())
@@ -108,7 +108,7 @@ import Testing
         #expect(try reader.fetch(FetchRequest(entityName: "News", predicate: "sortOrder == 2")).isEmpty)
     }
 
-    @Test(arguments: TestEngine.allCases)
+    @Test(arguments: TestEngine.built)
     func hooksRunAndAFailedSaveWritesNothingAndKeepsEveryChange(_ engine: TestEngine) throws {
         let store = try EngineStore(engine)
         let container = try store.open(.news())
@@ -137,7 +137,7 @@ import Testing
         #expect(try container.newContext().count(for: FetchRequest(entityName: "News")) == 2)
     }
 
-    @Test(arguments: TestEngine.allCases)
+    @Test(arguments: TestEngine.built)
     func validationCollectsEveryFailureWritesNothingAndChecksStoredObjectsFromTheirRecords(_ engine: TestEngine) throws {
         let store = try EngineStore(engine)
         let container = try store.open(ManagedObjectModel(Account.self))
@@ -173,7 +173,7 @@ import Testing
         #expect(reread.map { ($0 as! Account).balance } == [0, 5])
     }
 
-    @Test(arguments: TestEngine.allCases)
+    @Test(arguments: TestEngine.built)
     func aValueTooLongForAnIndexKeyIsTheSameErrorOnEveryEngine(_ engine: TestEngine) throws {
         let store = try EngineStore(engine)
         let container = try store.open(.news())
@@ -185,7 +185,7 @@ import Testing
         try context.save()
     }
 
-    @Test(arguments: TestEngine.allCases)
+    @Test(arguments: TestEngine.built)
     func templatesSubstituteVariablesAndUniqueLookupsFindTheirObject(_ engine: TestEngine) throws {
         let store = try EngineStore(engine)
         let model = try ManagedObjectModel.news()
@@ -208,7 +208,7 @@ import Testing
         }
     }
 
-    @Test(arguments: TestEngine.allCases)
+    @Test(arguments: TestEngine.built)
     func relationshipsKeyPathPredicatesAndDeleteRulesWork(_ engine: TestEngine) throws {
         let store = try EngineStore(engine)
         let container = try store.open(.blog())
@@ -262,7 +262,7 @@ import Testing
         #expect(report.entities.first { $0.entity == "Author" }?.records == 1)
     }
 
-    @Test(arguments: TestEngine.allCases)
+    @Test(arguments: TestEngine.built)
     func anUpdateOfAStaleObjectIsAConflictNotALostUpdate(_ engine: TestEngine) throws {
         let store = try EngineStore(engine)
         let container = try store.open(.news())
@@ -281,7 +281,7 @@ import Testing
         #expect(stored.sortOrder == 10)
     }
 
-    @Test(arguments: TestEngine.allCases)
+    @Test(arguments: TestEngine.built)
     func historyRecordsEverySaveAndAnotherContextMergesIt(_ engine: TestEngine) throws {
         let store = try EngineStore(engine)
         var options = StoreOptions()
@@ -304,7 +304,7 @@ import Testing
         #expect(seen[0].title == "retitled")
     }
 
-    @Test(arguments: TestEngine.allCases)
+    @Test(arguments: TestEngine.built)
     func observedResultsFollowTheSavesOfAnotherContext(_ engine: TestEngine) async throws {
         let store = try EngineStore(engine)
         let container = try store.open(.news())
@@ -329,7 +329,7 @@ import Testing
         #expect(results.observation.fetchCount == fetches)
     }
 
-    @Test(arguments: TestEngine.allCases)
+    @Test(arguments: TestEngine.built)
     func aChangedModelMigratesTheStoreWhenItOpensAgain(_ engine: TestEngine) throws {
         let store = try EngineStore(engine)
         let container = try store.open(ModelVersions.v1(version: "1"))

@@ -3,7 +3,7 @@
 ///
 /// ``KuraError/modelMismatch(path:differences:)`` lists them when a store is
 /// opened read-only or with migration turned off, and ``PersistentStore/lastMigration``
-/// reports them after a migration. ``PersistentStore/differences(from:)`` and
+/// reports them after a migration. ``PersistentStore/differences(from:plan:)`` and
 /// `kura diff` show them before one.
 public struct ModelDifference: Sendable, Hashable, CustomStringConvertible {
     /// What changed.

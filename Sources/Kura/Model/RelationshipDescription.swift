@@ -62,8 +62,8 @@ public struct RelationshipDescription: Sendable, Hashable {
     /// store renames that relationship to this one and keeps its objects.
     public var renamingIdentifier: String?
 
-    /// A relationship; prefer ``toOne(_:destination:inverse:deleteRule:isOptional:)``
-    /// and ``toMany(_:destination:inverse:deleteRule:isOrdered:minimumCount:maximumCount:)``.
+    /// A relationship; prefer ``RelationshipDescription/toOne(_:destination:inverse:deleteRule:isOptional:originalName:)``
+    /// and ``RelationshipDescription/toMany(_:destination:inverse:deleteRule:isOrdered:minimumCount:maximumCount:originalName:)``.
     public init(
         name: String, destinationEntityName: String, inverseName: String? = nil, isToMany: Bool,
         isOrdered: Bool = false, isOptional: Bool = true, minimumCount: Int = 0, maximumCount: Int? = nil,

@@ -37,8 +37,10 @@ extension ManagedObjectContext {
     /// belong to it. The sequence ends (returns `nil`) when that task is
     /// cancelled, and stops observing when the loop ends.
     ///
-    /// - Parameter sectionNameKey: The attribute whose value groups the
-    ///   results into ``FetchedResults/sections``, or `nil` for one section.
+    /// - Parameters:
+    ///   - request: The fetch to run now and after every save that may change its results.
+    ///   - sectionNameKey: The attribute whose value groups the
+    ///     results into ``FetchedResults/sections``, or `nil` for one section.
     /// - Throws: from the first iteration, the errors of ``fetch(_:)`` and
     ///   ``KuraError/invalidFetchRequest(_:)`` for an unknown section key;
     ///   ``KuraError/storage(path:failure:)`` when the system can't watch the

@@ -9,7 +9,7 @@ import Synchronization
 /// context of a container shares it.
 ///
 /// The store keeps its own model, so it can be opened without the app's Swift
-/// code (``PersistentStore/init(path:model:options:)`` with a `nil` model,
+/// code (``PersistentStore/init(path:model:options:migration:)`` with a `nil` model,
 /// which is how `kura inspect` works). Opened with a model, the store checks
 /// that the model's schema is the one it holds, and throws
 /// ``KuraError/modelMismatch(path:differences:)`` listing what differs if not.
@@ -53,6 +53,8 @@ public final class PersistentStore: Sendable {
     ///   - model: The model the app expects, or `nil` to use the store's own
     ///     (a new store needs a model).
     ///   - options: Sizes, durability, read-only.
+    ///   - migration: Whether and how a store of an older model is migrated
+    ///     (``MigrationOptions/automatic`` by default).
     /// - Throws: ``KuraError/notAKuraStore(path:)``,
     ///   ``KuraError/unsupportedFormatVersion(path:found:supported:)``,
     ///   ``KuraError/modelMismatch(path:differences:)``,
@@ -77,6 +79,7 @@ public final class PersistentStore: Sendable {
     ///   - model: The model the app expects, or `nil` to use the store's own.
     ///   - options: Of these, ``StoreOptions/maximumSize`` names the limit
     ///     in ``KuraError/storeFull(maximumBytes:)``; the rest are LMDB's.
+    ///   - migration: Whether and how a store of an older model is migrated.
     /// - Throws: as ``init(path:model:options:migration:)``.
     public convenience init(
         engine: any StorageEngine, model: ManagedObjectModel?, options: StoreOptions = StoreOptions(),

@@ -2,6 +2,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import CLMDB
 
@@ -75,6 +77,7 @@ extension Environment {
     ///     which names them); `nil` for every database, the free list, and a
     ///     check that every page is either used or free.
     ///   - problemLimit: How many problems to describe (all are counted).
+    ///   - body: Runs in the checked snapshot, given its report.
     public func readCheckingStructure<Result>(
         databases: Set<String>? = nil, problemLimit: Int = 100,
         _ body: (borrowing Transaction, StructureReport) throws -> Result

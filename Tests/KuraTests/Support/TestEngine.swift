@@ -1,6 +1,8 @@
 import Foundation
 @testable import Kura
+#if PostgreSQL
 import KuraPostgres
+#endif
 import KuraTestSupport
 import Testing
 
@@ -12,10 +14,24 @@ enum TestEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
+    /// The engines this build has: PostgreSQL's with the PostgreSQL trait
+    /// only (`swift test --traits PostgreSQL`, as `Scripts/test` runs).
+    static let built: [TestEngine] = [.lmdb, .memory] + servers
+
+    /// PostgreSQL when this build has it, else nothing.
+    static var servers: [TestEngine] {
+        #if PostgreSQL
+        [.postgres]
+        #else
+        []
+        #endif
+    }
+
     /// The engine the suite's stores are on (`KURA_TEST_ENGINE`; LMDB when unset).
     static let underTest: TestEngine = {
         guard let name = ProcessInfo.processInfo.environment["KURA_TEST_ENGINE"] else { return .lmdb }
         guard let engine = TestEngine(rawValue: name) else { fatalError("KURA_TEST_ENGINE=\(name): lmdb, memory or postgres") }
+        guard built.contains(engine) else { fatalError("KURA_TEST_ENGINE=\(name): this build has no PostgreSQL store; build with --traits PostgreSQL") }
         return engine
     }()
 }
@@ -34,7 +50,11 @@ final class EngineStore {
         self.engine = engine
         directory = try TemporaryDirectory(function: function)
         memory = InMemoryEngine(name: function)
+        #if PostgreSQL
         postgresURL = engine == .postgres ? try PostgresTestServer.shared.get().newDatabase() : nil
+        #else
+        postgresURL = nil
+        #endif
     }
 
     /// Where another process finds the store: the LMDB file's path or the
@@ -52,7 +72,12 @@ final class EngineStore {
         switch engine {
         case .lmdb: .lmdb(path: directory.file("test.kura"), options: options)
         case .memory: StoreDescription(options: options) { [memory] _ in memory }
-        case .postgres: .postgres(url: postgresURL!, options: options)
+        case .postgres:
+            #if PostgreSQL
+            .postgres(url: postgresURL!, options: options)
+            #else
+            preconditionFailure("this build has no PostgreSQL store (TestEngine.built)")
+            #endif
         }
     }
 

@@ -3,15 +3,18 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Wakes when any process commits to a store file, without polling: LMDB
 /// has no notifications, but every commit writes the file (its pages, then
-/// the meta page that makes it current), and Linux's inotify reports the
-/// writes. A thread of its own blocks in `poll` on the inotify descriptor,
-/// so an idle monitor costs no CPU; each wake reads the store's newest
-/// transaction ID and reports it when it moved (looking again for a short
-/// while when the write that woke it isn't published yet).
+/// the meta page that makes it current), and the system reports the writes
+/// (inotify on Linux, kqueue on Apple platforms; see ``CommitWakeSource``,
+/// which polls where neither exists). A thread of its own blocks in `poll`
+/// on that descriptor, so an idle monitor costs no CPU; each wake reads the
+/// store's newest transaction ID and reports it when it moved (looking
+/// again for a short while when the write that woke it isn't published yet).
 final class CommitMonitor: CommitWatch, @unchecked Sendable {
     // @unchecked: the watch descriptor and the pipe's read end are the
     // thread's, closed by it when it ends; the write end is ``stop()``'s,
@@ -29,21 +32,21 @@ final class CommitMonitor: CommitWatch, @unchecked Sendable {
 
     /// Starts watching `path`; `transactionID` reads the store's newest
     /// committed transaction, `commit` hears each new one (on the monitor's thread).
-    init(path: String, transactionID: @escaping @Sendable () -> Int?, commit: @escaping @Sendable (Int) -> Void) throws {
+    init(path: String, wake choice: CommitWakeSource.Choice = .processDefault,
+         transactionID: @escaping @Sendable () -> Int?, commit: @escaping @Sendable (Int) -> Void) throws {
         func failure(_ code: Int32) -> KuraError {
             KuraError.storage(path: path, failure: .system(errno: code, message: "can't watch the store file: " + String(cString: strerror(code))))
         }
-        let watch = inotify_init1(Int32(IN_CLOEXEC))
-        guard watch >= 0 else { throw failure(errno) }
-        guard inotify_add_watch(watch, path, UInt32(IN_MODIFY)) >= 0 else {
-            let code = errno
-            close(watch)
-            throw failure(code)
+        let wake: CommitWakeSource
+        do {
+            wake = try CommitWakeSource.open(path: path, choice)
+        } catch {
+            throw failure(error.code)
         }
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
             let code = errno
-            close(watch)
+            wake.close()
             throw failure(code)
         }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -54,9 +57,9 @@ final class CommitMonitor: CommitWatch, @unchecked Sendable {
         let thread = Thread {
             ThreadName.setCurrent("Kura commits")
             var last = first
-            var descriptors = [pollfd(fd: watch, events: Int16(POLLIN), revents: 0),
-                               pollfd(fd: stopRead, events: Int16(POLLIN), revents: 0)]
-            var buffer = [UInt8](repeating: 0, count: 4096)
+            // The stop pipe first; the wake source's descriptor, if it has one.
+            var descriptors = [pollfd(fd: stopRead, events: Int16(POLLIN), revents: 0)]
+                + (wake.descriptor.map { [pollfd(fd: $0, events: Int16(POLLIN), revents: 0)] } ?? [])
             // After a write, LMDB publishes the new transaction in its lock
             // file (shared memory, which inotify doesn't see) only once the
             // meta page is synced: so after a write with no new transaction
@@ -64,12 +67,16 @@ final class CommitMonitor: CommitWatch, @unchecked Sendable {
             // take that long to sync), then sleep.
             var rechecks = 0
             while true {
-                let timeout: Int32 = rechecks > 0 ? 2 : -1
-                guard poll(&descriptors, 2, timeout) >= 0 || errno == EINTR else { break }
-                if descriptors[1].revents != 0 { break }
-                if descriptors[0].revents != 0 {
-                    _ = buffer.withUnsafeMutableBytes { read(watch, $0.baseAddress, $0.count) }
+                let timeout: Int32 = rechecks > 0 ? 2 : wake.idleTimeout
+                let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
+                guard ready >= 0 || errno == EINTR else { break }
+                if descriptors[0].revents != 0 { break }
+                if descriptors.count > 1, descriptors[1].revents != 0 {
+                    wake.drain()
                     rechecks = 500
+                } else if ready == 0, rechecks == 0 {
+                    // Polling: the interval passed; look once.
+                    rechecks = 1
                 }
                 guard rechecks > 0 else { continue }
                 if let current = transactionID(), current != last {
@@ -83,7 +90,7 @@ final class CommitMonitor: CommitWatch, @unchecked Sendable {
             // Marked ended before the read end closes: a stop from now on
             // writes nothing down the pipe.
             state.lock.withLock { $0.threadEnded = true }
-            close(watch)
+            wake.close()
             close(stopRead)
         }
         thread.start()

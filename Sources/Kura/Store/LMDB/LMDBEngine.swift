@@ -3,6 +3,8 @@ import KuraLMDB
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Kura's embedded engine: one LMDB file, each space a named database.

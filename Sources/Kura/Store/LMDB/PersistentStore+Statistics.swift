@@ -3,6 +3,8 @@ import KuraLMDB
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The state of a store's file and LMDB databases, for `kura stats`.
