@@ -5,18 +5,31 @@ enum CSVText {
     /// One record: fields separated by commas, quoted when they hold a
     /// comma, a quote, a line break or surrounding spaces, or are empty.
     static func record(_ fields: [String?]) -> String {
-        var text = ""
+        var bytes: [UInt8] = []
         for (position, field) in fields.enumerated() {
-            if position > 0 { text += "," }
-            guard let field else { continue }
-            if field.isEmpty || field.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D })
-                || field.first == " " || field.last == " " {
-                text += "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-            } else {
-                text += field
-            }
+            if position > 0 { bytes.append(UInt8(ascii: ",")) }
+            append(field, to: &bytes)
         }
-        return text
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends one field, quoted as ``record(_:)`` quotes it (nothing for `nil`).
+    static func append(_ field: String?, to bytes: inout [UInt8]) {
+        guard var field else { return }
+        field.withUTF8 { utf8 in
+            let needsQuotes = utf8.isEmpty || utf8.first == UInt8(ascii: " ") || utf8.last == UInt8(ascii: " ")
+                || utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+            guard needsQuotes else {
+                bytes.append(contentsOf: utf8)
+                return
+            }
+            bytes.append(UInt8(ascii: "\""))
+            for byte in utf8 {
+                if byte == UInt8(ascii: "\"") { bytes.append(byte) }
+                bytes.append(byte)
+            }
+            bytes.append(UInt8(ascii: "\""))
+        }
     }
 
     /// A record that isn't valid CSV, and on which line it starts.

@@ -60,6 +60,26 @@ enum Cell: Equatable {
         }
     }
 
+    /// Appends ``json`` to `bytes`, without making the `JSONValue` for the
+    /// common cells (texts, integers, Booleans, IDs): what exports write
+    /// for every value.
+    func writeJSON(to bytes: inout [UInt8]) {
+        switch self {
+        case .null: bytes += "null".utf8
+        case .text(let text), .attribute(.string(let text)): JSONValue.write(string: text, to: &bytes)
+        case .attribute(.int(let number)): bytes += String(number).utf8
+        case .attribute(.bool(let flag)): bytes += (flag ? "true" : "false").utf8
+        case .objectIDs(let ids, _):
+            bytes.append(UInt8(ascii: "["))
+            for (position, id) in ids.enumerated() {
+                if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONValue.write(string: id, to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        default: json.write(to: &bytes)
+        }
+    }
+
     /// True for numbers, which tables right-align.
     var isNumeric: Bool {
         switch self {

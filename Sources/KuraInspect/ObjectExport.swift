@@ -36,12 +36,13 @@ public enum ObjectExport {
         for attribute in entity.attributes {
             row.append(Cell(try object.value(forKey: attribute.name)))
         }
+        // The IDs alone: no object (or fault) for each member.
         for relationship in entity.relationships {
+            let ids = try object.objectIDs(forRelationshipNamed: relationship.name)
             if relationship.isToMany {
-                row.append(.objectIDs(try object.objects(forKey: relationship.name).map(\.objectID.uriRepresentation),
-                                      destination: relationship.destinationEntityName))
+                row.append(.objectIDs(ids.map(\.uriRepresentation), destination: relationship.destinationEntityName))
             } else {
-                row.append(try object.object(forKey: relationship.name).map { .text($0.objectID.uriRepresentation) } ?? .null)
+                row.append(ids.first.map { .text($0.uriRepresentation) } ?? .null)
             }
         }
         return row
@@ -111,7 +112,7 @@ public enum ObjectExport {
         for (position, cell) in row.enumerated() {
             if position > 0 { bytes.append(UInt8(ascii: ",")) }
             bytes += keys[position]
-            cell.json.write(to: &bytes)
+            cell.writeJSON(to: &bytes)
         }
         bytes.append(UInt8(ascii: "}"))
     }
@@ -126,19 +127,94 @@ public enum ObjectExport {
     ) throws -> (String, Int) {
         let context = container.newContext()
         return try withExtendedLifetime(context) {
-            // One read for the batch and its relationships.
-            let objects = try context.existingObjects(with: ids, prefetching: entity.relationships.map(\.name))
+            // One read for the batch; relationships give their IDs from
+            // the records and entries (nothing to prefetch).
+            let objects = try context.existingObjects(with: ids)
+            let writer = RowWriter(entity: entity, keys: keys, format: format)
             var bytes: [UInt8] = []
             bytes.reserveCapacity(objects.count * 256)
             for object in objects {
-                let row = try Self.row(of: object, entity: entity)
-                switch format {
-                case .csv: bytes += CSVText.record(row.map(\.field)).utf8
-                case .jsonl: Self.writeJSON(keys: keys, row: row, to: &bytes)
-                }
+                try writer.write(object, to: &bytes)
                 bytes.append(0x0A)
             }
             return (String(decoding: bytes.dropLast(), as: UTF8.self), objects.count)
+        }
+    }
+
+    /// Writes objects' rows (the columns of ``columns(of:)``, the values of
+    /// ``row(of:entity:)``) straight into bytes: each ID from its entity's
+    /// prefix and its number, no string or cell made for it, since an
+    /// export writes millions.
+    struct RowWriter {
+        let entity: EntityDescription
+        let relationships: [RelationshipDescription]
+        let keys: [[UInt8]]
+        let format: ExportFormat
+        /// `kura://News/` for the entity, then for each relationship's destination.
+        let idPrefix: [UInt8]
+        let destinationPrefixes: [[UInt8]]
+
+        init(entity: EntityDescription, keys: [[UInt8]], format: ExportFormat) {
+            self.entity = entity
+            relationships = entity.relationships
+            self.keys = keys
+            self.format = format
+            idPrefix = Array("kura://\(entity.name)/".utf8)
+            destinationPrefixes = relationships.map { Array("kura://\($0.destinationEntityName)/".utf8) }
+        }
+
+        func write(_ object: ManagedObject, to bytes: inout [UInt8]) throws {
+            let json = format == .jsonl
+            var column = 0
+            func separate() {
+                if json {
+                    bytes.append(column == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
+                    bytes += keys[column]
+                } else if column > 0 {
+                    bytes.append(UInt8(ascii: ","))
+                }
+                column += 1
+            }
+            func id(_ prefix: [UInt8], _ id: ObjectID) {
+                if let key = id.primaryKey {
+                    bytes += prefix
+                    bytes += String(key).utf8
+                } else {
+                    bytes += id.uriRepresentation.utf8  // (a temporary ID: not in a saved store)
+                }
+            }
+            separate()
+            if json { bytes.append(UInt8(ascii: "\"")) }
+            id(idPrefix, object.objectID)
+            if json { bytes.append(UInt8(ascii: "\"")) }
+            for attribute in entity.attributes {
+                separate()
+                let cell = Cell(try object.value(forKey: attribute.name))
+                if json { cell.writeJSON(to: &bytes) } else { CSVText.append(cell.field, to: &bytes) }
+            }
+            for (relationship, prefix) in zip(relationships, destinationPrefixes) {
+                separate()
+                let ids = try object.objectIDs(forRelationshipNamed: relationship.name)
+                if !relationship.isToMany, ids.isEmpty {
+                    if json { bytes += "null".utf8 }  // CSV: an empty unquoted field
+                    continue
+                }
+                // IDs need no escaping in JSON nor quoting in CSV (CSV's
+                // empty to-many is the empty string, "", as Cell.field has it).
+                if !json, ids.isEmpty {
+                    bytes += "\"\"".utf8
+                    continue
+                }
+                if json, relationship.isToMany { bytes.append(UInt8(ascii: "[")) }
+                for (position, member) in ids.enumerated() {
+                    if position > 0 { bytes.append(json ? UInt8(ascii: ",") : UInt8(ascii: " ")) }
+                    if json { bytes.append(UInt8(ascii: "\"")) }
+                    id(prefix, member)
+                    if json { bytes.append(UInt8(ascii: "\"")) }
+                }
+                if json, relationship.isToMany { bytes.append(UInt8(ascii: "]")) }
+            }
+            if json { bytes.append(UInt8(ascii: "}")) }
         }
     }
 }

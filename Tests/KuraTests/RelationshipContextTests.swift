@@ -504,3 +504,45 @@ import Testing
         #expect(throws: KuraError.objectDetached(storedAnn.objectID)) { try storedAnn.objects(forKey: "posts") }
     }
 }
+
+extension RelationshipContextTests {
+    /// Core Data's `objectIDs(forRelationshipNamed:)`: stored and unchanged,
+    /// the IDs come without an object or a fault for each member; changed,
+    /// they follow the context's objects.
+    @Test func objectIDsOfARelationshipComeWithoutObjectsAndFollowChanges() throws {
+        let (_, container) = try blog()
+        let writer = container.newContext()
+        let ann = Author(context: writer)
+        ann.name = "Ann"
+        var posts: [Post] = []
+        for index in 0..<5 {
+            let post = Post(context: writer)
+            post.title = "p\(index)"
+            post.author = ann
+            posts.append(post)
+        }
+        let lone = Post(context: writer)
+        lone.title = "lone"
+        try writer.save()
+
+        let reader = container.newContext()
+        let storedAnn = try #require(try Author.findFirst(by: \.name, value: "Ann", in: reader))
+        let before = reader.registeredObjects.count
+        let ids = try storedAnn.objectIDs(forRelationshipNamed: "posts")
+        #expect(Set(ids) == Set(posts.map(\.objectID)) && ids.count == 5)
+        #expect(reader.registeredObjects.count == before, "no object made for a member")
+        let storedPost = try #require(try reader.existingObject(with: posts[0].objectID, as: Post.self))
+        #expect(try storedPost.objectIDs(forRelationshipNamed: "author") == [ann.objectID])
+        let storedLone = try #require(try reader.existingObject(with: lone.objectID, as: Post.self))
+        #expect(try storedLone.objectIDs(forRelationshipNamed: "author").isEmpty)
+
+        // Unsaved changes: the IDs follow the objects.
+        storedLone.author = storedAnn
+        #expect(try storedLone.objectIDs(forRelationshipNamed: "author") == [ann.objectID])
+        #expect(Set(try storedAnn.objectIDs(forRelationshipNamed: "posts")) == Set((posts + [lone]).map(\.objectID)))
+        storedPost.author = nil
+        #expect(try storedPost.objectIDs(forRelationshipNamed: "author").isEmpty)
+        #expect(try storedAnn.objectIDs(forRelationshipNamed: "posts").count == 5)
+        #expect(throws: KuraError.self) { try storedAnn.objectIDs(forRelationshipNamed: "nope") }
+    }
+}

@@ -85,28 +85,33 @@ enum ExactDate {
 
     static func text(_ date: Date) -> String {
         let seconds = date.timeIntervalSinceReferenceDate
-        let shortest = seconds.description
-        let utf8 = shortest.utf8
-        guard writtenRange.contains(seconds), !utf8.contains(UInt8(ascii: "e")) else {
-            return seconds.isNaN ? "nan" : shortest
+        guard writtenRange.contains(seconds) else { return seconds.isNaN ? "nan" : seconds.description }
+        // Whole seconds have no fraction to write (and no text to make first).
+        if seconds.rounded(.down) == seconds { return isoText(secondsSince1970: Int64(seconds) + unixOffset, fraction: []) }
+        var shortest = seconds.description
+        // Split "-12.25" into whole seconds -13 and fraction digits "75",
+        // straight from the bytes.
+        let parts: (whole: Int64, fraction: [UInt8])? = shortest.withUTF8 { utf8 in
+            guard !utf8.contains(UInt8(ascii: "e")), let dot = utf8.firstIndex(of: UInt8(ascii: ".")) else { return nil }
+            let negative = utf8.first == UInt8(ascii: "-")
+            var whole: Int64 = 0
+            for byte in utf8[(negative ? 1 : 0)..<dot] { whole = whole * 10 + Int64(byte &- UInt8(ascii: "0")) }
+            if negative { whole = -whole }
+            var fraction = Array(utf8[(dot + 1)...])
+            while fraction.last == UInt8(ascii: "0") { fraction.removeLast() }
+            if !fraction.isEmpty && seconds < 0 {
+                whole -= 1
+                fraction = complement(fraction)
+            }
+            return (whole, fraction)
         }
-        // Split "-12.25" into whole seconds -13 and fraction digits "75".
-        let dot = utf8.firstIndex(of: UInt8(ascii: ".")) ?? utf8.endIndex
-        guard var whole = Int64(Substring(utf8[..<dot])) else { return shortest }
-        var digits = dot == utf8.endIndex ? "" : String(Substring(utf8[utf8.index(after: dot)...]))
-        if digits.utf8.allSatisfy({ $0 == UInt8(ascii: "0") }) { digits = "" }
-        if !digits.isEmpty && seconds < 0 {
-            whole -= 1
-            digits = complement(digits)
-        }
-        var text = civilText(secondsSince1970: whole + unixOffset)
-        if !digits.isEmpty { text += "." + digits }
-        return text + "Z"
+        guard let parts else { return shortest }
+        return isoText(secondsSince1970: parts.whole + unixOffset, fraction: parts.fraction)
     }
 
     /// `1 - 0.digits` as digits: "25" → "75", "001" → "999"; trailing zeros dropped.
-    private static func complement(_ digits: String) -> String {
-        var result = Array(digits.utf8.map { 9 - Int($0 - UInt8(ascii: "0")) })
+    private static func complement(_ digits: [UInt8]) -> [UInt8] {
+        var result = digits.map { 9 - Int($0 &- UInt8(ascii: "0")) }
         var position = result.count - 1
         while position >= 0 {  // add one in the last place
             result[position] += 1
@@ -115,11 +120,12 @@ enum ExactDate {
             position -= 1
         }
         while result.last == 0 { result.removeLast() }
-        return String(result.map { Character(String($0)) })
+        return result.map { UInt8(ascii: "0") + UInt8($0) }
     }
 
-    /// `YYYY-MM-DDTHH:MM:SS` for seconds since 1970, UTC (days to civil date after Hinnant).
-    private static func civilText(secondsSince1970 seconds: Int64) -> String {
+    /// `YYYY-MM-DDTHH:MM:SS[.fraction]Z` for seconds since 1970, UTC (days
+    /// to civil date after Hinnant), made in one buffer.
+    private static func isoText(secondsSince1970 seconds: Int64, fraction: [UInt8]) -> String {
         var days = seconds / 86_400
         var time = seconds % 86_400
         if time < 0 {
@@ -136,7 +142,8 @@ enum ExactDate {
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         // Years 1…9999 only (writtenRange): four digits.
-        return String(unsafeUninitializedCapacity: 19) { buffer in
+        let length = 19 + (fraction.isEmpty ? 0 : 1 + fraction.count) + 1
+        return String(unsafeUninitializedCapacity: length) { buffer in
             func put(_ value: Int64, _ count: Int, at start: Int) {
                 var rest = value
                 for position in stride(from: start + count - 1, through: start, by: -1) {
@@ -155,7 +162,14 @@ enum ExactDate {
             put(time / 60 % 60, 2, at: 14)
             buffer[16] = UInt8(ascii: ":")
             put(time % 60, 2, at: 17)
-            return 19
+            var end = 19
+            if !fraction.isEmpty {
+                buffer[end] = UInt8(ascii: ".")
+                for (offset, digit) in fraction.enumerated() { buffer[end + 1 + offset] = digit }
+                end += 1 + fraction.count
+            }
+            buffer[end] = UInt8(ascii: "Z")
+            return end + 1
         }
     }
 
@@ -268,7 +282,7 @@ enum ExactDate {
         let negative = whole < 0
         let integerPart = negative ? -whole - 1 : whole
         var fraction = Array(digits)
-        if negative { fraction = Array(complement(String(decoding: fraction, as: UTF8.self)).utf8) }
+        if negative { fraction = complement(fraction) }
         var scaled: Int64? = integerPart
         for digit in fraction {
             guard let current = scaled else { break }
