@@ -89,14 +89,20 @@ import Glibc
         try await saver.value
     }
 
-    @Test func anotherProcessesSavesArriveWithinMillisecondsAndAnIdleWatchCostsNoCPU() async throws {
-        let store = try TestStore(engine: .lmdb)
+    /// A store file with one article (closed and opened again, as another
+    /// process would find it), for the helper process to write to.
+    static func storeWithOneArticle(function: String = #function) throws -> (TestStore, PersistentContainer) {
+        let store = try TestStore(engine: .lmdb, function: function)
         do {
             let container = try PersistentContainer(path: store.path, model: MigrationWorkload.v1())
             try MigrationWorkload.fill(container, count: 1)
             container.close()
         }
-        let container = try PersistentContainer(path: store.path, model: MigrationWorkload.v1())
+        return (store, try PersistentContainer(path: store.path, model: MigrationWorkload.v1()))
+    }
+
+    @Test func anotherProcessesSavesArriveWithinMillisecondsAndAnIdleWatchCostsNoCPU() async throws {
+        let (store, container) = try Self.storeWithOneArticle()
         let commits = try container.store.commits()
         let woken = Mutex<[(time: Int64, transaction: Int)]>([])
         let watcher = Task.detached {
@@ -142,13 +148,7 @@ import Glibc
     /// nor kqueue): forced here, it still sees another process's commits,
     /// the last one included.
     @Test func aPollingMonitorSeesAnotherProcessesCommits() async throws {
-        let store = try TestStore(engine: .lmdb)
-        do {
-            let container = try PersistentContainer(path: store.path, model: MigrationWorkload.v1())
-            try MigrationWorkload.fill(container, count: 1)
-            container.close()
-        }
-        let container = try PersistentContainer(path: store.path, model: MigrationWorkload.v1())
+        let (store, container) = try Self.storeWithOneArticle()
         let seen = Mutex<[Int]>([])
         let monitor = try CommitMonitor(path: store.path, wake: .polling(milliseconds: 20),
                                         transactionID: { try? container.store.read { $0.id } },
