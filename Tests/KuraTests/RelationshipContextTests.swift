@@ -531,9 +531,9 @@ extension RelationshipContextTests {
         let ids = try storedAnn.objectIDs(forRelationshipNamed: "posts")
         #expect(Set(ids) == Set(posts.map(\.objectID)) && ids.count == 5)
         #expect(reader.registeredObjects.count == before, "no object made for a member")
-        let storedPost = try #require(try reader.existingObject(with: posts[0].objectID, as: Post.self))
+        let storedPost = try reader.existingObject(with: posts[0].objectID, as: Post.self)
         #expect(try storedPost.objectIDs(forRelationshipNamed: "author") == [ann.objectID])
-        let storedLone = try #require(try reader.existingObject(with: lone.objectID, as: Post.self))
+        let storedLone = try reader.existingObject(with: lone.objectID, as: Post.self)
         #expect(try storedLone.objectIDs(forRelationshipNamed: "author").isEmpty)
 
         // Unsaved changes: the IDs follow the objects.
