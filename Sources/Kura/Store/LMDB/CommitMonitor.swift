@@ -58,8 +58,11 @@ final class CommitMonitor: CommitWatch, @unchecked Sendable {
             ThreadName.setCurrent("Kura commits")
             var last = first
             // The stop pipe first; the wake source's descriptor, if it has one.
-            var descriptors = [pollfd(fd: stopRead, events: Int16(POLLIN), revents: 0)]
-                + (wake.descriptor.map { [pollfd(fd: $0, events: Int16(POLLIN), revents: 0)] } ?? [])
+            var descriptors: [pollfd] = []
+            descriptors.reserveCapacity(2)
+            descriptors.append(pollfd(fd: stopRead, events: Int16(POLLIN), revents: 0))
+            if let notices = wake.descriptor { descriptors.append(pollfd(fd: notices, events: Int16(POLLIN), revents: 0)) }
+            var buffer = [UInt8](repeating: 0, count: 4096)
             // After a write, LMDB publishes the new transaction in its lock
             // file (shared memory, which inotify doesn't see) only once the
             // meta page is synced: so after a write with no new transaction
@@ -72,7 +75,7 @@ final class CommitMonitor: CommitWatch, @unchecked Sendable {
                 guard ready >= 0 || errno == EINTR else { break }
                 if descriptors[0].revents != 0 { break }
                 if descriptors.count > 1, descriptors[1].revents != 0 {
-                    wake.drain()
+                    wake.drain(using: &buffer)
                     rechecks = 500
                 } else if ready == 0, rechecks == 0 {
                     // Polling: the interval passed; look once.

@@ -12,7 +12,7 @@ import Darwin
 /// (`KURA_COMMIT_WATCH=polling`), a clock.
 enum CommitWakeSource {
     /// A descriptor `poll` reports readable when the file was written; read
-    /// it empty with ``drain()``. (`watchedFile`: the file's own descriptor,
+    /// it empty with ``drain(using:)``. (`watchedFile`: the file's own descriptor,
     /// which kqueue needs open as long as the watch; -1 for inotify.)
     case notice(descriptor: Int32, watchedFile: Int32)
     /// No notice: look every `milliseconds`.
@@ -80,15 +80,15 @@ enum CommitWakeSource {
         if case .polling(let milliseconds) = self { milliseconds } else { -1 }
     }
 
-    /// Reads the pending notices, so the next `poll` waits for new ones.
-    func drain() {
+    /// Reads the pending notices, so the next `poll` waits for new ones;
+    /// `buffer` is the monitor thread's, made once.
+    func drain(using buffer: inout [UInt8]) {
         guard case .notice(let descriptor, _) = self else { return }
         #if canImport(Darwin)
-        var events = [kevent](repeating: kevent(), count: 8)
+        var event = kevent()
         var none = timespec(tv_sec: 0, tv_nsec: 0)
-        _ = kevent(descriptor, nil, 0, &events, Int32(events.count), &none)
+        while kevent(descriptor, nil, 0, &event, 1, &none) > 0 {}
         #else
-        var buffer = [UInt8](repeating: 0, count: 4096)
         _ = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
         #endif
     }
