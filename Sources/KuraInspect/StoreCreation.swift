@@ -8,8 +8,9 @@ public enum StoreCreation {
     /// Creates an empty store at `path` with the model of the store at
     /// `other`, which is opened read-only. Returns what was made, in one line.
     ///
-    /// - Throws: ``InspectError`` when `path` exists (nothing is replaced) or
-    ///   `other` can't be opened.
+    /// - Throws: ``InspectError`` when `path` exists (nothing is replaced),
+    ///   `other` can't be opened, or the new store can't be written (then
+    ///   no file is left at `path`).
     public static func create(at path: String, modelFrom other: String) throws(InspectError) -> String {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw InspectError("\(path) exists; create makes a new store and replaces nothing")
@@ -22,8 +23,16 @@ public enum StoreCreation {
             let source = try PersistentContainer(path: other, options: options)
             let model = source.model
             source.close()
-            let created = try PersistentContainer(path: path, model: model)
-            created.close()
+            do {
+                let created = try PersistentContainer(path: path, model: model)
+                created.close()
+            } catch {
+                // Nothing half-made stays behind (a full disk, say): the
+                // file and its lock file were not there before.
+                try? FileManager.default.removeItem(atPath: path)
+                try? FileManager.default.removeItem(atPath: path + "-lock")
+                throw error
+            }
             let names = model.entities.map(\.name).joined(separator: ", ")
             let templates = model.fetchRequestTemplatesByName.count
             return "created \(path) with the model of \(other): \(model.entities.count) "

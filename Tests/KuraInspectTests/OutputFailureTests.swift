@@ -82,16 +82,18 @@ import Testing
             printf '.once %s\\nexport Book\\n' "$dir/once.jsonl" | "$kura" inspect "$store" >/dev/null 2>"$dir/../once.err"; echo "once $?"
             printf '.output %s\\ndump Book\\n' "$dir/output.jsonl" | "$kura" inspect "$store" >/dev/null 2>"$dir/../output.err"; echo "output $?"
             "$kura" export "$store" Book > "$dir/export.jsonl" 2>"$dir/../export.err"; echo "export $?"
+            "$kura" create "$dir/created.kura" --model-from "$store" >/dev/null 2>"$dir/../create.err"; echo "create $?"
             echo "files: $(ls -A "$dir" | grep -v -e '^fill$' -e '^export.jsonl$' | tr '\\n' ' ')"
             rm -f "$dir/export.jsonl"
             "$kura" backup "$store" "$dir/../retry.kura" >/dev/null 2>&1; echo "retry $?"
             """, [KuraTool.path, store.path, mount])
         #expect(output.contains("backup 1\n") && output.contains("compact 1\n"), "\(output)")
         #expect(output.contains("once 1\n") && output.contains("output 1\n") && output.contains("export 1\n"), "\(output)")
+        #expect(output.contains("create 1\n"), "\(output)")
         // (export.jsonl is the shell's, made by its redirection.)
         #expect(output.contains("files: \n"), "nothing half written stays: \(output)")
         #expect(output.contains("retry 0\n"), "\(output)")
-        let errors = try ["backup", "once", "output", "export"].map { try String(contentsOfFile: store.directory.file("\($0).err"), encoding: .utf8) }
+        let errors = try ["backup", "once", "output", "export", "create"].map { try String(contentsOfFile: store.directory.file("\($0).err"), encoding: .utf8) }
         for error in errors { #expect(error.contains("No space left on device") || error.contains("the disk is full"), "\(error)") }
     }
 

@@ -42,7 +42,7 @@ public struct PredicateSyntaxError: LocalizedError, Sendable, Hashable, CustomSt
 
 /// Reads NSPredicate's format syntax into a predicate tree.
 struct PredicateParser {
-    private enum Token: Equatable {
+    enum Token: Equatable {
         case word(String)            // identifiers and keywords
         case escapedKey(String)      // #key: a key spelled like a keyword
         case string(String)
@@ -53,21 +53,21 @@ struct PredicateParser {
         case end
     }
 
-    private struct Located {
+    struct Located {
         let token: Token
         let position: Int
     }
 
-    private let format: String
+    let format: String
     /// Unicode scalars, not Characters: a combining mark after a quote must
     /// not merge with it.
-    private let characters: [Unicode.Scalar]
-    private var tokens: [Located] = []
-    private var current = 0
-    private var arguments: [Any?]
-    private var nextArgument = 0
+    let characters: [Unicode.Scalar]
+    var tokens: [Located] = []
+    var current = 0
+    var arguments: [Any?]
+    var nextArgument = 0
     /// How many parentheses, NOTs and lists enclose the current token.
-    private var depth = 0
+    var depth = 0
 
     /// The deepest nesting a predicate may have. Parsing, formatting and
     /// evaluating recurse; a limit keeps a hostile string from exhausting the
@@ -102,18 +102,18 @@ struct PredicateParser {
     // MARK: Errors
 
     /// Enters one more level of nesting; call `depth -= 1` when leaving it.
-    private mutating func enterNesting(at position: Int) throws(PredicateSyntaxError) {
+    mutating func enterNesting(at position: Int) throws(PredicateSyntaxError) {
         depth += 1
         guard depth <= Self.maximumNesting else {
             throw error("the predicate nests more than \(Self.maximumNesting) levels deep", at: position)
         }
     }
 
-    private func error(_ message: String, at position: Int) -> PredicateSyntaxError {
+    func error(_ message: String, at position: Int) -> PredicateSyntaxError {
         PredicateSyntaxError(format: format, position: position, message: message)
     }
 
-    private func describe(_ token: Token) -> String {
+    func describe(_ token: Token) -> String {
         switch token {
         case .word(let word): "'\(word)'"
         case .escapedKey(let key): "'#\(key)'"
@@ -126,161 +126,9 @@ struct PredicateParser {
         }
     }
 
-    // MARK: Tokens
-
-    private var peek: Located { tokens[current] }
-
-    private mutating func advance() -> Located {
-        let token = tokens[current]
-        if current < tokens.count - 1 { current += 1 }
-        return token
-    }
-
-    private func isKeyword(_ token: Token, _ keyword: String) -> Bool {
-        if case .word(let word) = token { return word.uppercased() == keyword }
-        return false
-    }
-
-    private func isSymbol(_ token: Token, _ symbols: String...) -> Bool {
-        if case .symbol(let symbol) = token { return symbols.contains(symbol) }
-        return false
-    }
-
-    private mutating func tokenize() throws(PredicateSyntaxError) {
-        var index = 0
-        func character(_ offset: Int) -> Unicode.Scalar? {
-            index + offset < characters.count ? characters[index + offset] : nil
-        }
-        while index < characters.count {
-            let start = index
-            let char = characters[index]
-            if char.properties.isWhitespace {
-                index += 1
-            } else if char == "\"" || char == "'" {
-                index += 1
-                var text = String.UnicodeScalarView()
-                var closed = false
-                while index < characters.count {
-                    let next = characters[index]
-                    if next == char {
-                        closed = true
-                        index += 1
-                        break
-                    }
-                    if next == "\\" {
-                        guard index + 1 < characters.count else { break }
-                        let escaped = characters[index + 1]
-                        index += 2
-                        switch escaped {
-                        case "n": text.append("\n")
-                        case "t": text.append("\t")
-                        case "r": text.append("\r")
-                        case "0": text.append("\0")
-                        case "u":
-                            let hex = String(String.UnicodeScalarView(characters[index..<min(index + 4, characters.count)]))
-                            guard hex.count == 4, let scalar = UInt32(hex, radix: 16).flatMap(Unicode.Scalar.init) else {
-                                throw error("expected four hexadecimal digits after \\u", at: index)
-                            }
-                            text.append(scalar)
-                            index += 4
-                        default: text.append(escaped)
-                        }
-                        continue
-                    }
-                    text.append(next)
-                    index += 1
-                }
-                guard closed else { throw error("the string that starts here is not closed", at: start) }
-                tokens.append(Located(token: .string(String(text)), position: start))
-            } else if Self.isDigit(char) {
-                if char == "0", let x = character(1), x == "x" || x == "X" {
-                    index += 2
-                    while let digit = character(0), Self.isDigit(digit) || ("a"..."f").contains(digit) || ("A"..."F").contains(digit) {
-                        index += 1
-                    }
-                } else {
-                    while let digit = character(0), Self.isDigit(digit) { index += 1 }
-                    if character(0) == ".", let digit = character(1), Self.isDigit(digit) {
-                        index += 1
-                        while let digit = character(0), Self.isDigit(digit) { index += 1 }
-                    }
-                    if let e = character(0), e == "e" || e == "E" {
-                        var lookahead = 1
-                        if let sign = character(1), sign == "+" || sign == "-" { lookahead = 2 }
-                        if let digit = character(lookahead), Self.isDigit(digit) {
-                            index += lookahead
-                            while let digit = character(0), Self.isDigit(digit) { index += 1 }
-                        }
-                    }
-                }
-                tokens.append(Located(token: .number(Self.text(characters[start..<index])), position: start))
-            } else if Self.isWordStart(char) || char == "#" || char == "$" {
-                index += 1
-                while let next = character(0), Self.isWordStart(next) || Self.isDigit(next) { index += 1 }
-                let name = Self.text(characters[(start + 1)..<index])
-                switch char {
-                case "#":
-                    guard !name.isEmpty else { throw error("expected a key after '#'", at: start) }
-                    tokens.append(Located(token: .escapedKey(name), position: start))
-                case "$":
-                    guard !name.isEmpty else { throw error("expected a variable name after '$'", at: start) }
-                    tokens.append(Located(token: .variable(name), position: start))
-                default:
-                    // NSPredicate's function `modulus:by:(a, b)`.
-                    if Self.text(characters[start..<index]) == "modulus",
-                       index + 4 <= characters.count, Self.text(characters[index..<(index + 4)]) == ":by:" {
-                        index += 4
-                        tokens.append(Located(token: .word("modulus:by:"), position: start))
-                    } else {
-                        tokens.append(Located(token: .word(Self.text(characters[start..<index])), position: start))
-                    }
-                }
-            } else if char == "%" {
-                let specifiers = ["@", "K", "d", "i", "ld", "lld", "f", "lf", "u", "lu"]
-                guard let specifier = specifiers.sorted(by: { $0.count > $1.count }).first(where: { spec in
-                    spec.unicodeScalars.enumerated().allSatisfy { character($0.offset + 1) == $0.element }
-                }) else {
-                    throw error("expected %@ or %K after '%'", at: start)
-                }
-                index += 1 + specifier.count
-                tokens.append(Located(token: .argument("%" + specifier), position: start))
-            } else {
-                let two = character(1).map { Self.text([char, $0]) } ?? ""
-                if ["==", "!=", "<>", "<=", ">=", "=<", "=>", "&&", "||"].contains(two) {
-                    index += 2
-                    tokens.append(Located(token: .symbol(two), position: start))
-                } else if "=<>!(){},[]-.@+*/".unicodeScalars.contains(char) {
-                    index += 1
-                    tokens.append(Located(token: .symbol(Self.text([char])), position: start))
-                } else {
-                    throw error("unexpected character '\(char)'", at: start)
-                }
-            }
-        }
-        tokens.append(Located(token: .end, position: characters.count))
-    }
-
-    private static func isDigit(_ scalar: Unicode.Scalar) -> Bool { ("0"..."9").contains(scalar) }
-
-    /// The rule for a word: a letter or `_`, then letters, digits and `_`.
-    static func isIdentifier(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, isWordStart(first) else { return false }
-        return name.unicodeScalars.allSatisfy { isWordStart($0) || isDigit($0) }
-    }
-
-    private static func isWordStart(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == "_" || scalar.properties.isAlphabetic
-    }
-
-    private static func text<Scalars: Sequence>(_ scalars: Scalars) -> String where Scalars.Element == Unicode.Scalar {
-        var view = String.UnicodeScalarView()
-        view.append(contentsOf: scalars)
-        return String(view)
-    }
-
     // MARK: Predicates
 
-    private mutating func parseOr() throws(PredicateSyntaxError) -> FetchPredicate.Node {
+    mutating func parseOr() throws(PredicateSyntaxError) -> FetchPredicate.Node {
         var nodes = [try parseAnd()]
         while isKeyword(peek.token, "OR") || isSymbol(peek.token, "||") {
             _ = advance()
@@ -289,7 +137,7 @@ struct PredicateParser {
         return nodes.count == 1 ? nodes[0] : FetchPredicate.Node.or(flat: nodes)
     }
 
-    private mutating func parseAnd() throws(PredicateSyntaxError) -> FetchPredicate.Node {
+    mutating func parseAnd() throws(PredicateSyntaxError) -> FetchPredicate.Node {
         var nodes = [try parseNot()]
         while isKeyword(peek.token, "AND") || isSymbol(peek.token, "&&") {
             _ = advance()
@@ -298,7 +146,7 @@ struct PredicateParser {
         return nodes.count == 1 ? nodes[0] : FetchPredicate.Node.and(flat: nodes)
     }
 
-    private mutating func parseNot() throws(PredicateSyntaxError) -> FetchPredicate.Node {
+    mutating func parseNot() throws(PredicateSyntaxError) -> FetchPredicate.Node {
         if isKeyword(peek.token, "NOT") || isSymbol(peek.token, "!") {
             try enterNesting(at: advance().position)
             defer { depth -= 1 }
@@ -307,7 +155,7 @@ struct PredicateParser {
         return try parsePrimary()
     }
 
-    private mutating func parsePrimary() throws(PredicateSyntaxError) -> FetchPredicate.Node {
+    mutating func parsePrimary() throws(PredicateSyntaxError) -> FetchPredicate.Node {
         let start = peek
         if isSymbol(start.token, "(") {
             // A predicate in parentheses, or a comparison that starts with
@@ -335,7 +183,7 @@ struct PredicateParser {
 
     /// Whether the token after the parenthesis closing the one at `open`
     /// is an arithmetic or comparison operator.
-    private func isOperator(after open: Int) -> Bool {
+    func isOperator(after open: Int) -> Bool {
         var level = 0
         var position = open
         while position < tokens.count {
@@ -356,7 +204,7 @@ struct PredicateParser {
     }
 
     /// `( predicate )`, at its `(`.
-    private mutating func parseGroup(at start: Located) throws(PredicateSyntaxError) -> FetchPredicate.Node {
+    mutating func parseGroup(at start: Located) throws(PredicateSyntaxError) -> FetchPredicate.Node {
         try enterNesting(at: advance().position)
         defer { depth -= 1 }
         let node = try parseOr()
@@ -368,7 +216,7 @@ struct PredicateParser {
     }
 
     /// `left op right`, its quantifier read.
-    private mutating func parseComparison(
+    mutating func parseComparison(
         startingAt start: Located, quantifier: FetchPredicate.Quantifier
     ) throws(PredicateSyntaxError) -> FetchPredicate.Node {
         if case .end = peek.token {
@@ -380,7 +228,7 @@ struct PredicateParser {
         return .comparison(left, operation, right, options, quantifier)
     }
 
-    private mutating func parseOperator(after left: Located) throws(PredicateSyntaxError) -> (FetchPredicate.Operator, FetchPredicate.ComparisonOptions, Located) {
+    mutating func parseOperator(after left: Located) throws(PredicateSyntaxError) -> (FetchPredicate.Operator, FetchPredicate.ComparisonOptions, Located) {
         let token = advance()
         var operation: FetchPredicate.Operator?
         switch token.token {
@@ -425,7 +273,7 @@ struct PredicateParser {
 
     /// An operand, or arithmetic of operands: `+` and `-` bind less
     /// tightly than `*` and `/`, each left to right.
-    private mutating func parseExpression(after operatorToken: Located?) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
+    mutating func parseExpression(after operatorToken: Located?) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
         var sum = try parseProduct(after: operatorToken)
         while isSymbol(peek.token, "+", "-") {
             let located = advance()
@@ -436,7 +284,7 @@ struct PredicateParser {
     }
 
     /// `left op right`, refused where it would nest deeper than a predicate may.
-    private func arithmetic(
+    func arithmetic(
         _ operation: FetchPredicate.ArithmeticOperator, _ left: FetchPredicate.Expression, _ right: FetchPredicate.Expression,
         at located: Located
     ) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
@@ -447,7 +295,7 @@ struct PredicateParser {
         return expression
     }
 
-    private mutating func parseProduct(after operatorToken: Located?) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
+    mutating func parseProduct(after operatorToken: Located?) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
         var product = try parseFactor(after: operatorToken)
         while isSymbol(peek.token, "*", "/") {
             let located = advance()
@@ -458,7 +306,7 @@ struct PredicateParser {
     }
 
     /// An operand, `-operand`, `(arithmetic)` or `modulus:by:(a, b)`.
-    private mutating func parseFactor(after operatorToken: Located?) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
+    mutating func parseFactor(after operatorToken: Located?) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
         let located = peek
         if isSymbol(located.token, "-"), current + 1 < tokens.count, case .number = tokens[current + 1].token {
             return try parseOperand(after: operatorToken)  // a negative number
@@ -494,7 +342,7 @@ struct PredicateParser {
         return try parseOperand(after: operatorToken)
     }
 
-    private mutating func parseOperand(after operatorToken: Located?) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
+    mutating func parseOperand(after operatorToken: Located?) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
         let located = advance()
         switch located.token {
         case .word(let word):
@@ -571,7 +419,7 @@ struct PredicateParser {
     }
 
     /// The next key of a key path, after a `.`.
-    private mutating func keyComponent() throws(PredicateSyntaxError) -> String {
+    mutating func keyComponent() throws(PredicateSyntaxError) -> String {
         let next = advance()
         switch next.token {
         case .word(let word) where !Self.keywords.contains(word.uppercased()): return word
@@ -582,7 +430,7 @@ struct PredicateParser {
 
     /// `first.second…`, with at most one collection operator:
     /// `tags.@count`, `comments.@sum.score`.
-    private mutating func parseKeyPath(startingWith first: String, at position: Int) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
+    mutating func parseKeyPath(startingWith first: String, at position: Int) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
         var components = [first]
         while isSymbol(peek.token, ".") {
             _ = advance()
@@ -595,7 +443,7 @@ struct PredicateParser {
     }
 
     /// `@op` and the members' key path after it, the `.` before it read.
-    private mutating func parseAggregate(of collection: FetchPredicate.Expression) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
+    mutating func parseAggregate(of collection: FetchPredicate.Expression) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
         let at = advance()
         let name = advance()
         guard case .word(let word) = name.token, let aggregate = FetchPredicate.Aggregate(rawValue: word.lowercased()) else {
@@ -614,7 +462,7 @@ struct PredicateParser {
 
     /// `SUBQUERY(collection, $variable, predicate)`, then an optional
     /// collection operator (`.@count`).
-    private mutating func parseSubquery(at position: Int) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
+    mutating func parseSubquery(at position: Int) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
         guard isSymbol(peek.token, "(") else { throw error("expected '(' after SUBQUERY", at: peek.position) }
         try enterNesting(at: advance().position)
         defer { depth -= 1 }
@@ -641,7 +489,7 @@ struct PredicateParser {
         return subquery
     }
 
-    private func number(_ text: String, at position: Int) throws(PredicateSyntaxError) -> AttributeValue {
+    func number(_ text: String, at position: Int) throws(PredicateSyntaxError) -> AttributeValue {
         let negative = text.hasPrefix("-")
         let digits = negative ? String(text.dropFirst()) : text
         if digits.lowercased().hasPrefix("0x") {
@@ -665,7 +513,7 @@ struct PredicateParser {
     /// `CAST(value, "Type")`: how the formatter writes dates, floats,
     /// decimals, UUIDs, data, URLs and non-finite doubles. A date may also
     /// be ISO 8601 text (`ExactDate`).
-    private mutating func parseCast(at position: Int) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
+    mutating func parseCast(at position: Int) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
         guard isSymbol(peek.token, "(") else { throw error("expected '(' after CAST", at: peek.position) }
         _ = advance()
         // A literal only: CAST never nests.
@@ -722,7 +570,7 @@ struct PredicateParser {
 
     /// A `%K` argument: a key, or a key path whose components are names
     /// (with at most one collection operator), as if it had been written.
-    private func keyArgument(_ key: String, at position: Int) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
+    func keyArgument(_ key: String, at position: Int) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
         let components = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         if components.count == 1 {
             guard Self.isIdentifier(key) else {
@@ -743,7 +591,7 @@ struct PredicateParser {
         return .aggregate(aggregate, .key(components[..<at].joined(separator: ".")), rest.isEmpty ? nil : rest.joined(separator: "."))
     }
 
-    private mutating func argument(_ specifier: String, at position: Int) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
+    mutating func argument(_ specifier: String, at position: Int) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
         guard nextArgument < arguments.count else {
             throw error("\(specifier) has no argument: \(arguments.count) given", at: position)
         }
