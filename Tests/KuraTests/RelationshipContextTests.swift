@@ -533,6 +533,8 @@ extension RelationshipContextTests {
         #expect(reader.registeredObjects.count == before, "no object made for a member")
         let storedPost = try reader.existingObject(with: posts[0].objectID, as: Post.self)
         #expect(try storedPost.objectIDs(forRelationshipNamed: "author") == [ann.objectID])
+        #expect(try storedPost.objectIDs(for: \.author) == [ann.objectID], "typed by key path")
+        #expect(Set(try storedAnn.objectIDs(for: \.posts)) == Set(ids))
         let storedLone = try reader.existingObject(with: lone.objectID, as: Post.self)
         #expect(try storedLone.objectIDs(forRelationshipNamed: "author").isEmpty)
 

@@ -574,3 +574,16 @@ public struct RelationshipMembers {
         }
     }
 }
+
+extension ManagedObjectAccessors where Self: ManagedObject {
+    /// The IDs of the objects the relationship at `keyPath` holds, as
+    /// ``ManagedObject/objectIDs(forRelationshipNamed:)`` gives them (without
+    /// an object for each member): `try news.objectIDs(for: \.tags)`.
+    ///
+    /// - Throws: as ``ManagedObject/objectIDs(forRelationshipNamed:)``; a
+    ///   key path that isn't one of the class's relationships is
+    ///   ``KuraError/unknownAttribute(entity:key:)``.
+    public func objectIDs<Value: RelationshipValue>(for keyPath: KeyPath<Self, Value>) throws -> [ObjectID] {
+        try objectIDs(forRelationshipNamed: PropertyKeyPathNames.path(of: keyPath))
+    }
+}
