@@ -24,11 +24,14 @@ public final class PostgresTestServer: @unchecked Sendable {
     }
 
     /// Starts a server of its own in `directory` (made anew); stop it with
-    /// ``remove()``. For a test that stops and starts its server.
+    /// ``remove()``. For a test that stops and starts its server. Should this
+    /// process end without removing it (a crash, a kill, an exit that skips
+    /// `atexit`), the script's watcher stops the server and removes its
+    /// directory: no test run leaves servers behind.
     public init(directory: String) throws {
         self.directory = directory
         try? FileManager.default.removeItem(atPath: directory)
-        let output = try Self.run(Self.script, ["start", directory])
+        let output = try Self.run(Self.script, ["start", directory, String(getpid())])
         let parts = output.split(separator: " ")
         guard parts.count == 2 else { throw ChildProcess.Failure(description: "postgres-cluster printed '\(output)'") }
         port = String(parts[1])
