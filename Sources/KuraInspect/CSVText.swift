@@ -18,7 +18,7 @@ enum CSVText {
         guard var field else { return }
         field.withUTF8 { utf8 in
             let needsQuotes = utf8.isEmpty || utf8.first == UInt8(ascii: " ") || utf8.last == UInt8(ascii: " ")
-                || utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+                || ByteScan.contains(utf8, below: 0, or: (UInt8(ascii: ","), UInt8(ascii: "\""), 0x0A, 0x0D))
             guard needsQuotes else {
                 bytes.append(contentsOf: utf8)
                 return

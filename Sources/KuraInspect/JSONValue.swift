@@ -53,9 +53,14 @@ enum JSONValue: Equatable {
     /// `string` quoted, with `"`, `\` and control characters escaped.
     static func write(string: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        if !needsEscaping(string) {
-            bytes += string.utf8
-        } else {
+        var string = string
+        let copied = string.withUTF8 { utf8 in
+            // A quote, a backslash, a control character or DEL needs escaping.
+            guard !ByteScan.contains(utf8, below: 0x20, or: (UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x7F, 0x7F)) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if !copied {
             for scalar in string.unicodeScalars {
                 switch scalar {
                 case "\"": bytes += #"\""#.utf8
@@ -71,18 +76,6 @@ enum JSONValue: Equatable {
             }
         }
         bytes.append(UInt8(ascii: "\""))
-    }
-
-    /// True when `string` holds a quote, a backslash or a control character.
-    private static func needsEscaping(_ string: String) -> Bool {
-        func check(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F {
-                return true
-            }
-            return false
-        }
-        var string = string
-        return string.withUTF8(check)
     }
 
     /// The member called `key` of an object.

@@ -127,14 +127,15 @@ public enum ObjectExport {
     ) throws -> (String, Int) {
         let context = container.newContext()
         return try withExtendedLifetime(context) {
-            // One read for the batch; relationships give their IDs from
-            // the records and entries (nothing to prefetch).
+            // One read for the batch's records, one per relationship for
+            // its IDs (from the records and entries: no object per member).
             let objects = try context.existingObjects(with: ids)
+            let destinations = try entity.relationships.map { try context.objectIDs(forRelationshipNamed: $0.name, of: objects) }
             let writer = RowWriter(entity: entity, keys: keys, format: format)
             var bytes: [UInt8] = []
             bytes.reserveCapacity(objects.count * 256)
-            for object in objects {
-                try writer.write(object, to: &bytes)
+            for (row, object) in objects.enumerated() {
+                try writer.write(object, destinations: destinations, row: row, to: &bytes)
                 bytes.append(0x0A)
             }
             return (String(decoding: bytes.dropLast(), as: UTF8.self), objects.count)
@@ -163,7 +164,10 @@ public enum ObjectExport {
             destinationPrefixes = relationships.map { Array("kura://\($0.destinationEntityName)/".utf8) }
         }
 
-        func write(_ object: ManagedObject, to bytes: inout [UInt8]) throws {
+        /// Writes `object`'s row; its relationships' IDs are
+        /// `destinations[relationship][row]` (from
+        /// `ManagedObjectContext.objectIDs(forRelationshipNamed:of:)`).
+        func write(_ object: ManagedObject, destinations: [[[ObjectID]]], row: Int, to bytes: inout [UInt8]) throws {
             let json = format == .jsonl
             var column = 0
             func separate() {
@@ -192,9 +196,9 @@ public enum ObjectExport {
                 let cell = Cell(try object.value(forKey: attribute.name))
                 if json { cell.writeJSON(to: &bytes) } else { CSVText.append(cell.field, to: &bytes) }
             }
-            for (relationship, prefix) in zip(relationships, destinationPrefixes) {
+            for (number, (relationship, prefix)) in zip(relationships, destinationPrefixes).enumerated() {
                 separate()
-                let ids = try object.objectIDs(forRelationshipNamed: relationship.name)
+                let ids = destinations[number][row]
                 if !relationship.isToMany, ids.isEmpty {
                     if json { bytes += "null".utf8 }  // CSV: an empty unquoted field
                     continue

@@ -26,7 +26,8 @@ import Testing
         let readme = try String(contentsOfFile: #filePath.replacingOccurrences(of: "Tests/KuraInspectTests/KuraToolTests.swift", with: "README.md"), encoding: .utf8)
         #expect(readme.contains("Version \(KuraVersion.current)"), "the README states the version")
         let changelog = try String(contentsOfFile: #filePath.replacingOccurrences(of: "Tests/KuraInspectTests/KuraToolTests.swift", with: "CHANGELOG.md"), encoding: .utf8)
-        let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## ") }
+        // The newest released entry ("Unreleased", above it, gathers what the next version will hold).
+        let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## ") && $0 != "## Unreleased" }
         #expect(newest?.hasPrefix("## \(KuraVersion.current) — ") == true, "the newest CHANGELOG entry is this version: \(newest ?? "none")")
     }
 

@@ -547,4 +547,51 @@ extension RelationshipContextTests {
         #expect(try storedAnn.objectIDs(forRelationshipNamed: "posts").count == 5)
         #expect(throws: KuraError.self) { try storedAnn.objectIDs(forRelationshipNamed: "nope") }
     }
+
+    /// The batched form gives, object by object, what each object's own
+    /// `objectIDs(forRelationshipNamed:)` gives: stored members read in one
+    /// read of the store, changed relationships from the objects.
+    @Test func objectIDsOfManyObjectsAreEachObjectsOwn() throws {
+        let (_, container) = try blog()
+        let writer = container.newContext()
+        var authors: [Author] = []
+        for index in 0..<4 {
+            let author = Author(context: writer)
+            author.name = "a\(index)"
+            for number in 0..<index {
+                let post = Post(context: writer)
+                post.title = "a\(index)p\(number)"
+                post.author = author
+            }
+            authors.append(author)
+        }
+        try writer.save()
+
+        let reader = container.newContext()
+        let stored = try reader.fetch(FetchRequest<Author>(sortBy: [FetchSortDescriptor(key: "name")]))
+        let posts = try reader.fetch(FetchRequest<Post>())
+        // A change the store doesn't hold yet: a2's first post moves to a0.
+        let moved = try #require(posts.first { $0.title == "a2p0" })
+        moved.author = stored[0]
+        let registered = reader.registeredObjects.count
+
+        let memberIDs = try reader.objectIDs(forRelationshipNamed: "posts", of: stored)
+        #expect(memberIDs.map(\.count) == [1, 1, 1, 3])
+        for (author, ids) in zip(stored, memberIDs) {
+            #expect(Set(ids) == Set(try author.objectIDs(forRelationshipNamed: "posts")), "\(author.name)")
+        }
+        #expect(memberIDs[0] == [moved.objectID])
+        #expect(try reader.objectIDs(forRelationshipNamed: "author", of: posts) == posts.map { [try #require($0.author).objectID] })
+        #expect(reader.registeredObjects.count == registered, "no object made for a member")
+        #expect(try reader.objectIDs(forRelationshipNamed: "posts", of: []).isEmpty)
+
+        #expect(throws: KuraError.unknownAttribute(entity: "Author", key: "nope")) {
+            try reader.objectIDs(forRelationshipNamed: "nope", of: stored)
+        }
+        let other = container.newContext()
+        let elsewhere = try other.fetch(FetchRequest<Author>())
+        #expect(throws: KuraError.objectInAnotherContext(elsewhere[0].objectID)) {
+            try reader.objectIDs(forRelationshipNamed: "posts", of: elsewhere)
+        }
+    }
 }

@@ -40,9 +40,29 @@ extension ManagedObject {
     /// - Throws: ``KuraError/unknownAttribute(entity:key:)`` for a key that
     ///   is not a relationship; ``KuraError/objectDetached(_:)``; a store error.
     public func objectIDs(forRelationshipNamed key: String) throws -> [ObjectID] {
-        guard let link = entity.link(named: key) else { throw KuraError.unknownAttribute(entity: entity.name, key: key) }
-        func throughObjects() throws -> [ObjectID] {
-            link.isToMany ? try members(link).map(\.objectID) : (try destination(link)).map { [$0.objectID] } ?? []
+        let link = try anyLink(key)
+        switch try destinationIDs(link) {
+        case .known(let ids): return ids
+        case .storedMembers(let context): return link.destinationIDs(try context.memberKeys(of: link, owner: objectID.registryKey))
+        }
+    }
+
+    /// The IDs of a relationship's destinations, or where to read them.
+    enum DestinationIDs {
+        /// Known without reading the store: a to-one's from the committed
+        /// record, or any relationship's from its objects.
+        case known([ObjectID])
+        /// A to-many's stored members, unread and unchanged: the entries in
+        /// the store, read through the context.
+        case storedMembers(ManagedObjectContext)
+    }
+
+    /// The IDs of `link`'s destinations for ``objectIDs(forRelationshipNamed:)``:
+    /// from the store when the relationship is unread and unchanged in a
+    /// saved object, else from its objects.
+    func destinationIDs(_ link: RelationshipLink) throws -> DestinationIDs {
+        func throughObjects() throws -> DestinationIDs {
+            .known(link.isToMany ? try members(link).map(\.objectID) : (try destination(link)).map { [$0.objectID] } ?? [])
         }
         // Members a `noAction` delete rule left behind read as gone: only objects tell.
         guard !link.mayOutliveDestinations, state == .persisted, let context = try requireContext() else { return try throughObjects() }
@@ -53,11 +73,15 @@ extension ManagedObject {
             default: break
             }
         }
-        if link.isToMany {
-            return try context.memberKeys(of: link, owner: objectID.registryKey).map { ObjectID(entity: link.destination, number: $0, isTemporaryID: false) }
-        }
+        if link.isToMany { return .storedMembers(context) }
         guard record != nil else { return try throughObjects() }
-        return committedDestinationKey(link).map { [ObjectID(entity: link.destination, number: $0, isTemporaryID: false)] } ?? []
+        return .known(link.destinationIDs(committedDestinationKey(link).map { [$0] } ?? []))
+    }
+
+    /// The relationship called `key`, either kind.
+    func anyLink(_ key: String) throws(KuraError) -> RelationshipLink {
+        guard let link = entity.link(named: key) else { throw KuraError.unknownAttribute(entity: entity.name, key: key) }
+        return link
     }
 
     /// A changeable view of the to-many relationship called `key`; adding

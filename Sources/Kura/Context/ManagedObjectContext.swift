@@ -420,7 +420,7 @@ public final class ManagedObjectContext {
     }
 
     /// Runs `body` in a read transaction of the store, its errors as ``KuraError``.
-    private func readStore<Result>(_ body: (any StorageTransaction) throws -> Result) throws(KuraError) -> Result {
+    func readStore<Result>(_ body: (any StorageTransaction) throws -> Result) throws(KuraError) -> Result {
         do {
             return try store.read { txn in try body(txn) }
         } catch let error as KuraError {

@@ -15,7 +15,7 @@ enum TestEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     /// The engines this build has: PostgreSQL's with the PostgreSQL trait
-    /// only (`swift test --traits PostgreSQL`, as `Scripts/test` runs).
+    /// only (`swift test --traits PostgreSQL`, as `Scripts/test-postgres` runs).
     static let built: [TestEngine] = [.lmdb, .memory] + servers
 
     /// PostgreSQL when this build has it, else nothing.
