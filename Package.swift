@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Kura", targets: ["Kura"]),
         .library(name: "KuraLMDB", targets: ["KuraLMDB"]),
+        .library(name: "KuraKeys", targets: ["KuraKeys"]),
         .library(name: "KuraInspect", targets: ["KuraInspect"]),
         // Kura on PostgreSQL: empty unless the PostgreSQL trait is on (below).
         .library(name: "KuraPostgres", targets: ["KuraPostgres"]),
@@ -34,8 +35,11 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
-        .target(name: "KuraLMDB", dependencies: ["CLMDB"]),
-        .target(name: "Kura", dependencies: ["KuraLMDB"]),
+        // Key ranges and the key order: the vocabulary LMDB's wrapper and
+        // Kura's storage seam share (no LMDB in it).
+        .target(name: "KuraKeys"),
+        .target(name: "KuraLMDB", dependencies: ["KuraKeys", "CLMDB"]),
+        .target(name: "Kura", dependencies: ["KuraKeys", "KuraLMDB"]),
         .target(
             name: "KuraPostgres",
             dependencies: [

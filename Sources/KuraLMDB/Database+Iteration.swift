@@ -1,10 +1,5 @@
-/// Which way ``Database/forEach(in:range:direction:_:)`` walks the keys.
-public enum IterationDirection: Sendable, Hashable {
-    /// Smallest key first.
-    case forward
-    /// Largest key first.
-    case reverse
-}
+// KuraLMDB walks key ranges of KuraKeys (re-exported: `import KuraLMDB` is enough).
+@_exported import KuraKeys
 
 extension Database {
     /// Calls `body` for each entry in `range`, in key order or reverse key
@@ -62,5 +57,21 @@ extension Database {
                 }
             }
         }
+    }
+}
+
+extension KeyRange {
+    /// True when `key` is at or above the lower bound.
+    func isAboveLower(_ key: UnsafeRawBufferPointer) -> Bool {
+        guard let lower else { return true }
+        let order = compareKeys(key, lower.key)
+        return order > 0 || (order == 0 && lower.isInclusive)
+    }
+
+    /// True when `key` is at or below the upper bound.
+    func isBelowUpper(_ key: UnsafeRawBufferPointer) -> Bool {
+        guard let upper else { return true }
+        let order = compareKeys(key, upper.key)
+        return order < 0 || (order == 0 && upper.isInclusive)
     }
 }

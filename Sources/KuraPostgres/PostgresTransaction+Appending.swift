@@ -41,7 +41,7 @@ extension PostgresTransaction {
     /// doesn't come after the run's last), after sending the run if it had one.
     func appendToRun(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in space: UInt32) throws -> Bool {
         if let last = appended[space]?.lastKey {
-            let inOrder = last.withUnsafeBytes { compareStorageKeys($0, key) < 0 }
+            let inOrder = last.withUnsafeBytes { compareKeys($0, key) < 0 }
             guard inOrder else {
                 try flush()
                 return false

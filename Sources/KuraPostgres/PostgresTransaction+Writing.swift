@@ -131,7 +131,7 @@ extension PostgresTransaction {
             if a.space != b.space { return a.space < b.space }
             if a.prefix != b.prefix { return a.prefix < b.prefix }
             return pending.keys[a.index].key.withUnsafeBytes { x in
-                pending.keys[b.index].key.withUnsafeBytes { y in compareStorageKeys(x, y) < 0 }
+                pending.keys[b.index].key.withUnsafeBytes { y in compareKeys(x, y) < 0 }
             }
         }
         // Only keys of a space something was read ahead in can be known.

@@ -274,7 +274,7 @@ struct RowOrdering {
                 case (true, false): return ascending
                 case (false, true): return !ascending
                 case (false, false):
-                    let order = compareStorageKeys(
+                    let order = compareKeys(
                         UnsafeRawBufferPointer(rebasing: texts[a.start..<(a.start + a.count)]),
                         UnsafeRawBufferPointer(rebasing: texts[b.start..<(b.start + b.count)]))
                     if order != 0 { return ascending ? order < 0 : order > 0 }

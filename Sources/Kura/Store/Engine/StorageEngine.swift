@@ -1,30 +1,3 @@
-import KuraLMDB
-
-
-/// A range of keys in a ``StorageSpace``, in the engine's key order (bytes,
-/// compared like `memcmp`, shorter first).
-public typealias KeyRange = KuraLMDB.KeyRange
-/// Which way a scan of a ``StorageSpace`` walks its keys.
-public typealias IterationDirection = KuraLMDB.IterationDirection
-/// How ``StorageTransaction/put(_:forKey:in:flags:)`` stores a value:
-/// `.noOverwrite` fails with ``StorageEngineError/keyExists`` (or, from an
-/// engine that sends writes in batches, ``StorageEngineError/keyExistsInSpace(_:key:)``
-/// when it sends them) when the key is there; `.append` promises the key
-/// sorts after every key of the space (a new key: what an engine does with
-/// one that doesn't is its own).
-public typealias PutFlags = KuraLMDB.PutFlags
-/// A key and its value, lent by a transaction (see ``StorageTransaction``
-/// for how long they stay valid).
-public typealias StorageEntry = KuraLMDB.Entry
-
-/// The order of keys in every engine's spaces: `memcmp` over the common
-/// length, then the shorter first (LMDB's default order, which Kura's record
-/// and index keys are made for). Negative, zero or positive.
-@inlinable
-public func compareStorageKeys(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-    KuraLMDB.compareKeys(a, b)
-}
-
 /// The storage seam: the ordered, transactional key-value store a Kura store
 /// keeps its records, indexes, relationships, history and model in.
 ///

@@ -41,7 +41,9 @@ struct LMDBTransaction: StorageTransaction {
         in space: StorageSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?,
         _ body: (StorageEntry) throws -> Bool
     ) throws {
-        try handle.withTransaction { try Database(handle: space.number).forEach(in: $0, range: range, direction: direction, body) }
+        try handle.withTransaction {
+            try Database(handle: space.number).forEach(in: $0, range: range, direction: direction) { try body(StorageEntry($0)) }
+        }
     }
 
     func forEachJoined(
@@ -51,7 +53,7 @@ struct LMDBTransaction: StorageTransaction {
         let records = Database(handle: records.number)
         try handle.withTransaction { txn in
             try Database(handle: index.number).forEach(in: txn, range: range, direction: direction) { entry in
-                try body(entry, try records.withValue(forKey: entry.value, in: txn) { $0 })
+                try body(StorageEntry(entry), try records.withValue(forKey: entry.value, in: txn) { $0 })
             }
         }
     }
@@ -77,7 +79,7 @@ struct LMDBTransaction: StorageTransaction {
     @inline(__always)
     func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in space: StorageSpace, flags: PutFlags) throws {
         do {
-            try handle.withTransaction { try Database(handle: space.number).put(value, forKey: key, in: $0, flags: flags) }
+            try handle.withTransaction { try Database(handle: space.number).put(value, forKey: key, in: $0, flags: flags.lmdb) }
         } catch LMDBError.keyExists {
             throw StorageEngineError.keyExists
         } catch LMDBError.badValueSize {
@@ -113,7 +115,7 @@ struct LMDBCursor: StorageCursor {
     }
 
     func seek(exactly key: [UInt8]) throws -> StorageEntry? {
-        try handle.withCursor { try $0.seek(exactly: key) }
+        try handle.withCursor { try $0.seek(exactly: key) }.map(StorageEntry.init)
     }
 
     func deleteCurrent() throws {

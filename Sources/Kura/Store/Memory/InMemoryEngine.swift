@@ -26,9 +26,9 @@ final class InMemoryEngine: StorageEngine {
             var high = keys.count
             while low < high {
                 let middle = (low + high) / 2
-                if keys[middle].withUnsafeBytes({ compareStorageKeys($0, key) }) < 0 { low = middle + 1 } else { high = middle }
+                if keys[middle].withUnsafeBytes({ compareKeys($0, key) }) < 0 { low = middle + 1 } else { high = middle }
             }
-            return (low, low < keys.count && keys[low].withUnsafeBytes { compareStorageKeys($0, key) } == 0)
+            return (low, low < keys.count && keys[low].withUnsafeBytes { compareKeys($0, key) } == 0)
         }
     }
 

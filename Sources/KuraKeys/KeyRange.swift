@@ -1,4 +1,13 @@
-/// A range of keys, in `memcmp` order, for ``Database/forEach(in:range:direction:_:)``.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A range of keys, in `memcmp` order (``compareKeys(_:_:)-(UnsafeRawBufferPointer,UnsafeRawBufferPointer)``):
+/// what KuraLMDB's iteration and Kura's storage seam walk.
 ///
 /// ```swift
 /// KeyRange.all
@@ -63,24 +72,12 @@ public struct KeyRange: Sendable, Hashable {
         }
         return nil
     }
-
-    /// True when `key` is at or above the lower bound.
-    func isAboveLower(_ key: UnsafeRawBufferPointer) -> Bool {
-        guard let lower else { return true }
-        let order = compareKeys(key, lower.key)
-        return order > 0 || (order == 0 && lower.isInclusive)
-    }
-
-    /// True when `key` is at or below the upper bound.
-    func isBelowUpper(_ key: UnsafeRawBufferPointer) -> Bool {
-        guard let upper else { return true }
-        let order = compareKeys(key, upper.key)
-        return order < 0 || (order == 0 && upper.isInclusive)
-    }
 }
 
-/// LMDB's default key order: `memcmp` over the common length, then shorter first.
+/// The key order of LMDB (its default) and of every Kura storage engine:
+/// `memcmp` over the common length, then shorter first.
 /// Negative, zero or positive, like `memcmp`.
+@inlinable
 public func compareKeys(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
     let common = min(a.count, b.count)
     if common > 0, let left = a.baseAddress, let right = b.baseAddress {
@@ -90,15 +87,16 @@ public func compareKeys(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer
     return a.count - b.count
 }
 
-/// LMDB's default key order for a borrowed key against an array.
+/// The key order for a borrowed key against an array.
+@inlinable
 public func compareKeys(_ a: UnsafeRawBufferPointer, _ b: [UInt8]) -> Int {
     b.withUnsafeBytes { compareKeys(a, $0) }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+/// Which way a walk of a key range goes.
+public enum IterationDirection: Sendable, Hashable {
+    /// Smallest key first.
+    case forward
+    /// Largest key first.
+    case reverse
+}
