@@ -8,9 +8,7 @@ import Synchronization
 /// A transaction of a ``PostgresEngine`` on one connection: reads are
 /// statements of its snapshot; writes wait in a buffer, one entry per key
 /// (the last change wins), until a read or the commit sends them.
-final class PostgresTransaction: StorageTransaction, @unchecked Sendable {
-    // @unchecked: used only by the thread it was lent to, as every
-    // transaction the seam lends.
+final class PostgresTransaction: StorageTransaction {
     let engine: PostgresEngine
     let pooled: PooledConnection
     var connection: PostgresConnection { pooled.connection }

@@ -32,7 +32,8 @@ public final class PersistentStore: Sendable {
     /// For the stores a migration's custom stages use: the migration's write
     /// transaction, which their reads and saves join (see
     /// ``MigrationStage/custom(from:to:willMigrate:didMigrate:)``).
-    let ambient: (any StorageTransaction)?
+    var ambient: (any StorageTransaction)? { ambientTransaction?.transaction }
+    private let ambientTransaction: AmbientTransaction?
     /// `ambient != nil`, read without copying the existential out.
     let hasAmbient: Bool
     /// The store's schema generation when it opened: one more each
@@ -121,7 +122,7 @@ public final class PersistentStore: Sendable {
         self.engine = engine
         self.model = model
         self.lastMigration = lastMigration
-        self.ambient = ambient
+        ambientTransaction = ambient.map(AmbientTransaction.init)
         hasAmbient = ambient != nil
         let path = engine.location
         if let ambient {
@@ -249,4 +250,12 @@ public final class PersistentStore: Sendable {
         }
         return (meta, tables)
     }
+}
+
+/// The migration's write transaction, held by the stores its custom stages
+/// use. A transaction isn't `Sendable` (it is used by the thread it was lent
+/// to, only inside its closure); these stores live only inside that closure,
+/// on that thread, which is what makes holding it here sound.
+private struct AmbientTransaction: @unchecked Sendable {
+    let transaction: any StorageTransaction
 }

@@ -128,7 +128,10 @@ public protocol CommitWatch: Sendable {
 /// Bytes lent to a closure (a value, an entry) stay valid until the
 /// transaction ends or writes, as LMDB's pages do: the store keeps views of
 /// the records a fetch read until it has made its objects.
-public protocol StorageTransaction: Sendable {
+///
+/// Not `Sendable`: a transaction is used by the thread it was lent to, only
+/// inside the closure, so an engine's transaction type needs no locks.
+public protocol StorageTransaction {
     /// True in a read transaction.
     var isReadOnly: Bool { get }
 

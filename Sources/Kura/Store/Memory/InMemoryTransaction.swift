@@ -1,8 +1,6 @@
 /// A transaction of an ``InMemoryEngine``: a read's snapshot, or a write's
 /// own copy of the state, published when the write commits.
-final class InMemoryTransaction: StorageTransaction, @unchecked Sendable {
-    // @unchecked: used only by the thread it was lent to, as every
-    // transaction the seam lends.
+final class InMemoryTransaction: StorageTransaction {
     fileprivate(set) var state: InMemoryEngine.State
     let isReadOnly: Bool
     private let commitID: Int?
