@@ -57,8 +57,8 @@ struct BinaryArray: PostgresDynamicTypeEncodable {
     }
 
     /// The arrays as values of PostgresNIO's prepared queries, encoded into
-    /// one buffer that each value is a slice of (a buffer of its own cost
-    /// each array an allocation: about 1,200 instructions).
+    /// one buffer that each value is a slice of (a buffer of its own would cost
+    /// each array an allocation).
     static func postgresData(_ arrays: [BinaryArray]) -> [PostgresData] {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(arrays.reduce(0) { $0 + 20 + $1.elements.readableBytes })
@@ -82,7 +82,7 @@ struct BinaryArray: PostgresDynamicTypeEncodable {
         // dimension's length and lower bound, then the elements. The header
         // is stored in one write: five `writeInteger`s, each checking the
         // buffer's capacity and uniqueness, cost a save's sixteen arrays
-        // about 16,000 instructions (callgrind).
+        // more than the rest of their encoding.
         let (count, elementType) = (Int32(count), elementType.rawValue)
         buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 20) { bytes in
             bytes.storeBytes(of: Int32(count == 0 ? 0 : 1).bigEndian, toByteOffset: 0, as: Int32.self)

@@ -31,8 +31,8 @@ extension EventLoopFuture {
     /// The wait is a semaphore the future's callback signals: one task
     /// handed to the event loop. (A promise completed by the future or by a
     /// timeout scheduled on the loop, then `wait()` on it, handed it three,
-    /// each waking its thread: about 12,000 instructions a statement on the
-    /// caller's thread alone, callgrind.) It waits a second at a time, and
+    /// each waking its thread: a large part of a short statement's cost on
+    /// the caller's thread.) It waits a second at a time, and
     /// looks at the connection between seconds.
     func waitForAnswer(within seconds: Int64 = answerTimeout, unlessClosed isClosed: () -> Bool = { false }) throws -> Value {
         let answer = Answer()

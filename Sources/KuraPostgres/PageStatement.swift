@@ -5,8 +5,7 @@ import Kura
 /// The statement of one page of a walk: which rows it selects, which bounds
 /// it has and which way it goes (the values are its arguments). Small and
 /// hashable: a walk finds its prepared statement by it without making the
-/// statement's text, which cost a short fetch about 7% of its instructions
-/// (callgrind, a fetch of one group of ten).
+/// statement's text, a visible part of a short fetch's cost.
 struct PageStatement: Hashable {
     enum Source: Hashable {
         /// The entries of one space: `$1` the space.

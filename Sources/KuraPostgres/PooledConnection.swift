@@ -16,7 +16,7 @@ final class PooledConnection: @unchecked Sendable {
 
     /// What stands for a prepared statement: its text, or the shape of a
     /// page (whose text is made only to prepare it). An enum, not
-    /// `AnyHashable`: finding an `AnyHashable` key took 7,000 instructions.
+    /// `AnyHashable`: finding an `AnyHashable` key costs dynamic casts.
     enum Key: Hashable {
         case text(String)
         case page(PageStatement)
@@ -76,8 +76,8 @@ enum SQLLiteral {
     static func space(_ space: StorageSpace) -> SQLLiteral { .integer(Int(Int32(bitPattern: space.number))) }
 
     /// `EXECUTE name(arguments…)`, written as bytes and made a string once
-    /// (joining the arguments' strings cost a fetch about 12,000
-    /// instructions, measured with callgrind).
+    /// (joining the arguments' strings was a large part of a short
+    /// fetch's cost).
     static func execute(_ name: String, _ arguments: [SQLLiteral]) -> String {
         var text: [UInt8] = []
         text.reserveCapacity(8 + name.utf8.count + arguments.reduce(2) { $0 + $1.estimatedLength + 2 })

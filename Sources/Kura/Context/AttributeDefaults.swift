@@ -29,7 +29,7 @@ enum AttributeDefaults {
     /// Records `value`, the initial value of an attribute being initialized,
     /// if this thread is reflecting a class. Inlined into the attribute's
     /// initializer, so that making an object costs one relaxed load per
-    /// attribute (a call into this module cost about 30 instructions).
+    /// attribute (not a call into this module for each).
     @inlinable @inline(__always)
     static func record(_ value: @autoclosure () -> AttributeValue?) {
         if reflecting.load(ordering: .relaxed) > 0 { recordIfReflecting(value()) }

@@ -4,8 +4,8 @@
 /// Saves, relationship changes and registrations look objects and entities
 /// up by identity many times per object (a to-many's added members, the
 /// context's registry of an entity, an inserted object's position in a
-/// save); `ObjectIdentifier` hashes each lookup with SipHash, about 100
-/// instructions. Identities are addresses the allocator hands out, not
+/// save); `ObjectIdentifier` hashes each lookup with SipHash, several times
+/// the cost. Identities are addresses the allocator hands out, not
 /// input an attacker picks, so the cheaper mix is safe.
 struct IdentityKey: Hashable {
     let identifier: ObjectIdentifier

@@ -210,7 +210,7 @@ extension ManagedObject {
 
     /// The attribute a typed property's storage key path stands for. The
     /// entity lives as long as its objects: it is borrowed for the lookup,
-    /// not retained (about 100 instructions of each typed read or write).
+    /// not retained (a retain and release on each typed read or write).
     @inline(__always)
     final func attributeNumber(forStorage keyPath: AnyKeyPath) -> Int {
         Unmanaged.passUnretained(entity)._withUnsafeGuaranteedRef { $0.keyPaths.number(for: keyPath, in: $0) }

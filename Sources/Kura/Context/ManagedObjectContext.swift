@@ -59,8 +59,8 @@ public final class ManagedObjectContext {
     /// Saved objects by entity, then primary key.
     @exclusivity(unchecked) var registries: [IdentityKey: EntityRegistry] = [:]
     /// Inserted objects by temporary number (an ``ObjectTable``: its keys
-    /// hash with one multiply, where `UInt64`'s SipHash costs ~90 instructions
-    /// per insert and again per removal at the save).
+    /// hash with one multiply, where `UInt64`'s SipHash runs per insert and
+    /// again per removal at the save).
     @exclusivity(unchecked) var temporaries = ObjectTable()
     /// The next temporary ID number, until the context has a child.
     private var nextTemporaryNumber: UInt64 = 1

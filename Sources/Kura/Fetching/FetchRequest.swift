@@ -91,8 +91,8 @@ public struct FetchRequest<Object: ManagedObject>: Sendable, Hashable, CustomStr
     /// The parts that hold references (the predicate and the lists),
     /// shared by copies until one changes (copy on write): a request made
     /// from a template is a copy of the template's, and retaining and
-    /// releasing each part per lookup cost about 900 instructions
-    /// (callgrind). A request without them shares ``FetchRequestStorage/defaults``
+    /// releasing each part per lookup was much of a lookup's cost.
+    /// A request without them shares ``FetchRequestStorage/defaults``
     /// and allocates nothing; the numbers and flags stay in the request, so
     /// setting a limit doesn't copy the storage.
     var storage: FetchRequestStorage

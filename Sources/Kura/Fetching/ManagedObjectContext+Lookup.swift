@@ -8,7 +8,7 @@ extension ManagedObjectContext {
     /// that the fetch must see.
     func fetchByTemplateLookup(_ request: FetchRequest<ManagedObject>) throws -> [ManagedObject]? {
         // The box's key and the template's index as they are: a
-        // `PlannedLookup` made of them cost about 90 instructions a lookup.
+        // `PlannedLookup` made of them costs a copy and its release each lookup.
         guard let box = request.compiledPredicate, let key = box.lookupKey, let lookup = box.template.lookup,
               parent == nil, request.allowsIndexes,
               request.sortDescriptors.isEmpty, request.fetchOffset == 0, request.fetchLimit >= 0, request.fetchBatchSize >= 0,

@@ -32,8 +32,8 @@ enum QueryPlanner {
                 offset: fetch.offset, foundPrimaryKeys: nil, estimatedRows: 1)
         }
 
-        // The index searches the predicate allows (worked out once: about
-        // 11,000 instructions for one term, callgrind).
+        // The index searches the predicate allows (worked out once: it is
+        // most of planning's cost).
         let accesses = fetch.request.allowsIndexes ? fetch.predicate.map { IndexBounds.accesses(for: $0, tables: tables) } ?? [] : []
 
         // Equality on every attribute of a unique index finds at most one

@@ -39,7 +39,7 @@ enum PredicateArguments {
 
     /// The most common argument types. Template lookups pass one value
     /// each, so this path must be cheap: the value's type is compared with
-    /// each first (a dynamic cast from `Any` costs about 600 instructions);
+    /// each first (a dynamic cast from `Any` costs far more);
     /// casts then catch what bridges to them (`NSString`, `NSNumber`).
     @inline(__always)
     static func commonValue(_ value: Any?) -> AttributeValue? {

@@ -284,7 +284,7 @@ extension PersistentStore {
                 }
                 let source = update.objectID.number
                 // By position: a zip of zips isn't specialized (its iterator
-                // is destroyed through metadata, about 700 instructions).
+                // is destroyed through metadata at run time).
                 let toOneLinks = tables.entity.toOneLinks
                 for position in 0..<min(toOneLinks.count, storedReferences.count, references.count) {
                     let (link, old, new) = (toOneLinks[position], storedReferences[position], references[position])

@@ -4,10 +4,9 @@ extension Array where Element == UInt8 {
     ///
     /// `[UInt8](unsafeUninitializedCapacity:)` would write in place, but it
     /// allocates through the standard library's unspecialized path, which
-    /// looks up the array's storage type at run time: about 650
-    /// instructions per array, more than half of what the rest of encoding a
-    /// seven-attribute record costs. The copy made here is specialized, and
-    /// a record's few hundred bytes copy in tens of instructions.
+    /// looks up the array's storage type at run time: more than the rest of
+    /// encoding a seven-attribute record costs. The copy made here is
+    /// specialized, and a record's few hundred bytes copy at once.
     @inline(__always)
     init(writing count: Int, _ body: (UnsafeMutableRawBufferPointer) -> Void) {
         self = withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { buffer in
