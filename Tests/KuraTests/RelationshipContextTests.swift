@@ -581,6 +581,7 @@ extension RelationshipContextTests {
             #expect(Set(ids) == Set(try author.objectIDs(forRelationshipNamed: "posts")), "\(author.name)")
         }
         #expect(memberIDs[0] == [moved.objectID])
+        #expect(try reader.objectIDs(for: \Author.posts, of: stored) == memberIDs, "typed by key path")
         #expect(try reader.objectIDs(forRelationshipNamed: "author", of: posts) == posts.map { [try #require($0.author).objectID] })
         #expect(reader.registeredObjects.count == registered, "no object made for a member")
         #expect(try reader.objectIDs(forRelationshipNamed: "posts", of: []).isEmpty)

@@ -7,7 +7,7 @@ extension ManagedObjectContext {
     ///
     /// ```swift
     /// let news = try context.fetch(FetchRequest<News>())
-    /// let tagIDs = try context.objectIDs(forRelationshipNamed: "tags", of: news)
+    /// let tagIDs = try context.objectIDs(for: \News.tags, of: news)   // typed (below)
     /// ```
     ///
     /// - Throws: ``KuraError/unknownAttribute(entity:key:)`` when an object's
@@ -47,5 +47,19 @@ extension RelationshipLink {
     /// The saved objects of the destination entity with primary keys `keys`.
     func destinationIDs(_ keys: [UInt64]) -> [ObjectID] {
         keys.map { ObjectID(entity: destination, number: $0, isTemporaryID: false) }
+    }
+}
+
+extension ManagedObjectContext {
+    /// ``objectIDs(forRelationshipNamed:of:)`` typed by key path:
+    /// `try context.objectIDs(for: \News.tags, of: news)`.
+    ///
+    /// - Throws: as ``objectIDs(forRelationshipNamed:of:)``; a key path that
+    ///   isn't one of the class's relationships is
+    ///   ``KuraError/unknownAttribute(entity:key:)``.
+    public func objectIDs<Object: ManagedObject, Value: RelationshipValue>(
+        for keyPath: KeyPath<Object, Value>, of objects: [Object]
+    ) throws -> [[ObjectID]] {
+        try objectIDs(forRelationshipNamed: PropertyKeyPathNames.path(of: keyPath), of: objects)
     }
 }
