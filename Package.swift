@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Kura", targets: ["Kura"]),
+        // Kura without the LMDB engine: for engines of other products.
+        .library(name: "KuraCore", targets: ["KuraCore"]),
         .library(name: "KuraLMDB", targets: ["KuraLMDB"]),
         .library(name: "KuraKeys", targets: ["KuraKeys"]),
         .library(name: "KuraInspect", targets: ["KuraInspect"]),
@@ -39,11 +41,14 @@ let package = Package(
         // Kura's storage seam share (no LMDB in it).
         .target(name: "KuraKeys"),
         .target(name: "KuraLMDB", dependencies: ["KuraKeys", "CLMDB"]),
-        .target(name: "Kura", dependencies: ["KuraKeys", "KuraLMDB"]),
+        // The model, contexts, fetching and the storage seam: no LMDB in it.
+        .target(name: "KuraCore", dependencies: ["KuraKeys"]),
+        // KuraCore (re-exported) on the embedded LMDB engine.
+        .target(name: "Kura", dependencies: ["KuraCore", "KuraLMDB"]),
         .target(
             name: "KuraPostgres",
             dependencies: [
-                "Kura",
+                "KuraCore",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
@@ -54,7 +59,7 @@ let package = Package(
             pkgConfig: "libedit",
             providers: [.apt(["libedit-dev"]), .brew(["libedit"])]
         ),
-        .target(name: "KuraInspect", dependencies: ["Kura", "KuraLMDB", "CLineEdit"]),
+        .target(name: "KuraInspect", dependencies: ["Kura", "CLineEdit"]),
         .executableTarget(
             name: "kura",
             dependencies: ["KuraInspect", "Kura", .target(name: "KuraPostgres", condition: .when(traits: ["PostgreSQL"]))]),
@@ -66,16 +71,17 @@ let package = Package(
             name: "kura-test-helper",
             dependencies: ["Kura", "KuraLMDB", .target(name: "KuraPostgres", condition: .when(traits: ["PostgreSQL"])), "KuraTestSupport"],
             path: "Sources/KuraTestHelper"),
-        .target(name: "KuraTestSupport", dependencies: ["Kura"], path: "Tests/KuraTestSupport"),
+        .target(name: "KuraTestSupport", dependencies: ["Kura", "KuraCore"], path: "Tests/KuraTestSupport"),
         .testTarget(name: "KuraLMDBTests", dependencies: ["KuraLMDB", "KuraTestSupport", "kura-test-helper"]),
         .testTarget(
             name: "KuraTests",
             dependencies: [
-                "Kura", .target(name: "KuraPostgres", condition: .when(traits: ["PostgreSQL"])), "KuraTestSupport", "kura-test-helper", "kura",
+                "Kura", "KuraCore", .target(name: "KuraPostgres", condition: .when(traits: ["PostgreSQL"])), "KuraTestSupport",
+                "kura-test-helper", "kura",
             ],
             exclude: ["Fixtures"]),
         .testTarget(name: "KuraPostgresTests", dependencies: [
-            .target(name: "KuraPostgres", condition: .when(traits: ["PostgreSQL"])), "Kura", "KuraTestSupport", "kura-test-helper", "kura",
+            .target(name: "KuraPostgres", condition: .when(traits: ["PostgreSQL"])), "Kura", "KuraCore", "KuraTestSupport", "kura-test-helper", "kura",
             .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
             .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
         ]),

@@ -1,6 +1,6 @@
 // Compiled with the PostgreSQL trait only (swift build --traits PostgreSQL).
 #if PostgreSQL
-import Kura
+import KuraCore
 
 /// The statement of one page of a walk: which rows it selects, which bounds
 /// it has and which way it goes (the values are its arguments). Small and

@@ -1,6 +1,6 @@
 // Compiled with the PostgreSQL trait only (swift build --traits PostgreSQL).
 #if PostgreSQL
-import Kura
+import KuraCore
 import NIOCore
 
 /// Appending: the new records of a save, put with `.append` in ascending

@@ -1,6 +1,6 @@
 // Compiled with the PostgreSQL trait only (swift build --traits PostgreSQL).
 #if PostgreSQL
-import Kura
+import KuraCore
 import NIOCore
 import PostgresNIO
 

@@ -1,7 +1,7 @@
 // Compiled with the PostgreSQL trait only (swift build --traits PostgreSQL).
 #if PostgreSQL
 import Foundation
-import Kura
+import KuraCore
 import Logging
 import PostgresNIO
 

@@ -1,7 +1,8 @@
 // Compiled with the PostgreSQL trait only (swift build --traits PostgreSQL).
 #if PostgreSQL
 import Foundation
-@testable import Kura
+import Kura
+@testable import KuraCore
 @testable import KuraPostgres
 import KuraTestSupport
 import Synchronization

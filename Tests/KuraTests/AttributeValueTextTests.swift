@@ -1,5 +1,6 @@
 import Foundation
-@testable import Kura
+import Kura
+@testable import KuraCore
 import Testing
 
 /// `AttributeValue.text` and `init(text:as:)`, what `kura export` and

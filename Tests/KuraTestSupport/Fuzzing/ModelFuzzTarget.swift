@@ -1,4 +1,5 @@
-@_spi(Fuzzing) import Kura
+import Kura
+@_spi(Fuzzing) import KuraCore
 
 /// The stored model decoder: the JSON document a store keeps, which `kura`
 /// reads to open a store without the app's code.

@@ -1,4 +1,5 @@
-@_spi(Fuzzing) import Kura
+import Kura
+@_spi(Fuzzing) import KuraCore
 
 /// The predicate parser, formatter, compiler and evaluator.
 ///

@@ -1,4 +1,5 @@
-@_spi(Fuzzing) import Kura
+import Kura
+@_spi(Fuzzing) import KuraCore
 
 /// The record decoder: the bytes a store reads for an object.
 ///

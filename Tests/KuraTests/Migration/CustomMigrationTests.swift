@@ -1,5 +1,6 @@
 import Foundation
-@testable import Kura
+import Kura
+@testable import KuraCore
 import KuraTestSupport
 import Testing
 

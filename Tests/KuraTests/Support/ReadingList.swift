@@ -64,7 +64,7 @@ enum ReadingList {
             ("Kura ships", 5, 4.5, "an object store", 0, [0, 3], [5, 3], true),
             ("kura internals", 3, nil, "", 0, [3], [1], false),
             ("Linux tips", 4, 2.0, nil, 1, [1], [], true),
-            ("Databases 101", 1, -1.5, "tables and rows", 1, [2], [2, 2, 2], false),
+            ("Databases 101", 1, -1.5, "spaces and rows", 1, [2], [2, 2, 2], false),
             ("Swift on servers", 5, 3.0, "swift everywhere", 2, [0, 1], [4], false),
             ("Résumé writing", 2, 0.0, "café talk", 2, [], [], true),
             ("", 0, nil, nil, nil, [], [1, 5], false),

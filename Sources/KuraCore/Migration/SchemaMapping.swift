@@ -1,0 +1,347 @@
+/// How the model a store holds (the *source*) maps onto a newer model (the
+/// *target*): which entity, attribute, relationship and index of one is which
+/// of the other, the record layout the target gets, every difference, and
+/// the work a migration must do.
+///
+/// Properties are matched by name, or by the target's renaming identifier
+/// (its name in the source). Matched properties keep their record fields;
+/// new ones take fields never used before (see ``RecordLayout``).
+struct SchemaMapping {
+    /// One target entity and the source entity it continues, if any.
+    struct EntityMap {
+        let source: EntityDescription?
+        let target: EntityDescription
+        /// For each target attribute: the source attribute's position.
+        let attributeSources: [Int?]
+        /// For each target attribute: true when its values must be converted
+        /// (Float to Double), so its records are rewritten.
+        let converted: [Bool]
+        /// For each target relationship: the source relationship's number.
+        let relationshipSources: [Int?]
+        /// For each target index: the source index it is, unchanged, if any.
+        let indexSources: [Int?]
+        /// For each target relationship: true when its entries are rebuilt
+        /// (its storage changed, or it takes its data from its inverse).
+        let rebuiltRelationships: [Bool]
+        /// Required target attributes whose stored values may be nil.
+        let attributesToFill: [Int]
+        let layout: RecordLayout
+
+        /// True when records must be rewritten: a value converted, or a
+        /// to-one's reference moved.
+        var rewritesRecords: Bool {
+            converted.contains(true) || zip(target.relationships, rebuiltRelationships).contains { !$0.isToMany && $1 }
+        }
+    }
+
+    let source: ManagedObjectModel
+    let target: ManagedObjectModel
+    let entities: [EntityMap]
+    /// Source entities the target no longer has.
+    let removedEntities: [EntityDescription]
+    let differences: [ModelDifference]
+
+    /// The differences a lightweight migration can't make.
+    var needsCustomStage: [ModelDifference] { differences.filter { $0.cost == .needsCustomStage } }
+    /// True when the store's model document only needs rewriting (or not even that).
+    var isModelOnly: Bool { differences.allSatisfy { $0.cost <= .modelOnly } }
+    /// True when nothing at all differs that a store keeps in records or spaces.
+    var needsNoMigration: Bool { differences.allSatisfy { $0.cost == .none } }
+
+    /// Maps `source` onto `target`. With `replacingIncompatible` (a custom
+    /// stage), an attribute whose type can't be converted becomes a new
+    /// attribute of the same name, for the stage's code to fill.
+    init(from source: ManagedObjectModel, to target: ManagedObjectModel, replacingIncompatible: Bool = false) {
+        self.source = source
+        self.target = target
+        var differences: [ModelDifference] = []
+        var claimed = Set<ObjectIdentifier>()
+        var takenStorage = Set(source.entities.map(\.layout.storageName))
+        var maps: [EntityMap] = []
+        // Entities: by renaming identifier first, then by name.
+        for entity in target.entities {
+            let match = Self.match(entity.name, entity.renamingIdentifier, in: source.entities.map(\.name))
+                .map { source.entities[$0] }
+            if let match, claimed.insert(ObjectIdentifier(match)).inserted {
+                if match.name != entity.name {
+                    differences.append(ModelDifference(entity: entity.name, change: .entityRenamed(from: match.name), cost: .modelOnly))
+                }
+                maps.append(Self.map(match, to: entity, replacingIncompatible: replacingIncompatible, differences: &differences))
+            } else {
+                differences.append(ModelDifference(entity: entity.name, change: .entityAdded, cost: .modelOnly))
+                let storage = Self.unique(entity.name, taken: &takenStorage)
+                let identity = RecordLayout(identityFor: entity.attributes, relationships: entity.relationships,
+                                            indexes: entity.indexes, entityName: storage)
+                maps.append(EntityMap(
+                    source: nil, target: entity, attributeSources: entity.attributes.map { _ in nil },
+                    converted: entity.attributes.map { _ in false }, relationshipSources: entity.relationships.map { _ in nil },
+                    indexSources: entity.indexes.map { _ in nil }, rebuiltRelationships: entity.relationships.map { _ in false },
+                    attributesToFill: [], layout: identity))
+            }
+        }
+        let removed = source.entities.filter { !claimed.contains(ObjectIdentifier($0)) }
+        for entity in removed {
+            differences.append(ModelDifference(entity: entity.name, change: .entityRemoved, cost: .touchesData))
+        }
+        maps = Self.resolveRelations(maps, source: source, differences: &differences)
+        if differences.isEmpty && source.entities.map(\.name) != target.entities.map(\.name) {
+            differences.append(ModelDifference(entity: target.entities.first?.name ?? "", change: .propertiesReordered, cost: .none))
+        }
+        self.entities = maps
+        self.removedEntities = removed
+        self.differences = differences
+    }
+
+    /// The position of the source name a target name continues: its renaming
+    /// identifier when the source has it, else its own name.
+    static func match(_ name: String, _ renamingIdentifier: String?, in names: [String]) -> Int? {
+        if let renamingIdentifier, let position = names.firstIndex(of: renamingIdentifier) { return position }
+        return names.firstIndex(of: name)
+    }
+
+    /// `name`, or `name_2`, `name_3`… when a space already has that name.
+    static func unique(_ name: String, taken: inout Set<String>) -> String {
+        var candidate = name
+        var suffix = 2
+        while taken.contains(candidate) {
+            candidate = "\(name)_\(suffix)"
+            suffix += 1
+        }
+        taken.insert(candidate)
+        return candidate
+    }
+
+    /// Whether a stored value of type `old` reads as `new` unchanged (all
+    /// integers are stored as 64 bits), or needs converting (Float to Double).
+    static func conversion(from old: AttributeType, to new: AttributeType) -> (possible: Bool, rewrites: Bool) {
+        let integers: [AttributeType] = [.int16, .int32, .int64]
+        if old == new { return (true, false) }
+        if let from = integers.firstIndex(of: old), let to = integers.firstIndex(of: new) { return (from < to, false) }
+        if old == .float && new == .double { return (true, true) }
+        return (false, false)
+    }
+
+    private static func map(
+        _ old: EntityDescription, to new: EntityDescription, replacingIncompatible: Bool,
+        differences: inout [ModelDifference]
+    ) -> EntityMap {
+        let entity = new.name
+        let oldLayout = old.layout
+        var nextField = oldLayout.fieldCount
+        var attributeSources: [Int?] = []
+        var converted: [Bool] = []
+        var fields: [Int] = []
+        var absent: [AttributeValue?] = []
+        var toFill: [Int] = []
+        var claimedAttributes = Set<Int>()
+        var replaced = Set<Int>()
+        for (position, attribute) in new.attributes.enumerated() {
+            let name = attribute.name
+            var source = match(name, attribute.renamingIdentifier, in: old.attributes.map(\.name))
+            if let found = source, !claimedAttributes.insert(found).inserted { source = nil }
+            if let found = source {
+                let stored = old.attributes[found]
+                if stored.name != name {
+                    differences.append(ModelDifference(entity: entity, property: name, change: .attributeRenamed(from: stored.name), cost: .modelOnly))
+                }
+                let conversion = conversion(from: stored.type, to: attribute.type)
+                if stored.type != attribute.type {
+                    let cost: ModelDifference.Cost = !conversion.possible ? (replacingIncompatible ? .touchesData : .needsCustomStage)
+                        : conversion.rewrites ? .touchesData : .modelOnly
+                    differences.append(ModelDifference(
+                        entity: entity, property: name, change: .attributeTypeChanged(from: stored.type, to: attribute.type), cost: cost))
+                }
+                if conversion.possible {
+                    attributeSources.append(found)
+                    converted.append(conversion.rewrites)
+                    fields.append(oldLayout.attributeFields[found])
+                    absent.append(oldLayout.absentValues[found].flatMap { $0.converted(to: attribute.type) })
+                    if stored.isOptional != attribute.isOptional {
+                        differences.append(ModelDifference(
+                            entity: entity, property: name,
+                            change: attribute.isOptional ? .attributeMadeOptional : .attributeMadeRequired,
+                            cost: attribute.isOptional ? .modelOnly : .touchesData))
+                        if !attribute.isOptional { toFill.append(position) }
+                    }
+                    if stored.defaultValue?.converted(to: attribute.type) != attribute.defaultValue {
+                        differences.append(ModelDifference(
+                            entity: entity, property: name,
+                            change: .defaultValueChanged(from: stored.defaultValue.map { "\($0)" }, to: attribute.defaultValue.map { "\($0)" }),
+                            cost: .none))
+                    }
+                    continue
+                }
+                // Incompatible: a new attribute of that name, filled by the stage.
+                claimedAttributes.remove(found)
+                replaced.insert(found)
+            } else {
+                differences.append(ModelDifference(entity: entity, property: name, change: .attributeAdded, cost: .modelOnly))
+            }
+            attributeSources.append(nil)
+            converted.append(false)
+            fields.append(nextField)
+            nextField += 1
+            absent.append(attribute.defaultValue)
+            if !attribute.isOptional && attribute.defaultValue == nil { toFill.append(position) }
+        }
+        for (position, attribute) in old.attributes.enumerated()
+        where !claimedAttributes.contains(position) && !replaced.contains(position) {
+            differences.append(ModelDifference(entity: entity, property: attribute.name, change: .attributeRemoved, cost: .modelOnly))
+        }
+        if !differences.contains(where: { $0.entity == entity }),
+           attributeSources.compactMap({ $0 }) != Array(old.attributes.indices) {
+            differences.append(ModelDifference(entity: entity, change: .propertiesReordered, cost: .none))
+        }
+
+        // Relationships: matched by name or renaming identifier; whether
+        // their entries carry over is settled once both ends are known.
+        var relationshipSources: [Int?] = []
+        var relationshipFields: [Int?] = []
+        var relationshipStorage: [String] = []
+        var takenRelationshipStorage = Set(oldLayout.relationshipStorageNames)
+        var claimedRelationships = Set<Int>()
+        for relationship in new.relationships {
+            var source = match(relationship.name, relationship.renamingIdentifier, in: old.relationships.map(\.name))
+            if let found = source, !claimedRelationships.insert(found).inserted { source = nil }
+            relationshipSources.append(source)
+            if let found = source, !relationship.isToMany, let field = oldLayout.relationshipFields[found] {
+                relationshipFields.append(field)
+            } else if relationship.isToMany {
+                relationshipFields.append(nil)
+            } else {
+                relationshipFields.append(nextField)
+                nextField += 1
+            }
+            relationshipStorage.append(source.map { oldLayout.relationshipStorageNames[$0] }
+                ?? unique(relationship.name, taken: &takenRelationshipStorage))
+        }
+        for (number, relationship) in old.relationships.enumerated() where !claimedRelationships.contains(number) {
+            differences.append(ModelDifference(entity: entity, property: relationship.name, change: .relationshipRemoved, cost: .touchesData))
+        }
+
+        // Indexes: the same index when it covers the same stored attributes,
+        // unconverted, with the same uniqueness.
+        var indexSources: [Int?] = []
+        var indexStorage: [String] = []
+        var takenIndexStorage = Set(oldLayout.indexStorageNames)
+        var claimedIndexes = Set<Int>()
+        for (position, index) in new.indexes.enumerated() {
+            let covered = new.indexAttributeNumbers[position].map { attributeSources[$0] }
+            let unchanged = new.indexAttributeNumbers[position].allSatisfy { !converted[$0] && !toFill.contains($0) }
+            let found = unchanged ? old.indexes.indices.first { candidate in
+                !claimedIndexes.contains(candidate) && old.indexes[candidate].isUnique == index.isUnique
+                    && old.indexAttributeNumbers[candidate].map(Optional.some) == covered
+            } : nil
+            if let found {
+                claimedIndexes.insert(found)
+                indexSources.append(found)
+                indexStorage.append(oldLayout.indexStorageNames[found])
+            } else {
+                indexSources.append(nil)
+                indexStorage.append(unique(index.name, taken: &takenIndexStorage))
+                differences.append(ModelDifference(
+                    entity: entity, property: index.name, change: .indexAdded(unique: index.isUnique), cost: .touchesData))
+            }
+        }
+        for (position, index) in old.indexes.enumerated() where !claimedIndexes.contains(position) {
+            differences.append(ModelDifference(entity: entity, property: index.name, change: .indexRemoved, cost: .touchesData))
+        }
+
+        let layout = RecordLayout(
+            attributes: new.attributes, relationships: new.relationships, attributeFields: fields,
+            relationshipFields: relationshipFields, fieldCount: nextField, absentValues: absent,
+            storageName: oldLayout.storageName, relationshipStorageNames: relationshipStorage, indexStorageNames: indexStorage)
+        return EntityMap(
+            source: old, target: new, attributeSources: attributeSources, converted: converted,
+            relationshipSources: relationshipSources, indexSources: indexSources,
+            rebuiltRelationships: new.relationships.map { _ in false }, attributesToFill: toFill, layout: layout)
+    }
+
+    /// Settles each target relationship: whether its stored entries carry
+    /// over, or are rebuilt (into spaces of a new name) from the entries
+    /// of the source relationship it continues, or of its inverse's.
+    private static func resolveRelations(
+        _ maps: [EntityMap], source: ManagedObjectModel, differences: inout [ModelDifference]
+    ) -> [EntityMap] {
+        var targetOf: [ObjectIdentifier: EntityDescription] = [:]
+        var mapOf: [ObjectIdentifier: EntityMap] = [:]
+        for map in maps {
+            if let old = map.source { targetOf[ObjectIdentifier(old)] = map.target }
+            mapOf[ObjectIdentifier(map.target)] = map
+        }
+        func sourceLink(_ link: RelationshipLink) -> RelationshipLink? {
+            guard let map = mapOf[ObjectIdentifier(link.source)], let old = map.source,
+                  let number = map.relationshipSources[link.number] else { return nil }
+            return old.links[number]
+        }
+        return maps.map { map in
+            guard let old = map.source else { return map }
+            let entity = map.target.name
+            var rebuilt = map.rebuiltRelationships
+            var storage = map.layout.relationshipStorageNames
+            var taken = Set(old.layout.relationshipStorageNames + storage)
+            for link in map.target.links {
+                let name = link.name
+                guard let previous = sourceLink(link) else {
+                    differences.append(ModelDifference(entity: entity, property: name, change: .relationshipAdded, cost: .modelOnly))
+                    // A new relationship whose inverse existed takes its entries.
+                    if let inverse = link.inverse, sourceLink(inverse) != nil {
+                        rebuilt[link.number] = link.storage != .inverseOfReference
+                        if rebuilt[link.number] { differences[differences.count - 1].cost = .touchesData }
+                    }
+                    continue
+                }
+                if previous.name != name {
+                    differences.append(ModelDifference(entity: entity, property: name, change: .relationshipRenamed(from: previous.name), cost: .modelOnly))
+                }
+                guard targetOf[ObjectIdentifier(previous.destination)] === link.destination else {
+                    differences.append(ModelDifference(
+                        entity: entity, property: name,
+                        change: .relationshipChanged(from: "to \(previous.destination.name)", to: "to \(link.destination.name)"),
+                        cost: .needsCustomStage))
+                    continue
+                }
+                let previousInverse = previous.inverse
+                let inverseSource = link.inverse.flatMap(sourceLink)
+                if let inverseSource, inverseSource !== previousInverse {
+                    differences.append(ModelDifference(
+                        entity: entity, property: name,
+                        change: .relationshipChanged(
+                            from: "inverse \(previousInverse?.name ?? "none")", to: "inverse \(link.inverse?.name ?? "none")"),
+                        cost: .needsCustomStage))
+                    continue
+                }
+                var described = previous.description
+                described.name = link.description.name
+                described.destinationEntityName = link.description.destinationEntityName
+                described.inverseName = link.description.inverseName
+                described.renamingIdentifier = link.description.renamingIdentifier
+                let sameStorage = previous.storage == link.storage && previous.isOrdered == link.isOrdered
+                    && previous.keepsReverseEntries == link.keepsReverseEntries && previous.isToMany == link.isToMany
+                if !sameStorage || described != link.description {
+                    let cost: ModelDifference.Cost = !sameStorage ? .touchesData
+                        : (!link.isToMany && !link.description.isOptional && previous.description.isOptional) ? .touchesData : .modelOnly
+                    differences.append(ModelDifference(
+                        entity: entity, property: name,
+                        change: .relationshipChanged(from: "\(previous.description)", to: "\(link.description)"), cost: cost))
+                }
+                // A to-one that was a to-one keeps its field and entries.
+                if !sameStorage && !(previous.storage == .reference && link.storage == .reference) {
+                    rebuilt[link.number] = link.storage != .inverseOfReference
+                }
+            }
+            for number in rebuilt.indices where rebuilt[number] {
+                storage[number] = unique(map.target.relationships[number].name, taken: &taken)
+            }
+            let layout = RecordLayout(
+                attributes: map.target.attributes, relationships: map.target.relationships,
+                attributeFields: map.layout.attributeFields, relationshipFields: map.layout.relationshipFields,
+                fieldCount: map.layout.fieldCount, absentValues: map.layout.absentValues, storageName: map.layout.storageName,
+                relationshipStorageNames: storage, indexStorageNames: map.layout.indexStorageNames)
+            return EntityMap(
+                source: old, target: map.target, attributeSources: map.attributeSources, converted: map.converted,
+                relationshipSources: map.relationshipSources, indexSources: map.indexSources, rebuiltRelationships: rebuilt,
+                attributesToFill: map.attributesToFill, layout: layout)
+        }
+    }
+}

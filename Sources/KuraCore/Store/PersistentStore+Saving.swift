@@ -1,0 +1,465 @@
+extension PersistentStore {
+    /// Writes `changes` in one write transaction: records, index entries and
+    /// ID counters commit together or not at all.
+    ///
+    /// Deletions go first, then the index entries updates drop, then new
+    /// entries, so a value can move from one object to another in one save.
+    /// Unique indexes are checked against the store and against earlier
+    /// objects of the same save.
+    ///
+    /// - Throws: ``KuraError/uniqueConstraintViolated(entity:index:values:objectID:)``,
+    ///   ``KuraError/conflict(objectIDs:)`` when a stored row version is not the
+    ///   expected one, ``KuraError/storeFull(maximumBytes:)``,
+    ///   ``KuraError/storage(path:failure:)``. Nothing is written then.
+    func save(_ changes: ChangeSet) throws -> SaveResult {
+        if isReadOnly { throw KuraError.storeReadOnly(path: path) }
+        // Observers in this process hear of the save from the saving
+        // context; the transaction is noted as this process's own before it
+        // commits, so the commit monitor doesn't take it for another
+        // process's (and forgotten if the commit fails).
+        var committing: Int?
+        do {
+            // The closure runs again after the map grows: it only builds
+            // its result, it changes nothing outside.
+            if hasAmbient, let ambient { return try ambient.withNestedTransaction { txn in try write(changes, in: txn) } }
+            var result: SaveResult?
+            try engine.performWrite { txn in
+                result = try write(changes, in: txn)
+                if !observers.isEmpty, txn.id != 0 {
+                    committing = txn.id
+                    observers.noteOwnCommit(txn.id)
+                }
+            }
+            return result!
+        } catch StorageEngineError.keyExistsInSpace(let space, let key) {
+            if let committing { observers.forgetOwnCommit(committing) }
+            throw uniqueViolation(in: space, key: key, of: changes)
+        } catch {
+            if let committing { observers.forgetOwnCommit(committing) }
+            throw error
+        }
+    }
+
+    /// The error for a unique key an engine found taken when it sent a
+    /// batch of writes (``StorageEngineError/keyExistsInSpace(_:key:)``):
+    /// the object of `changes` whose entry in that index has `key`, and its values.
+    private func uniqueViolation(in space: StorageSpace, key: [UInt8], of changes: ChangeSet) -> KuraError {
+        for entity in model.entities {
+            guard let index = spaces(for: entity).indexes.first(where: { $0.space == space }) else { continue }
+            let changed: [(ObjectID, (Int) -> AttributeValue?)] =
+                changes.inserts.map { insert in (insert.objectID, { insert.values[$0] }) }
+                + changes.updates.map { update in (update.objectID, update.value) }
+            for (objectID, value) in changed where objectID.entity === entity {
+                let made = index.key(primaryKey: objectID.number, value: value)
+                guard made.isUniqueKey && made.key == key else { continue }
+                return KuraError.uniqueConstraintViolated(
+                    entity: entity.name, index: index.description.name,
+                    values: index.attributeNumbers.map { value($0).map { "\($0)" } ?? "nil" },
+                    objectID: objectID.isTemporaryID ? nil : objectID)
+            }
+            return KuraError.uniqueConstraintViolated(entity: entity.name, index: index.description.name, values: [], objectID: nil)
+        }
+        return KuraError.corruptStore(path: path, reason: "the engine reported a taken key in a space that is no index")
+    }
+
+    /// The save's phases, in their order: each one's writes may rely on the
+    /// ones before (a deleted object's unique values are free for an update
+    /// or an insert; an insert's key is known to every reference to it).
+    private func write(_ changes: ChangeSet, in txn: any StorageTransaction) throws -> SaveResult {
+        if txn.readsAreRequests { try readAhead(for: changes, in: txn) }
+        guard try Self.generation(meta, in: txn) == generation else { throw KuraError.storeMigrated(path: path) }
+        var result = SaveResult()
+        var conflicts: [ObjectID] = []
+        try writeDeletes(changes.deletes, conflicts: &conflicts, in: txn)
+        let counters = try assignPrimaryKeys(to: changes.inserts, result: &result, in: txn)
+        let movedIndexKeys = try rewriteUpdates(changes.updates, result: &result, conflicts: &conflicts, in: txn)
+        if !conflicts.isEmpty { throw KuraError.conflict(objectIDs: conflicts) }
+        try putMovedIndexEntries(movedIndexKeys, of: changes.updates, in: txn)
+        try writeInserts(changes.inserts, result: &result, in: txn)
+        for (entity, next) in counters {
+            try meta.put(StoreLayout.littleEndianBytes(next), forKey: StoreLayout.counterKey(entity), in: txn)
+        }
+        try writeMemberships(changes.memberships, result: result, in: txn)
+        if let history = changes.history {
+            try recordHistory(history, of: changes, insertedKeys: result.insertedKeys, in: txn)
+        }
+        return result
+    }
+
+    /// Deletions, a run of one entity at a time through one cursor on its
+    /// records: the record is found once, read, and deleted where it is,
+    /// with its index and relationship entries. A record whose version is
+    /// not the one expected is a conflict, left as it is.
+    private func writeDeletes(_ deletes: [ChangeSet.Delete], conflicts: inout [ObjectID], in txn: any StorageTransaction) throws {
+        try forEachRunOfOneEntity(deletes, objectID: \.objectID, in: txn) { run, spaces, cursor in
+            for delete in run {
+                let key = StoreLayout.key(delete.objectID.number)
+                guard let entry = try cursor.seek(exactly: key) else { continue }  // already gone
+                let stored = try storedRecord(entry.value, in: spaces)
+                if let expected = delete.expectedVersion, stored.version != expected {
+                    conflicts.append(delete.objectID)
+                    continue
+                }
+                // Keyed while the record's bytes are still there to read.
+                let indexKeys = spaces.indexes.map { index in
+                    index.key(primaryKey: delete.objectID.number, value: stored.value).key
+                }
+                let references = stored.references
+                try cursor.deleteCurrent()
+                for (index, key) in zip(spaces.indexes, indexKeys) { try index.space.delete(key, in: txn) }
+                try deleteRelationshipEntries(of: delete.objectID.number, references: references, spaces: spaces, in: txn)
+            }
+        }
+    }
+
+    /// Gives each insert its primary key (into `result`), before anything
+    /// refers to it, and returns each entity's counter as it is to be
+    /// stored. Inserts come in runs of one entity: its counter stays at
+    /// hand for the run.
+    private func assignPrimaryKeys(
+        to inserts: [ChangeSet.Insert], result: inout SaveResult, in txn: any StorageTransaction
+    ) throws -> [(entity: EntityDescription, next: UInt64)] {
+        var counters: [IdentityKey: (entity: EntityDescription, next: UInt64)] = [:]
+        var run: (entity: EntityDescription, next: UInt64)?
+        result.insertedKeys.reserveCapacity(inserts.count)
+        for insert in inserts {
+            let entity = insert.objectID.entity
+            if let current = run, current.entity !== entity {
+                counters[IdentityKey(current.entity)] = current
+                run = nil
+            }
+            if run == nil { run = try counters[IdentityKey(entity)] ?? (entity, nextPrimaryKey(of: entity, in: txn)) }
+            result.insertedKeys.append(run!.next)
+            run!.next += 1
+        }
+        if let current = run { counters[IdentityKey(current.entity)] = current }
+        return Array(counters.values)
+    }
+
+    /// Updates, a run of one entity at a time through one cursor on its
+    /// records: checks versions (a conflict into `conflicts`), drops the
+    /// index entries whose values change, moves to-one entries, and writes
+    /// the record where the cursor found it. (Written before every version
+    /// is checked: a conflict throws, and the transaction writes nothing.)
+    ///
+    /// - Returns: for each update, the new index entries to put once every
+    ///   old one is gone.
+    private func rewriteUpdates(
+        _ updates: [ChangeSet.Update], result: inout SaveResult, conflicts: inout [ObjectID], in txn: any StorageTransaction
+    ) throws -> [[(IndexSpace, (key: [UInt8], isUniqueKey: Bool))]] {
+        var movedIndexKeys: [[(IndexSpace, (key: [UInt8], isUniqueKey: Bool))]] = []
+        movedIndexKeys.reserveCapacity(updates.count)
+        result.updatedRecords.reserveCapacity(updates.count)
+        let insertedKeys = result.insertedKeys
+        try forEachRunOfOneEntity(updates, objectID: \.objectID, in: txn) { run, spaces, cursor in
+            let entity = spaces.entity
+            for update in run {
+                let key = StoreLayout.key(update.objectID.number)
+                guard let entry = try cursor.seek(exactly: key) else {
+                    conflicts.append(update.objectID)
+                    movedIndexKeys.append([])
+                    result.updatedRecords.append(nil)
+                    continue
+                }
+                let stored = try storedRecord(entry.value, in: spaces)
+                guard update.rewritesRecord else {
+                    movedIndexKeys.append([])
+                    result.updatedRecords.append(nil)
+                    continue
+                }
+                if let expected = update.expectedVersion, stored.version != expected {
+                    conflicts.append(update.objectID)
+                }
+                let references = update.references.map { SaveResult.resolve($0, insertedKeys: insertedKeys) }
+                // The old keys of the indexes whose values may change (all,
+                // unless the context read the version it changes), taken
+                // while the stored bytes are still there to read; the
+                // other indexes' values aren't decoded.
+                let readChanges = stored.version == update.expectedVersion ? update.changedAttributes : nil
+                var oldKeys: [(IndexSpace, [UInt8])] = []
+                for index in spaces.indexes {
+                    if let readChanges, !index.attributeNumbers.contains(where: readChanges.contains) { continue }
+                    oldKeys.append((index, index.key(primaryKey: update.objectID.number, value: stored.value).key))
+                }
+                let storedReferences = stored.references
+                let record = RecordFormat.encode(
+                    update.values, references: references, rowVersion: stored.version + 1,
+                    layout: entity.layout, unloaded: update.unloaded)
+                try record.withUnsafeBytes { record in try key.withUnsafeBytes { try cursor.replaceCurrent(record, key: $0) } }
+                result.updatedRecords.append(record)
+
+                var newKeys: [(IndexSpace, (key: [UInt8], isUniqueKey: Bool))] = []
+                for (index, old) in oldKeys {
+                    let new = index.key(primaryKey: update.objectID.number, value: update.value)
+                    if old != new.key {
+                        try index.space.delete(old, in: txn)
+                        newKeys.append((index, new))
+                    }
+                }
+                try moveReferenceEntries(of: update.objectID.number, from: storedReferences, to: references,
+                                         links: entity.toOneLinks, in: txn)
+                movedIndexKeys.append(newKeys)
+            }
+        }
+        return movedIndexKeys
+    }
+
+    /// Moves the entries of the to-ones whose destination changed.
+    private func moveReferenceEntries(
+        of source: UInt64, from stored: [UInt64?], to references: [UInt64?], links toOneLinks: [RelationshipLink],
+        in txn: any StorageTransaction
+    ) throws {
+        // By position: a zip of zips isn't specialized (its iterator is
+        // destroyed through metadata at run time).
+        for position in 0..<min(toOneLinks.count, stored.count, references.count) {
+            let (link, old, new) = (toOneLinks[position], stored[position], references[position])
+            if old == new { continue }
+            let references = spaces(of: link).references!
+            if let old { try references.deletePair(old, source, in: txn) }
+            if let new { try references.putPair(new, source, in: txn) }
+        }
+    }
+
+    /// The new index entries of updates, once every old one is gone, so a
+    /// value can move from one object to another in one save.
+    private func putMovedIndexEntries(
+        _ movedIndexKeys: [[(IndexSpace, (key: [UInt8], isUniqueKey: Bool))]], of updates: [ChangeSet.Update],
+        in txn: any StorageTransaction
+    ) throws {
+        for (position, newKeys) in movedIndexKeys.enumerated() where !newKeys.isEmpty {
+            let update = updates[position]
+            for (index, key) in newKeys {
+                try putIndexEntry(key, index: index, objectID: update.objectID, primaryKey: update.objectID.number,
+                                  value: update.value, in: txn)
+            }
+        }
+    }
+
+    /// New objects: their index entries (unique ones checked), to-one
+    /// entries and records, appended under the keys
+    /// ``assignPrimaryKeys(to:result:in:)`` gave them.
+    private func writeInserts(_ inserts: [ChangeSet.Insert], result: inout SaveResult, in txn: any StorageTransaction) throws {
+        var spaces = inserts.first.map { self.spaces(for: $0.objectID.entity) }
+        result.insertedRecords.reserveCapacity(inserts.count)
+        if let spaces, txn.readsAreRequests {
+            // A record, and an entry per index and to-one (the first entity's counts stand for all).
+            txn.reserveCapacity(forPuts: inserts.count * (1 + spaces.indexes.count + spaces.entity.toOneLinks.count))
+        }
+        var indexKey: [UInt8] = []
+        indexKey.reserveCapacity(64)
+        for (position, insert) in inserts.enumerated() {
+            let entity = insert.objectID.entity
+            if spaces!.entity !== entity { spaces = self.spaces(for: entity) }
+            let spaces = spaces!
+            let primaryKey = result.insertedKeys[position]
+            for index in spaces.indexes {
+                let isUniqueKey = index.key(primaryKey: primaryKey, into: &indexKey) { insert.values[$0] }
+                try putIndexEntry((indexKey, isUniqueKey), index: index, objectID: insert.objectID, primaryKey: primaryKey,
+                                  value: { insert.values[$0] }, in: txn)
+            }
+            let references = insert.references.isEmpty
+                ? [] : insert.references.map { SaveResult.resolve($0, insertedKeys: result.insertedKeys) }
+            for (link, destination) in zip(entity.toOneLinks, references) {
+                guard let destination else { continue }
+                try self.spaces(of: link).references!.putPair(destination, primaryKey, in: txn)
+            }
+            let record = RecordFormat.encode(insert.values, references: references, rowVersion: 1, layout: entity.layout)
+            do {
+                try StoreLayout.withKey(primaryKey) { key in
+                    try record.withUnsafeBytes { try spaces.records.put($0, forKey: key, in: txn, flags: .append) }
+                }
+            } catch StorageEngineError.keyExists {
+                throw KuraError.corruptStore(path: path, reason: "the ID counter of \(entity.name) is behind its records")
+            }
+            result.insertedRecords.append(record)
+        }
+    }
+
+    /// Members added to and removed from to-manys (with their reverse
+    /// entries), and ordered to-manys' new orders.
+    private func writeMemberships(
+        _ memberships: [ChangeSet.MembershipChange], result: SaveResult, in txn: any StorageTransaction
+    ) throws {
+        let resolve = { (reference: ChangeSet.Reference?) in SaveResult.resolve(reference, insertedKeys: result.insertedKeys) }
+        for change in memberships {
+            guard let owner = resolve(change.owner) else { continue }
+            let linkSpaces = spaces(of: change.link)
+            if let join = linkSpaces.join {
+                for member in change.removed.compactMap(resolve) {
+                    try join.deletePair(owner, member, in: txn)
+                    if let reverse = linkSpaces.reverseJoin { try reverse.deletePair(member, owner, in: txn) }
+                }
+                for member in change.added.compactMap(resolve) {
+                    try join.putPair(owner, member, in: txn)
+                    if let reverse = linkSpaces.reverseJoin { try reverse.putPair(member, owner, in: txn) }
+                }
+            }
+            if let order = linkSpaces.order, let members = change.order {
+                try order.put(StoreLayout.keyList(members.compactMap(resolve)), forKey: StoreLayout.key(owner), in: txn)
+            }
+        }
+    }
+
+    /// Removes what the relationships of a deleted object keep: the entries
+    /// of its to-ones, its joined members (and their reverse entries), its
+    /// members' order.
+    private func deleteRelationshipEntries(
+        of owner: UInt64, references: [UInt64?], spaces: EntitySpaces, in txn: any StorageTransaction
+    ) throws {
+        for (link, destination) in zip(spaces.entity.toOneLinks, references) {
+            guard let destination else { continue }
+            try self.spaces(of: link).references!.deletePair(destination, owner, in: txn)
+        }
+        for linkSpaces in spaces.relationships where linkSpaces.link.isToMany {
+            if let join = linkSpaces.join {
+                var members: [UInt64] = []
+                try forEachSecondKey(in: join, first: owner, in: txn) { members.append($0); return true }
+                for member in members {
+                    try join.deletePair(owner, member, in: txn)
+                    if let reverse = linkSpaces.reverseJoin { try reverse.deletePair(member, owner, in: txn) }
+                }
+            }
+            if let order = linkSpaces.order { try order.delete(StoreLayout.key(owner), in: txn) }
+        }
+    }
+
+    /// The next primary key of `entity`: its counter, which only grows, so a
+    /// key is never reused even after deletions.
+    private func nextPrimaryKey(of entity: EntityDescription, in txn: any StorageTransaction) throws -> UInt64 {
+        guard let bytes = try meta.value(forKey: StoreLayout.counterKey(entity), in: txn) else { return 1 }
+        guard let next = StoreLayout.littleEndian(bytes, as: UInt64.self) else {
+            throw KuraError.corruptStore(path: path, reason: "the ID counter of \(entity.name) is damaged")
+        }
+        return next
+    }
+
+    /// Adds an index entry, whose value is the primary key. A unique key
+    /// (a unique index, no nil value) must not be there yet.
+    private func putIndexEntry(
+        _ key: (key: [UInt8], isUniqueKey: Bool), index: IndexSpace, objectID: ObjectID, primaryKey: UInt64,
+        value: (Int) -> AttributeValue?, in txn: any StorageTransaction
+    ) throws {
+        let entity = objectID.entity
+        let reportedID = objectID.isTemporaryID ? nil : objectID
+        do {
+            try index.putEntry(key.key, isUniqueKey: key.isUniqueKey, primaryKey: primaryKey, in: txn)
+        } catch StorageEngineError.keyExists {
+            throw KuraError.uniqueConstraintViolated(
+                entity: entity.name, index: index.description.name,
+                values: index.attributeNumbers.map { value($0).map { "\($0)" } ?? "nil" }, objectID: reportedID)
+        } catch StorageEngineError.keyTooLong {
+            throw KuraError.indexKeyTooLong(entity: entity.name, index: index.description.name, objectID: reportedID)
+        }
+    }
+
+    /// Calls `body` with each run of consecutive changes of one entity, that
+    /// entity's spaces, and one cursor on its records for the whole run.
+    private func forEachRunOfOneEntity<Change>(
+        _ changes: [Change], objectID: (Change) -> ObjectID, in txn: any StorageTransaction,
+        _ body: (ArraySlice<Change>, EntitySpaces, any StorageCursor) throws -> Void
+    ) throws {
+        var start = 0
+        while start < changes.count {
+            let current = objectID(changes[start]).entity
+            var end = start + 1
+            while end < changes.count && objectID(changes[end]).entity === current { end += 1 }
+            let spaces = spaces(for: current)
+            try spaces.records.withCursor(in: txn) { cursor in try body(changes[start..<end], spaces, cursor) }
+            start = end
+        }
+    }
+
+    /// Asks, at once, for what a save reads by key: the store's generation,
+    /// the ID counters of the entities it inserts, the history's sequence,
+    /// and the records it updates or deletes. On an engine whose reads are
+    /// requests these go out with the save's first statement (its lock).
+    private func readAhead(for changes: ChangeSet, in txn: any StorageTransaction) throws {
+        var records: [ObjectIdentifier: (EntityDescription, [UInt64])] = [:]
+        for objectID in changes.deletes.map(\.objectID) + changes.updates.map(\.objectID) {
+            records[ObjectIdentifier(objectID.entity), default: (objectID.entity, [])].1.append(objectID.number)
+        }
+        if changes.inserts.isEmpty && changes.deletes.isEmpty && changes.memberships.isEmpty && changes.history == nil {
+            // Rewrites of stored records alone (to-one references included:
+            // their entries are keyed by the record that changes), in one
+            // order every process follows.
+            let keys = records.values.sorted { $0.0.name < $1.0.name }.map { entity, numbers in
+                (space: spaces(for: entity).records, keys: numbers.sorted().map(StoreLayout.key))
+            }
+            // What the context read, when it read every record: the
+            // engine may then check instead of reading.
+            var expected: [ExpectedValue] = []
+            if changes.updates.allSatisfy({ $0.readRecord != nil }) {
+                expected.reserveCapacity(changes.updates.count + 1)
+                expected.append(ExpectedValue(
+                    space: meta, key: StoreLayout.generationKey,
+                    value: generation == 0 ? nil : StoreLayout.littleEndianBytes(generation)))
+                for update in changes.updates {
+                    expected.append(ExpectedValue(
+                        space: spaces(for: update.objectID.entity).records, key: StoreLayout.key(update.objectID.number),
+                        value: update.readRecord))
+                }
+            }
+            try txn.beginRewriting(keys, expecting: expected)
+            try txn.prefetch(keys: [StoreLayout.generationKey], in: meta)
+            return
+        }
+        var metaKeys = [StoreLayout.generationKey]
+        var inserted = Set<ObjectIdentifier>()
+        for insert in changes.inserts where inserted.insert(ObjectIdentifier(insert.objectID.entity)).inserted {
+            metaKeys.append(StoreLayout.counterKey(insert.objectID.entity))
+        }
+        if changes.history != nil { metaKeys.append(StoreLayout.historySequenceKey) }
+        try txn.prefetch(keys: metaKeys, in: meta)
+        for (entity, numbers) in records.values { try txn.prefetch(keys: numbers.map(StoreLayout.key), in: spaces(for: entity).records) }
+    }
+
+    /// What a save needs of a stored record, checked (its header and indexed
+    /// values): its row version, its indexed values and its to-one
+    /// references, each read when asked for. It reads the stored bytes in
+    /// place: ask before the transaction writes over them.
+    private struct StoredRecord {
+        let view: RecordView
+        let entity: EntityDescription
+
+        var version: UInt64 { view.rowVersion }
+
+        func value(_ number: Int) -> AttributeValue? { view.value(number, of: entity) }
+
+        var references: [UInt64?] {
+            entity.toOneLinks.isEmpty ? [] : entity.links.compactMap(\.field).map { view.reference($0) }
+        }
+    }
+
+    private func storedRecord(_ bytes: UnsafeRawBufferPointer, in spaces: EntitySpaces) throws -> StoredRecord {
+        let entity = spaces.entity
+        return StoredRecord(view: try validatedRecord(bytes, of: entity, values: entity.indexedAttributeNumbers), entity: entity)
+    }
+
+    /// Checks stored bytes, naming the store when they are damaged: the whole
+    /// record, or (with `values`) the header and those values only.
+    func validatedRecord(
+        _ bytes: UnsafeRawBufferPointer, of entity: EntityDescription, values: [Int]? = nil
+    ) throws -> RecordView {
+        do {
+            guard let values else { return try RecordView(validating: bytes, entity: entity) }
+            let view = try RecordView(checkingHeader: bytes, entity: entity)
+            try view.checkValues(values, of: entity)
+            return view
+        } catch {
+            throw corruptRecord(entity, error)
+        }
+    }
+
+    /// The error for a record of `entity` that doesn't read: damage, or a
+    /// record rewritten by another process's migration to a newer model
+    /// (then ``KuraError/storeMigrated(path:)``).
+    func corruptRecord(_ entity: EntityDescription, _ error: any Error) -> KuraError {
+        // A migration's rewritten records and its generation commit
+        // together: a record that fails because of one comes with a newer
+        // generation.
+        if let current = try? read({ txn in try Self.generation(meta, in: txn) }), current != generation {
+            return KuraError.storeMigrated(path: path)
+        }
+        return KuraError.corruptStore(path: path, reason: "a record of \(entity.name): \(error)")
+    }
+}

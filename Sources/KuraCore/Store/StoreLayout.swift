@@ -1,0 +1,259 @@
+/// Where a store keeps things: the names of its spaces (LMDB's named
+/// spaces, PostgreSQL's rows by space number) and the keys of its `meta` space.
+///
+/// ```
+/// kura.meta                      format, model, fingerprint, ID counters
+/// kura.records.<Entity>          primary key (8 bytes, big-endian) → record
+/// kura.index.<Entity>.<index>    indexed values [+ primary key] → primary key
+/// kura.ref.<Entity>.<to-one>     destination key + source key → (empty)
+/// kura.join.<Entity>.<to-many>   owner key + member key → (empty)
+/// kura.rjoin.<Entity>.<to-many>  member key + owner key → (empty), for a to-many without inverse
+/// kura.order.<Entity>.<to-many>  owner key → member keys in order, for an ordered to-many
+/// kura.history                   sequence number → one recorded save (StoreOptions.tracksHistory)
+/// ```
+///
+/// An index key is the encoded indexed values followed by the primary key,
+/// so equal values sort by primary key. In a unique index the values alone
+/// are the key (one lookup finds the object, and a second object with the
+/// same values can't be stored), except when a value is nil: nils never
+/// conflict, so those keys keep the primary key. Every entry's value is the
+/// primary key, however the key is made.
+package enum StoreLayout {
+    static let metaSpaceName = "kura.meta"
+
+    /// How many spaces a store of `model` may open at most: meta, history,
+    /// and each entity's records, indexes and relationship spaces (three at
+    /// most per relationship). An engine with a fixed table of spaces sizes
+    /// it from this.
+    package static func spaceCount(for model: ManagedObjectModel) -> Int {
+        2 + model.entities.reduce(0) { $0 + 1 + $1.indexes.count + 3 * $1.links.count }
+    }
+    static func recordsSpaceName(_ entity: EntityDescription) -> String { "kura.records.\(entity.layout.storageName)" }
+    /// The space of the index at `position` in `entity`'s indexes.
+    static func indexSpaceName(_ entity: EntityDescription, _ position: Int) -> String {
+        "kura.index.\(entity.layout.storageName).\(entity.layout.indexStorageNames[position])"
+    }
+
+    static func referenceSpaceName(_ entity: String, _ relationship: String) -> String { "kura.ref.\(entity).\(relationship)" }
+    static func joinSpaceName(_ entity: String, _ relationship: String) -> String { "kura.join.\(entity).\(relationship)" }
+    static func reverseJoinSpaceName(_ entity: String, _ relationship: String) -> String { "kura.rjoin.\(entity).\(relationship)" }
+    static func orderSpaceName(_ entity: String, _ relationship: String) -> String { "kura.order.\(entity).\(relationship)" }
+
+    static let formatKey = Array("format".utf8)
+    static let modelKey = Array("model".utf8)
+    static let fingerprintKey = Array("fingerprint".utf8)
+    /// The schema generation: one more each migration (UInt64, little-endian).
+    static let generationKey = Array("generation".utf8)
+    /// The model versions the store has had: JSON, see ``ModelHistoryEntry``.
+    static let historyKey = Array("history".utf8)
+    /// The sequence number the next recorded save gets (UInt64, little-endian).
+    static let historySequenceKey = Array("history.next".utf8)
+    /// The sequence number history was purged through (UInt64, little-endian).
+    static let historyPurgedKey = Array("history.purged".utf8)
+    /// Recorded saves: sequence number (8 bytes, big-endian) → ``HistoryRecord``.
+    static let historySpaceName = "kura.history"
+    static func counterKey(_ entity: EntityDescription) -> [UInt8] { Array("counter.\(entity.layout.storageName)".utf8) }
+
+    /// The format this version of Kura writes.
+    ///
+    /// - 1: the first format.
+    /// - 2: index keys tell a decimal NaN from zero (format 1 wrote both as
+    ///   zero). A format-1 store opened read-write is upgraded in one
+    ///   transaction: the indexes over decimal attributes are rebuilt and the
+    ///   format becomes 2. Opened read-only, it is read as it is, and those
+    ///   indexes are not used to answer queries.
+    /// - 3: the model document numbers each attribute's and to-one's
+    ///   record field (see ``RecordLayout``), so properties can be added,
+    ///   removed, renamed and reordered without touching records. Records
+    ///   are unchanged: a format-2 store's fields were numbered in
+    ///   declaration order, which the upgrade writes down.
+    static let formatVersion: UInt32 = 3
+    /// The oldest format this version of Kura reads (and upgrades).
+    static let oldestReadableFormat: UInt32 = 1
+
+    /// A primary key as an LMDB key: big-endian, so keys sort numerically.
+    @inline(__always)
+    static func key(_ primaryKey: UInt64) -> [UInt8] {
+        withUnsafeBytes(of: primaryKey.bigEndian, Array.init)
+    }
+
+    /// Calls `body` with a primary key as an LMDB key, without allocating.
+    @inline(__always)
+    static func withKey<Result>(_ primaryKey: UInt64, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try withUnsafeBytes(of: primaryKey.bigEndian, body)
+    }
+
+    /// The primary key of a record key, or of the last 8 bytes of an index key.
+    @inline(__always)
+    static func primaryKey(fromSuffixOf bytes: UnsafeRawBufferPointer) -> UInt64 {
+        UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self))
+    }
+
+    /// Two primary keys, big-endian, one after the other: the key of a
+    /// relationship entry, sorted by the first and then the second.
+    @inline(__always)
+    static func pairKey(_ first: UInt64, _ second: UInt64) -> [UInt8] {
+        var key = [UInt8](repeating: 0, count: 16)
+        key.withUnsafeMutableBytes { raw in
+            raw.storeBytes(of: first.bigEndian, toByteOffset: 0, as: UInt64.self)
+            raw.storeBytes(of: second.bigEndian, toByteOffset: 8, as: UInt64.self)
+        }
+        return key
+    }
+
+    /// Calls `body` with ``pairKey(_:_:)`` of `first` and `second`, without allocating.
+    @inline(__always)
+    static func withPairKey<Result>(
+        _ first: UInt64, _ second: UInt64, _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) rethrows -> Result {
+        try withUnsafeBytes(of: (first.bigEndian, second.bigEndian), body)
+    }
+
+    /// The second key of a relationship entry's 16-byte key.
+    @inline(__always)
+    static func secondKey(of pair: UnsafeRawBufferPointer) -> UInt64 {
+        UInt64(bigEndian: pair.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+    }
+
+    /// Member keys in order, as an ordered to-many keeps them: 8 bytes each, big-endian.
+    static func keyList(_ keys: [UInt64]) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: keys.count * 8)
+        bytes.withUnsafeMutableBytes { raw in
+            for (position, key) in keys.enumerated() { raw.storeBytes(of: key.bigEndian, toByteOffset: position * 8, as: UInt64.self) }
+        }
+        return bytes
+    }
+
+    static func keys(fromList bytes: UnsafeRawBufferPointer) -> [UInt64] {
+        (0..<(bytes.count / 8)).map { UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
+    }
+
+    static func littleEndianBytes<Integer: FixedWidthInteger>(_ value: Integer) -> [UInt8] {
+        withUnsafeBytes(of: value.littleEndian, Array.init)
+    }
+
+    static func littleEndian<Integer: FixedWidthInteger>(_ bytes: [UInt8], as type: Integer.Type) -> Integer? {
+        guard bytes.count == MemoryLayout<Integer>.size else { return nil }
+        return bytes.withUnsafeBytes { Integer(littleEndian: $0.loadUnaligned(as: Integer.self)) }
+    }
+}
+
+/// The spaces of one entity. A class, so passing it around costs one
+/// reference count, not one per space.
+final class EntitySpaces: Sendable {
+    let entity: EntityDescription
+    let records: StorageSpace
+    let indexes: [IndexSpace]
+    /// One per relationship, in the entity's order.
+    let relationships: [RelationshipSpaces]
+
+    init(entity: EntityDescription, records: StorageSpace, indexes: [IndexSpace], relationships: [RelationshipSpaces] = []) {
+        self.entity = entity
+        self.records = records
+        self.indexes = indexes
+        self.relationships = relationships
+    }
+}
+
+/// The spaces of one relationship (see ``RelationshipLink``).
+final class RelationshipSpaces: Sendable {
+    let link: RelationshipLink
+    /// A to-one's entries (destination key, source key).
+    let references: StorageSpace?
+    /// A joined to-many's entries (owner key, member key).
+    let join: StorageSpace?
+    /// For a to-many without inverse: (member key, owner key).
+    let reverseJoin: StorageSpace?
+    /// For an ordered to-many: owner key → member keys in order.
+    let order: StorageSpace?
+
+    init(link: RelationshipLink, references: StorageSpace?, join: StorageSpace?, reverseJoin: StorageSpace?, order: StorageSpace?) {
+        self.link = link
+        self.references = references
+        self.join = join
+        self.reverseJoin = reverseJoin
+        self.order = order
+    }
+
+    /// The names of the spaces `link` needs.
+    static func spaceNames(of link: RelationshipLink)
+        -> (references: String?, join: String?, reverseJoin: String?, order: String?) {
+        let entity = link.source.layout.storageName
+        let name = link.source.layout.relationshipStorageNames[link.number]
+        return (
+            link.storage == .reference ? StoreLayout.referenceSpaceName(entity, name) : nil,
+            link.storage == .join ? StoreLayout.joinSpaceName(entity, name) : nil,
+            link.keepsReverseEntries ? StoreLayout.reverseJoinSpaceName(entity, name) : nil,
+            link.isOrdered ? StoreLayout.orderSpaceName(entity, name) : nil)
+    }
+}
+
+/// The space of one index, with its attributes' positions.
+final class IndexSpace: Sendable {
+    let description: IndexDescription
+    let attributeNumbers: [Int]
+    let space: StorageSpace
+    /// True for an index over decimals in a format-1 store opened read-only:
+    /// its keys write NaN as zero, so queries don't use it (see
+    /// ``StoreLayout/formatVersion``).
+    let hasLegacyDecimalKeys: Bool
+
+    init(description: IndexDescription, attributeNumbers: [Int], space: StorageSpace, hasLegacyDecimalKeys: Bool = false) {
+        self.description = description
+        self.attributeNumbers = attributeNumbers
+        self.space = space
+        self.hasLegacyDecimalKeys = hasLegacyDecimalKeys
+    }
+
+    /// Whether queries may read the index.
+    var isUsableForQueries: Bool { !hasLegacyDecimalKeys }
+
+    /// The index key of an object: its indexed values, then its primary key
+    /// (not for a unique index without nil values; see ``StoreLayout``).
+    func key(primaryKey: UInt64, value: (Int) -> AttributeValue?) -> (key: [UInt8], isUniqueKey: Bool) {
+        var key: [UInt8] = []
+        key.reserveCapacity(64)
+        let isUniqueKey = self.key(primaryKey: primaryKey, into: &key, value: value)
+        return (key, isUniqueKey)
+    }
+
+    /// Writes the index key of an object into `key` (emptied first, its
+    /// storage kept: a save reuses one buffer for every new object) and
+    /// returns whether it is a unique key.
+    func key(primaryKey: UInt64, into key: inout [UInt8], value: (Int) -> AttributeValue?) -> Bool {
+        key.removeAll(keepingCapacity: true)
+        var hasNil = false
+        for number in attributeNumbers {
+            let attributeValue = value(number)
+            if attributeValue == nil { hasNil = true }
+            IndexKeyEncoding.append(attributeValue, to: &key, legacyDecimals: hasLegacyDecimalKeys)
+        }
+        let isUniqueKey = description.isUnique && !hasNil
+        if !isUniqueKey { IndexKeyEncoding.appendBigEndian(primaryKey, to: &key) }
+        return isUniqueKey
+    }
+
+    /// The longest index key, in bytes, on every engine: LMDB's limit, kept
+    /// by the store itself so that a model that works on one engine works
+    /// on all.
+    static let maximumKeyLength = 511
+
+    /// Adds the entry `key` → `primaryKey`. A unique key must not be there yet.
+    /// - Throws: ``StorageEngineError/keyExists``, ``StorageEngineError/keyTooLong``.
+    func putEntry(_ key: [UInt8], isUniqueKey: Bool, primaryKey: UInt64, in txn: any StorageTransaction) throws {
+        guard key.count <= Self.maximumKeyLength else { throw StorageEngineError.keyTooLong }
+        try StoreLayout.withKey(primaryKey) { value in
+            try key.withUnsafeBytes { bytes in
+                try space.put(value, forKey: bytes, in: txn, flags: isUniqueKey ? .noOverwrite : [])
+            }
+        }
+    }
+
+    /// The primary key an index entry points to, from the entry's value.
+    static func primaryKey(of entry: StorageEntry, index: IndexSpace, path: String) throws -> UInt64 {
+        guard entry.value.count == 8 else {
+            throw KuraError.corruptStore(path: path, reason: "an entry of index \(index.description.name) has a \(entry.value.count)-byte value")
+        }
+        return StoreLayout.primaryKey(fromSuffixOf: entry.value)
+    }
+}
