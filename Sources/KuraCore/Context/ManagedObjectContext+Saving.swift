@@ -50,11 +50,33 @@ extension ManagedObjectContext {
         }
 
         let saving = pending
+        let written = try changeSet(of: saving)
+        var result = try store.save(written.changes)
+
+        // Committed: adopt what was written.
+        var saved = ContextChanges()
+        adoptInserted(written.inserted, result: &result, into: &saved)
+        adoptUpdated(written.updated, result: &result, into: &saved)
+        finishSave(saving, deleted: written.deleted, into: &saved)
+        store.broadcast(saved, from: mergesAutomatically ? inbox : nil)
+        store.observers.deliver(saved, from: ObjectIdentifier(self))
+        post(Self.didSaveNotification, changes: saved)
+    }
+
+    /// What a save writes, and the objects it writes for, by what happens to them.
+    struct SaveWrite {
         var changes = ChangeSet()
         var inserted: [ManagedObject] = []
         var updated: [ManagedObject] = []
         var deleted: [ManagedObject] = []
-        for object in saving where object.state == .inserted { inserted.append(object) }
+    }
+
+    /// The change set of the objects `saving` (the pending list): their
+    /// records, references, memberships, and the history entry.
+    private func changeSet(of saving: [ManagedObject]) throws -> SaveWrite {
+        var write = SaveWrite()
+        for object in saving where object.state == .inserted { write.inserted.append(object) }
+        let inserted = write.inserted
         // Built on the first reference: a save of objects without relationships never needs it.
         var insertPositions: [IdentityKey: Int]?
         func reference(_ object: ManagedObject?) -> ChangeSet.Reference? {
@@ -68,46 +90,47 @@ extension ManagedObjectContext {
             default: return nil  // never saved, or gone: nothing to point to
             }
         }
-        changes.inserts.reserveCapacity(inserted.count)
+        write.changes.inserts.reserveCapacity(inserted.count)
         // One pass over the objects for their records and memberships
         // (inserts, then updates, in order): each pass over a large save
         // touches every object's memory again.
         for object in inserted {
             try object.loadValues()
-            changes.inserts.append(.init(
+            write.changes.inserts.append(.init(
                 objectID: object.objectID, values: object.values, references: toOneReferences(of: object, reference)))
-            try membershipChanges(of: object, reference, into: &changes.memberships)
+            try membershipChanges(of: object, reference, into: &write.changes.memberships)
         }
         for object in saving {
             switch object.state {
             case .persisted:
                 let rewritesRecord = object.rewritesRecordWhenSaved
                 let unloaded = rewritesRecord ? try object.valuesForSave() : nil
-                changes.updates.append(.init(
+                write.changes.updates.append(.init(
                     objectID: object.objectID, values: rewritesRecord ? object.values : [],
                     references: rewritesRecord ? toOneReferences(of: object, reference) : [],
                     expectedVersion: expectedVersion(of: object), rewritesRecord: rewritesRecord, unloaded: unloaded,
                     changedAttributes: object.hasUntrackedValues ? nil : object.changedAttributes, readRecord: object.record))
-                try membershipChanges(of: object, reference, into: &changes.memberships)
-                updated.append(object)
+                try membershipChanges(of: object, reference, into: &write.changes.memberships)
+                write.updated.append(object)
             case .deleted:
-                changes.deletes.append(.init(objectID: object.objectID, expectedVersion: expectedVersion(of: object)))
-                deleted.append(object)
+                write.changes.deletes.append(.init(objectID: object.objectID, expectedVersion: expectedVersion(of: object)))
+                write.deleted.append(object)
             case .inserted, .unregistered, .removed, .detached:
                 break
             }
         }
         if store.options.tracksHistory {
-            changes.history = ChangeSet.History(author: transactionAuthor, updatedKeys: updated.map { object in
+            write.changes.history = ChangeSet.History(author: transactionAuthor, updatedKeys: write.updated.map { object in
                 object.changedAttributes.elements.map { object.entity.attributes[$0].name }
                     + object.changedRelationships.elements.map { object.entity.relationships[$0].name }
             })
         }
+        return write
+    }
 
-        var result = try store.save(changes)
-
-        // Committed: adopt what was written.
-        var saved = ContextChanges()
+    /// Inserted objects after their save: permanent IDs, the stored record
+    /// (moved out of `result`, not copied), registered under their keys.
+    private func adoptInserted(_ inserted: [ManagedObject], result: inout SaveResult, into saved: inout ContextChanges) {
         saved.inserted.reserveCapacity(inserted.count)
         // Every inserted object saved (the usual case): the temporary
         // numbers go at once, not one dictionary removal each.
@@ -131,6 +154,10 @@ extension ManagedObjectContext {
             object.adoptSavedRelationships()
             saved.inserted.append(object.objectID)
         }
+    }
+
+    /// Updated objects after their save: the record as stored, no changes left.
+    private func adoptUpdated(_ updated: [ManagedObject], result: inout SaveResult, into saved: inout ContextChanges) {
         for (position, object) in updated.enumerated() {
             if result.updatedRecords[position] != nil {
                 swap(&object.record, &result.updatedRecords[position])
@@ -140,10 +167,6 @@ extension ManagedObjectContext {
             object.adoptSavedRelationships()
             saved.updated.append(object.objectID)
         }
-        finishSave(saving, deleted: deleted, into: &saved)
-        store.broadcast(saved, from: mergesAutomatically ? inbox : nil)
-        store.observers.deliver(saved, from: ObjectIdentifier(self))
-        post(Self.didSaveNotification, changes: saved)
     }
 
     /// The end of every save, to the store or into a parent: deleted objects

@@ -121,140 +121,196 @@ struct SchemaMapping {
         return (false, false)
     }
 
+    /// How `old` continues as `new`: attributes, then relationships, then
+    /// indexes (which follow the attributes they cover), and the record
+    /// layout they make. What differs goes into `differences`.
     private static func map(
         _ old: EntityDescription, to new: EntityDescription, replacingIncompatible: Bool,
         differences: inout [ModelDifference]
     ) -> EntityMap {
+        var nextField = old.layout.fieldCount
+        let attributes = mapAttributes(
+            old, to: new, replacingIncompatible: replacingIncompatible, nextField: &nextField, differences: &differences)
+        let relationships = mapRelationships(old, to: new, nextField: &nextField, differences: &differences)
+        let indexes = mapIndexes(old, to: new, attributes: attributes, differences: &differences)
+        let layout = RecordLayout(
+            attributes: new.attributes, relationships: new.relationships, attributeFields: attributes.fields,
+            relationshipFields: relationships.fields, fieldCount: nextField, absentValues: attributes.absent,
+            storageName: old.layout.storageName, relationshipStorageNames: relationships.storageNames,
+            indexStorageNames: indexes.storageNames)
+        return EntityMap(
+            source: old, target: new, attributeSources: attributes.sources, converted: attributes.converted,
+            relationshipSources: relationships.sources, indexSources: indexes.sources,
+            rebuiltRelationships: new.relationships.map { _ in false }, attributesToFill: attributes.toFill, layout: layout)
+    }
+
+    /// Where each attribute of the target entity comes from.
+    private struct AttributeMapping {
+        /// The source attribute each continues, or `nil` for a new one.
+        var sources: [Int?] = []
+        /// Whether each is converted from its source's type.
+        var converted: [Bool] = []
+        /// Each one's field in the record.
+        var fields: [Int] = []
+        /// What each reads as in a record that lacks its field.
+        var absent: [AttributeValue?] = []
+        /// The required attributes a custom stage must fill.
+        var toFill: [Int] = []
+    }
+
+    private static func mapAttributes(
+        _ old: EntityDescription, to new: EntityDescription, replacingIncompatible: Bool, nextField: inout Int,
+        differences: inout [ModelDifference]
+    ) -> AttributeMapping {
         let entity = new.name
         let oldLayout = old.layout
-        var nextField = oldLayout.fieldCount
-        var attributeSources: [Int?] = []
-        var converted: [Bool] = []
-        var fields: [Int] = []
-        var absent: [AttributeValue?] = []
-        var toFill: [Int] = []
+        var mapping = AttributeMapping()
         var claimedAttributes = Set<Int>()
         var replaced = Set<Int>()
         for (position, attribute) in new.attributes.enumerated() {
-            let name = attribute.name
-            var source = match(name, attribute.renamingIdentifier, in: old.attributes.map(\.name))
+            var source = match(attribute.name, attribute.renamingIdentifier, in: old.attributes.map(\.name))
             if let found = source, !claimedAttributes.insert(found).inserted { source = nil }
             if let found = source {
                 let stored = old.attributes[found]
-                if stored.name != name {
-                    differences.append(ModelDifference(entity: entity, property: name, change: .attributeRenamed(from: stored.name), cost: .modelOnly))
-                }
                 let conversion = conversion(from: stored.type, to: attribute.type)
-                if stored.type != attribute.type {
-                    let cost: ModelDifference.Cost = !conversion.possible ? (replacingIncompatible ? .touchesData : .needsCustomStage)
-                        : conversion.rewrites ? .touchesData : .modelOnly
-                    differences.append(ModelDifference(
-                        entity: entity, property: name, change: .attributeTypeChanged(from: stored.type, to: attribute.type), cost: cost))
-                }
+                compare(stored, with: attribute, of: entity, replacingIncompatible: replacingIncompatible, differences: &differences)
                 if conversion.possible {
-                    attributeSources.append(found)
-                    converted.append(conversion.rewrites)
-                    fields.append(oldLayout.attributeFields[found])
-                    absent.append(oldLayout.absentValues[found].flatMap { $0.converted(to: attribute.type) })
-                    if stored.isOptional != attribute.isOptional {
-                        differences.append(ModelDifference(
-                            entity: entity, property: name,
-                            change: attribute.isOptional ? .attributeMadeOptional : .attributeMadeRequired,
-                            cost: attribute.isOptional ? .modelOnly : .touchesData))
-                        if !attribute.isOptional { toFill.append(position) }
-                    }
-                    if stored.defaultValue?.converted(to: attribute.type) != attribute.defaultValue {
-                        differences.append(ModelDifference(
-                            entity: entity, property: name,
-                            change: .defaultValueChanged(from: stored.defaultValue.map { "\($0)" }, to: attribute.defaultValue.map { "\($0)" }),
-                            cost: .none))
-                    }
+                    mapping.sources.append(found)
+                    mapping.converted.append(conversion.rewrites)
+                    mapping.fields.append(oldLayout.attributeFields[found])
+                    mapping.absent.append(oldLayout.absentValues[found].flatMap { $0.converted(to: attribute.type) })
+                    if stored.isOptional && !attribute.isOptional { mapping.toFill.append(position) }
                     continue
                 }
                 // Incompatible: a new attribute of that name, filled by the stage.
                 claimedAttributes.remove(found)
                 replaced.insert(found)
             } else {
-                differences.append(ModelDifference(entity: entity, property: name, change: .attributeAdded, cost: .modelOnly))
+                differences.append(ModelDifference(entity: entity, property: attribute.name, change: .attributeAdded, cost: .modelOnly))
             }
-            attributeSources.append(nil)
-            converted.append(false)
-            fields.append(nextField)
+            mapping.sources.append(nil)
+            mapping.converted.append(false)
+            mapping.fields.append(nextField)
             nextField += 1
-            absent.append(attribute.defaultValue)
-            if !attribute.isOptional && attribute.defaultValue == nil { toFill.append(position) }
+            mapping.absent.append(attribute.defaultValue)
+            if !attribute.isOptional && attribute.defaultValue == nil { mapping.toFill.append(position) }
         }
         for (position, attribute) in old.attributes.enumerated()
         where !claimedAttributes.contains(position) && !replaced.contains(position) {
             differences.append(ModelDifference(entity: entity, property: attribute.name, change: .attributeRemoved, cost: .modelOnly))
         }
         if !differences.contains(where: { $0.entity == entity }),
-           attributeSources.compactMap({ $0 }) != Array(old.attributes.indices) {
+           mapping.sources.compactMap({ $0 }) != Array(old.attributes.indices) {
             differences.append(ModelDifference(entity: entity, change: .propertiesReordered, cost: .none))
         }
+        return mapping
+    }
 
-        // Relationships: matched by name or renaming identifier; whether
-        // their entries carry over is settled once both ends are known.
-        var relationshipSources: [Int?] = []
-        var relationshipFields: [Int?] = []
-        var relationshipStorage: [String] = []
+    /// What differs between a stored attribute and the target attribute
+    /// that continues it: its name, its type (and what converting costs),
+    /// whether it is optional, its default.
+    private static func compare(
+        _ stored: AttributeDescription, with attribute: AttributeDescription, of entity: String, replacingIncompatible: Bool,
+        differences: inout [ModelDifference]
+    ) {
+        let name = attribute.name
+        if stored.name != name {
+            differences.append(ModelDifference(entity: entity, property: name, change: .attributeRenamed(from: stored.name), cost: .modelOnly))
+        }
+        let conversion = conversion(from: stored.type, to: attribute.type)
+        if stored.type != attribute.type {
+            let cost: ModelDifference.Cost = !conversion.possible ? (replacingIncompatible ? .touchesData : .needsCustomStage)
+                : conversion.rewrites ? .touchesData : .modelOnly
+            differences.append(ModelDifference(
+                entity: entity, property: name, change: .attributeTypeChanged(from: stored.type, to: attribute.type), cost: cost))
+        }
+        guard conversion.possible else { return }
+        if stored.isOptional != attribute.isOptional {
+            differences.append(ModelDifference(
+                entity: entity, property: name,
+                change: attribute.isOptional ? .attributeMadeOptional : .attributeMadeRequired,
+                cost: attribute.isOptional ? .modelOnly : .touchesData))
+        }
+        if stored.defaultValue?.converted(to: attribute.type) != attribute.defaultValue {
+            differences.append(ModelDifference(
+                entity: entity, property: name,
+                change: .defaultValueChanged(from: stored.defaultValue.map { "\($0)" }, to: attribute.defaultValue.map { "\($0)" }),
+                cost: .none))
+        }
+    }
+
+    /// Where each relationship of the target entity comes from: the source
+    /// relationship it continues, its field (a to-one's), its spaces' name.
+    private struct RelationshipMapping {
+        var sources: [Int?] = []
+        var fields: [Int?] = []
+        var storageNames: [String] = []
+    }
+
+    /// Relationships: matched by name or renaming identifier; whether
+    /// their entries carry over is settled once both ends are known.
+    private static func mapRelationships(
+        _ old: EntityDescription, to new: EntityDescription, nextField: inout Int, differences: inout [ModelDifference]
+    ) -> RelationshipMapping {
+        let oldLayout = old.layout
+        var mapping = RelationshipMapping()
         var takenRelationshipStorage = Set(oldLayout.relationshipStorageNames)
         var claimedRelationships = Set<Int>()
         for relationship in new.relationships {
             var source = match(relationship.name, relationship.renamingIdentifier, in: old.relationships.map(\.name))
             if let found = source, !claimedRelationships.insert(found).inserted { source = nil }
-            relationshipSources.append(source)
+            mapping.sources.append(source)
             if let found = source, !relationship.isToMany, let field = oldLayout.relationshipFields[found] {
-                relationshipFields.append(field)
+                mapping.fields.append(field)
             } else if relationship.isToMany {
-                relationshipFields.append(nil)
+                mapping.fields.append(nil)
             } else {
-                relationshipFields.append(nextField)
+                mapping.fields.append(nextField)
                 nextField += 1
             }
-            relationshipStorage.append(source.map { oldLayout.relationshipStorageNames[$0] }
+            mapping.storageNames.append(source.map { oldLayout.relationshipStorageNames[$0] }
                 ?? unique(relationship.name, taken: &takenRelationshipStorage))
         }
         for (number, relationship) in old.relationships.enumerated() where !claimedRelationships.contains(number) {
-            differences.append(ModelDifference(entity: entity, property: relationship.name, change: .relationshipRemoved, cost: .touchesData))
+            differences.append(ModelDifference(
+                entity: new.name, property: relationship.name, change: .relationshipRemoved, cost: .touchesData))
         }
+        return mapping
+    }
 
-        // Indexes: the same index when it covers the same stored attributes,
-        // unconverted, with the same uniqueness.
-        var indexSources: [Int?] = []
-        var indexStorage: [String] = []
-        var takenIndexStorage = Set(oldLayout.indexStorageNames)
+    /// Indexes: the same index when it covers the same stored attributes,
+    /// unconverted, with the same uniqueness; else a new one, built.
+    private static func mapIndexes(
+        _ old: EntityDescription, to new: EntityDescription, attributes: AttributeMapping, differences: inout [ModelDifference]
+    ) -> (sources: [Int?], storageNames: [String]) {
+        var sources: [Int?] = []
+        var storageNames: [String] = []
+        var takenIndexStorage = Set(old.layout.indexStorageNames)
         var claimedIndexes = Set<Int>()
         for (position, index) in new.indexes.enumerated() {
-            let covered = new.indexAttributeNumbers[position].map { attributeSources[$0] }
-            let unchanged = new.indexAttributeNumbers[position].allSatisfy { !converted[$0] && !toFill.contains($0) }
+            let covered = new.indexAttributeNumbers[position].map { attributes.sources[$0] }
+            let unchanged = new.indexAttributeNumbers[position].allSatisfy {
+                !attributes.converted[$0] && !attributes.toFill.contains($0)
+            }
             let found = unchanged ? old.indexes.indices.first { candidate in
                 !claimedIndexes.contains(candidate) && old.indexes[candidate].isUnique == index.isUnique
                     && old.indexAttributeNumbers[candidate].map(Optional.some) == covered
             } : nil
             if let found {
                 claimedIndexes.insert(found)
-                indexSources.append(found)
-                indexStorage.append(oldLayout.indexStorageNames[found])
+                sources.append(found)
+                storageNames.append(old.layout.indexStorageNames[found])
             } else {
-                indexSources.append(nil)
-                indexStorage.append(unique(index.name, taken: &takenIndexStorage))
+                sources.append(nil)
+                storageNames.append(unique(index.name, taken: &takenIndexStorage))
                 differences.append(ModelDifference(
-                    entity: entity, property: index.name, change: .indexAdded(unique: index.isUnique), cost: .touchesData))
+                    entity: new.name, property: index.name, change: .indexAdded(unique: index.isUnique), cost: .touchesData))
             }
         }
         for (position, index) in old.indexes.enumerated() where !claimedIndexes.contains(position) {
-            differences.append(ModelDifference(entity: entity, property: index.name, change: .indexRemoved, cost: .touchesData))
+            differences.append(ModelDifference(entity: new.name, property: index.name, change: .indexRemoved, cost: .touchesData))
         }
-
-        let layout = RecordLayout(
-            attributes: new.attributes, relationships: new.relationships, attributeFields: fields,
-            relationshipFields: relationshipFields, fieldCount: nextField, absentValues: absent,
-            storageName: oldLayout.storageName, relationshipStorageNames: relationshipStorage, indexStorageNames: indexStorage)
-        return EntityMap(
-            source: old, target: new, attributeSources: attributeSources, converted: converted,
-            relationshipSources: relationshipSources, indexSources: indexSources,
-            rebuiltRelationships: new.relationships.map { _ in false }, attributesToFill: toFill, layout: layout)
+        return (sources, storageNames)
     }
 
     /// Settles each target relationship: whether its stored entries carry

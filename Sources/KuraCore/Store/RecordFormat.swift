@@ -20,7 +20,6 @@ import Foundation
 @usableFromInline
 enum RecordFormat {
     static let version: UInt8 = 1
-    static let headerSize = 11
 
     /// Tags: the kind of each stored value. (Usable from inlinable code:
     /// typed properties decode the common types from their tag and payload,
@@ -57,130 +56,188 @@ enum RecordFormat {
         _ values: ContiguousArray<AttributeValue?>, references: [UInt64?] = [], rowVersion: UInt64, layout: RecordLayout,
         retaining retained: RecordView? = nil, base: (view: RecordView, loaded: AttributeMask)? = nil
     ) -> [UInt8] {
+        let encoder = Encoder(values: values, references: references, layout: layout, retained: retained, base: base)
+        // Sizes first, in field order; decimals and URLs become text once.
+        var texts: [String] = []
+        let dataStart = Header.size + layout.fieldCount * 4
+        let total = dataStart + encoder.dataSize(texts: &texts)
+        return [UInt8](writing: total) { raw in
+            Header.write(rowVersion: rowVersion, fieldCount: layout.fieldCount, into: raw)
+            var offset = dataStart
+            var textIndex = 0
+            for field in 0..<layout.fieldCount {
+                encoder.write(field: field, into: raw, at: &offset, texts: texts, textIndex: &textIndex)
+                raw.storeBytes(of: UInt32(offset - dataStart).littleEndian, toByteOffset: Header.size + field * 4, as: UInt32.self)
+            }
+            precondition(offset == total, "record size computed wrongly")
+        }
+    }
+
+    /// The header's fields, at their offsets (the table of field ends
+    /// follows it, at ``size``).
+    enum Header {
+        /// The format version, one byte.
+        static let formatVersionOffset = 0
+        /// The row version, a UInt64 little-endian.
+        static let rowVersionOffset = 1
+        /// The field count, a UInt16 little-endian.
+        static let fieldCountOffset = 9
+        /// The header's size: where the table of field ends begins.
+        static let size = 11
+
+        @inline(__always)
+        static func write(rowVersion: UInt64, fieldCount: Int, into raw: UnsafeMutableRawBufferPointer) {
+            raw[formatVersionOffset] = version
+            raw.storeBytes(of: rowVersion.littleEndian, toByteOffset: rowVersionOffset, as: UInt64.self)
+            raw.storeBytes(of: UInt16(fieldCount).littleEndian, toByteOffset: fieldCountOffset, as: UInt16.self)
+        }
+
+        @inline(__always)
+        static func rowVersion(of bytes: UnsafeRawBufferPointer) -> UInt64 {
+            bytes.loadUnaligned(fromByteOffset: rowVersionOffset, as: UInt64.self).littleEndian
+        }
+
+        @inline(__always)
+        static func fieldCount(of bytes: UnsafeRawBufferPointer) -> Int {
+            Int(bytes.loadUnaligned(fromByteOffset: fieldCountOffset, as: UInt16.self).littleEndian)
+        }
+    }
+
+    /// Where each field of a record being encoded comes from: a value
+    /// given, a to-one's key, or bytes copied from a stored record (`base`'s
+    /// values it didn't load; `retained`'s fields of removed properties).
+    private struct Encoder {
+        let values: ContiguousArray<AttributeValue?>
+        let references: [UInt64?]
+        let layout: RecordLayout
+        let retained: RecordView?
+        let base: (view: RecordView, loaded: AttributeMask)?
+
         /// Whether the value at `position` is copied from `base` (stored in its `field`).
         @inline(__always) func isCopied(_ position: Int, _ field: Int) -> Bool {
             guard let base else { return false }
             return field < base.view.count && !base.loaded.contains(position)
         }
+
         /// The value at `position` when not copied: one `base` didn't load predates its field.
         @inline(__always) func given(at position: Int) -> AttributeValue? {
             if let base, !base.loaded.contains(position) { return layout.absentValues[position] }
             return values[position]
         }
-        let fieldCount = layout.fieldCount
-        // Sizes first, in field order; decimals and URLs become text once.
-        var texts: [String] = []
-        var dataSize = 0
-        for field in 0..<fieldCount {
-            dataSize += 1
-            let position = layout.attributeAtField[field]
-            if position < 0 {
-                let reference = layout.referenceAtField[field]
-                if reference >= 0 {
-                    if references[reference] != nil { dataSize += 8 }
-                } else if let retained, field < retained.count {
-                    dataSize += retained.storedValue(field).count - 1
+
+        /// The size of the data area, field by field; the text of each
+        /// decimal and URL, in field order, into `texts`.
+        @inline(__always)
+        func dataSize(texts: inout [String]) -> Int {
+            var dataSize = 0
+            for field in 0..<layout.fieldCount {
+                dataSize += 1
+                let position = layout.attributeAtField[field]
+                if position < 0 {
+                    let reference = layout.referenceAtField[field]
+                    if reference >= 0 {
+                        if references[reference] != nil { dataSize += 8 }
+                    } else if let retained, field < retained.count {
+                        dataSize += retained.storedValue(field).count - 1
+                    }
+                    continue
                 }
-                continue
+                if isCopied(position, field) {
+                    dataSize += base!.view.storedValue(field).count - 1
+                    continue
+                }
+                switch given(at: position) {
+                case nil, .bool?: break
+                case .int?, .double?, .date?: dataSize += 8
+                case .float?: dataSize += 4
+                case .uuid?: dataSize += 16
+                case .string(let text)?: dataSize += text.utf8.count
+                case .data(let data)?: dataSize += data.count
+                case .decimal(let number)?:
+                    texts.append(number.description)
+                    dataSize += texts.last!.utf8.count
+                case .url(let url)?:
+                    texts.append(url.absoluteString)
+                    dataSize += texts.last!.utf8.count
+                }
             }
-            if isCopied(position, field) {
-                dataSize += base!.view.storedValue(field).count - 1
-                continue
+            return dataSize
+        }
+
+        /// Writes `field`'s tag and payload at `offset`, and moves it past them.
+        @inline(__always)
+        func write(
+            field: Int, into raw: UnsafeMutableRawBufferPointer, at offset: inout Int, texts: [String], textIndex: inout Int
+        ) {
+            let position = layout.attributeAtField[field]
+            if position >= 0 {
+                if isCopied(position, field) {
+                    RecordFormat.copy(base!.view.storedValue(field), into: raw, at: &offset)
+                } else {
+                    RecordFormat.write(given(at: position), into: raw, at: &offset, texts: texts, textIndex: &textIndex)
+                }
+                return
             }
-            switch given(at: position) {
-            case nil, .bool?: break
-            case .int?, .double?, .date?: dataSize += 8
-            case .float?: dataSize += 4
-            case .uuid?: dataSize += 16
-            case .string(let text)?: dataSize += text.utf8.count
-            case .data(let data)?: dataSize += data.count
-            case .decimal(let number)?:
-                texts.append(number.description)
-                dataSize += texts.last!.utf8.count
-            case .url(let url)?:
-                texts.append(url.absoluteString)
-                dataSize += texts.last!.utf8.count
+            let reference = layout.referenceAtField[field]
+            if reference >= 0, let key = references[reference] {
+                raw[offset] = Tag.reference.rawValue
+                raw.storeBytes(of: key.littleEndian, toByteOffset: offset + 1, as: UInt64.self)
+                offset += 9
+            } else if reference < 0, let retained, field < retained.count {
+                RecordFormat.copy(retained.storedValue(field), into: raw, at: &offset)
+            } else {
+                RecordFormat.write(nil, into: raw, at: &offset, texts: texts, textIndex: &textIndex)
             }
         }
-        let tableStart = headerSize
-        let dataStart = tableStart + fieldCount * 4
-        let total = dataStart + dataSize
-        return [UInt8](writing: total) { raw in
-            raw[0] = version
-            raw.storeBytes(of: rowVersion.littleEndian, toByteOffset: 1, as: UInt64.self)
-            raw.storeBytes(of: UInt16(fieldCount).littleEndian, toByteOffset: 9, as: UInt16.self)
-            var offset = dataStart
-            var textIndex = 0
-            for field in 0..<fieldCount {
-                let position = layout.attributeAtField[field]
-                let value: AttributeValue?
-                if position >= 0 {
-                    if isCopied(position, field) {
-                        Self.copy(base!.view.storedValue(field), into: raw, at: &offset)
-                        raw.storeBytes(of: UInt32(offset - dataStart).littleEndian, toByteOffset: tableStart + field * 4, as: UInt32.self)
-                        continue
-                    }
-                    value = given(at: position)
-                } else {
-                    value = nil
-                    let reference = layout.referenceAtField[field]
-                    if reference >= 0, let key = references[reference] {
-                        raw[offset] = Tag.reference.rawValue
-                        raw.storeBytes(of: key.littleEndian, toByteOffset: offset + 1, as: UInt64.self)
-                        offset += 9
-                        raw.storeBytes(of: UInt32(offset - dataStart).littleEndian, toByteOffset: tableStart + field * 4, as: UInt32.self)
-                        continue
-                    }
-                    if reference < 0, let retained, field < retained.count {
-                        Self.copy(retained.storedValue(field), into: raw, at: &offset)
-                        raw.storeBytes(of: UInt32(offset - dataStart).littleEndian, toByteOffset: tableStart + field * 4, as: UInt32.self)
-                        continue
-                    }
-                }
-                switch value {
-                case nil:
-                    raw[offset] = Tag.null.rawValue
-                    offset += 1
-                case .bool(let flag)?:
-                    raw[offset] = flag ? Tag.true.rawValue : Tag.false.rawValue
-                    offset += 1
-                case .int(let integer)?:
-                    raw[offset] = Tag.int.rawValue
-                    raw.storeBytes(of: UInt64(bitPattern: integer).littleEndian, toByteOffset: offset + 1, as: UInt64.self)
-                    offset += 9
-                case .double(let number)?:
-                    raw[offset] = Tag.double.rawValue
-                    raw.storeBytes(of: number.bitPattern.littleEndian, toByteOffset: offset + 1, as: UInt64.self)
-                    offset += 9
-                case .float(let number)?:
-                    raw[offset] = Tag.float.rawValue
-                    raw.storeBytes(of: number.bitPattern.littleEndian, toByteOffset: offset + 1, as: UInt32.self)
-                    offset += 5
-                case .date(let date)?:
-                    raw[offset] = Tag.date.rawValue
-                    raw.storeBytes(of: date.timeIntervalSinceReferenceDate.bitPattern.littleEndian, toByteOffset: offset + 1, as: UInt64.self)
-                    offset += 9
-                case .uuid(let uuid)?:
-                    raw[offset] = Tag.uuid.rawValue
-                    offset += 1
-                    withUnsafeBytes(of: uuid.uuid) { Self.copy($0, into: raw, at: &offset) }
-                case .string(let text)?:
-                    raw[offset] = Tag.string.rawValue
-                    offset += 1
-                    Self.copy(text, into: raw, at: &offset)
-                case .data(let data)?:
-                    raw[offset] = Tag.data.rawValue
-                    offset += 1
-                    data.withUnsafeBytes { Self.copy($0, into: raw, at: &offset) }
-                case .decimal?, .url?:
-                    if case .decimal? = value { raw[offset] = Tag.decimal.rawValue } else { raw[offset] = Tag.url.rawValue }
-                    offset += 1
-                    Self.copy(texts[textIndex], into: raw, at: &offset)
-                    textIndex += 1
-                }
-                raw.storeBytes(of: UInt32(offset - dataStart).littleEndian, toByteOffset: tableStart + field * 4, as: UInt32.self)
-            }
-            precondition(offset == total, "record size computed wrongly")
+    }
+
+    /// Writes `value`'s tag and payload at `offset`, and moves it past them;
+    /// a decimal or URL writes `texts[textIndex]` and moves to the next.
+    @inline(__always)
+    private static func write(
+        _ value: AttributeValue?, into raw: UnsafeMutableRawBufferPointer, at offset: inout Int, texts: [String],
+        textIndex: inout Int
+    ) {
+        switch value {
+        case nil:
+            raw[offset] = Tag.null.rawValue
+            offset += 1
+        case .bool(let flag)?:
+            raw[offset] = flag ? Tag.true.rawValue : Tag.false.rawValue
+            offset += 1
+        case .int(let integer)?:
+            raw[offset] = Tag.int.rawValue
+            raw.storeBytes(of: UInt64(bitPattern: integer).littleEndian, toByteOffset: offset + 1, as: UInt64.self)
+            offset += 9
+        case .double(let number)?:
+            raw[offset] = Tag.double.rawValue
+            raw.storeBytes(of: number.bitPattern.littleEndian, toByteOffset: offset + 1, as: UInt64.self)
+            offset += 9
+        case .float(let number)?:
+            raw[offset] = Tag.float.rawValue
+            raw.storeBytes(of: number.bitPattern.littleEndian, toByteOffset: offset + 1, as: UInt32.self)
+            offset += 5
+        case .date(let date)?:
+            raw[offset] = Tag.date.rawValue
+            raw.storeBytes(of: date.timeIntervalSinceReferenceDate.bitPattern.littleEndian, toByteOffset: offset + 1, as: UInt64.self)
+            offset += 9
+        case .uuid(let uuid)?:
+            raw[offset] = Tag.uuid.rawValue
+            offset += 1
+            withUnsafeBytes(of: uuid.uuid) { copy($0, into: raw, at: &offset) }
+        case .string(let text)?:
+            raw[offset] = Tag.string.rawValue
+            offset += 1
+            copy(text, into: raw, at: &offset)
+        case .data(let data)?:
+            raw[offset] = Tag.data.rawValue
+            offset += 1
+            data.withUnsafeBytes { copy($0, into: raw, at: &offset) }
+        case .decimal?, .url?:
+            if case .decimal? = value { raw[offset] = Tag.decimal.rawValue } else { raw[offset] = Tag.url.rawValue }
+            offset += 1
+            copy(texts[textIndex], into: raw, at: &offset)
+            textIndex += 1
         }
     }
 

@@ -13,7 +13,7 @@ struct RecordView {
     /// Wraps bytes that were validated before (an object's own copy).
     init(trusted bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
-        count = Int(bytes.loadUnaligned(fromByteOffset: 9, as: UInt16.self).littleEndian)
+        count = RecordFormat.Header.fieldCount(of: bytes)
     }
 
     /// Checks every part of the record against `entity`: the format version,
@@ -29,11 +29,12 @@ struct RecordView {
     /// touch every cache line of every record). Check the values a query
     /// reads with ``checkValues(_:of:)`` before decoding them.
     init(checkingHeader bytes: UnsafeRawBufferPointer, entity: EntityDescription) throws(RecordError) {
-        guard bytes.count >= RecordFormat.headerSize else { throw .tooShort(bytes.count) }
-        guard bytes[0] == RecordFormat.version else { throw .unknownVersion(bytes[0]) }
+        guard bytes.count >= RecordFormat.Header.size else { throw .tooShort(bytes.count) }
+        let format = bytes[RecordFormat.Header.formatVersionOffset]
+        guard format == RecordFormat.version else { throw .unknownVersion(format) }
         self.init(trusted: bytes)
         guard count <= entity.layout.fieldCount else { throw .tooManyValues(count, entity.layout.fieldCount) }
-        let dataStart = RecordFormat.headerSize + count * 4
+        let dataStart = RecordFormat.Header.size + count * 4
         guard dataStart <= bytes.count else { throw .tooShort(bytes.count) }
         // Offsets must rise, and the last must end the record: then every
         // value lies inside it (only the offset table is read here, and it
@@ -66,7 +67,7 @@ struct RecordView {
         // a Bool, a removed property's value, or damage) is left to
         // `checkField`, which accepts it or says what is wrong. (The
         // layout's arrays are read in place: copies would be retained.)
-        let dataStart = RecordFormat.headerSize + count * 4
+        let dataStart = RecordFormat.Header.size + count * 4
         var start = 0
         for field in 0..<count {
             let end = endOffset(field)
@@ -119,17 +120,17 @@ struct RecordView {
 
     /// The row version: 1 when inserted, one more per saved update.
     var rowVersion: UInt64 {
-        bytes.loadUnaligned(fromByteOffset: 1, as: UInt64.self).littleEndian
+        RecordFormat.Header.rowVersion(of: bytes)
     }
 
     private func endOffset(_ number: Int) -> Int {
-        Int(bytes.loadUnaligned(fromByteOffset: RecordFormat.headerSize + number * 4, as: UInt32.self).littleEndian)
+        Int(bytes.loadUnaligned(fromByteOffset: RecordFormat.Header.size + number * 4, as: UInt32.self).littleEndian)
     }
 
     /// The bytes of value `number`: its tag first, then the payload.
     @inline(__always)
     private func valueBytes(_ number: Int) -> UnsafeRawBufferPointer {
-        let dataStart = RecordFormat.headerSize + count * 4
+        let dataStart = RecordFormat.Header.size + count * 4
         let start = number == 0 ? 0 : endOffset(number - 1)
         return UnsafeRawBufferPointer(rebasing: bytes[(dataStart + start)..<(dataStart + endOffset(number))])
     }
@@ -243,12 +244,12 @@ struct RecordView {
         /// read it as a view.
         @inline(__always)
         func bits(in bytes: UnsafeRawBufferPointer) -> UInt64?? {
-            guard let base = bytes.baseAddress, bytes.count >= RecordFormat.headerSize,
-                  base.load(as: UInt8.self) == RecordFormat.version else { return nil }
-            let count = Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: 9, as: UInt16.self)))
-            let dataStart = RecordFormat.headerSize + count * 4
+            guard let base = bytes.baseAddress, bytes.count >= RecordFormat.Header.size,
+                  base.load(fromByteOffset: RecordFormat.Header.formatVersionOffset, as: UInt8.self) == RecordFormat.version else { return nil }
+            let count = RecordFormat.Header.fieldCount(of: bytes)
+            let dataStart = RecordFormat.Header.size + count * 4
             guard field < count, dataStart <= bytes.count else { return nil }
-            let offsets = base + RecordFormat.headerSize
+            let offsets = base + RecordFormat.Header.size
             let end = Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: field * 4, as: UInt32.self)))
             let start = field == 0 ? 0 : Int(UInt32(littleEndian: offsets.loadUnaligned(fromByteOffset: field * 4 - 4, as: UInt32.self)))
             guard start < end, end <= bytes.count - dataStart else { return nil }
