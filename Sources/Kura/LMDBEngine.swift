@@ -37,8 +37,8 @@ final class LMDBEngine: StorageEngine {
         }
         do {
             environment = try Self.openEnvironment(path: path, options: environmentOptions)
-        } catch KuraError.storage(_, let failure) where options.isReadOnly && options.allowsReadingWithoutLock
-            && Self.cannotHaveALockFile(path, failure: failure) {
+        } catch let error as KuraError where options.isReadOnly && options.allowsReadingWithoutLock
+            && error.storageFailure.map { Self.cannotHaveALockFile(path, failure: $0) } == true {
             environmentOptions.flags.insert(.noLock)
             environment = try Self.openEnvironment(path: path, options: environmentOptions)
         }
@@ -152,7 +152,7 @@ final class LMDBEngine: StorageEngine {
     /// (No lock file: no process has the store open.)
     private static func cannotHaveALockFile(_ path: String, failure: StorageFailure) -> Bool {
         guard access(path + "-lock", F_OK) != 0 else { return false }
-        switch failure {
+        switch failure.code {
         case .diskFull: return true
         case .permissionDenied:
             let directory = (path as NSString).deletingLastPathComponent

@@ -129,7 +129,7 @@ public final class InspectSession {
             goesOn = try execute(command, line: trimmed)
         } catch {
             try? finishCommandOutput(command: command, succeeded: false)
-            if case KuraError.unknownAttribute(let entity, let key) = error {
+            if let error = error as? KuraError, error.code == .unknownAttribute, let entity = error.entity, let key = error.key {
                 throw InspectError(unknownKey: key, of: entity, in: model, line: trimmed)
             }
             throw error as? InspectError ?? InspectError(error, line: trimmed)

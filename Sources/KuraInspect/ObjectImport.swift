@@ -261,14 +261,16 @@ private struct Loader {
     /// are found by comparing them (only after a failed save; a successful
     /// import pays nothing for this).
     func lines(of error: Error) -> (line: Int?, otherLine: Int?) {
-        switch error {
-        case KuraError.validationFailed(let failures):
-            return (failures.first.flatMap { line(of: $0.objectID) }, nil)
-        case KuraError.uniqueConstraintViolated(_, _, _, let objectID?):
-            return (line(of: objectID), nil)
-        case KuraError.uniqueConstraintViolated(let entityName, let indexName, let values, nil):
-            guard let entity = context.model.entity(named: entityName),
-                  let index = entity.indexes.first(where: { $0.name == indexName }) else { return (nil, nil) }
+        guard let error = error as? KuraError else { return (nil, nil) }
+        switch error.code {
+        case .validationFailed:
+            return (error.validationFailures.first.flatMap { line(of: $0.objectID) }, nil)
+        case .uniqueConstraintViolated where !error.objectIDs.isEmpty:
+            return (line(of: error.objectIDs[0]), nil)
+        case .uniqueConstraintViolated:
+            let values = error.values
+            guard let entity = error.entity.flatMap(context.model.entity(named:)),
+                  let index = entity.indexes.first(where: { $0.name == error.index }) else { return (nil, nil) }
             var holders: [Int] = []
             for (position, object) in inserted.enumerated() where object.entity === entity {
                 let held = index.attributes.map { key in ((try? object.value(forKey: key)) ?? nil).map { "\($0)" } ?? "nil" }

@@ -194,8 +194,8 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     /// Whether `error` is the connection's failure (then nothing more is
     /// sent on it: a statement on a connection the server ended can wait forever).
     func isConnectionFailure(_ error: any Error) -> Bool {
-        if case KuraError.storage(_, .serverUnavailable) = translated(error) { return true }
-        return false
+        guard let error = translated(error) as? KuraError, let failure = error.storageFailure else { return false }
+        return failure.code == .serverUnavailable
     }
 
     /// Kura's error for a failure of the server or of the connection.

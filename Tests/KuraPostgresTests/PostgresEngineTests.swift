@@ -122,8 +122,8 @@ import Testing
         do {
             try context.save()
             Issue.record("a save without a server succeeded")
-        } catch KuraError.storage(_, .serverUnavailable(let reason)) {
-            #expect(!reason.isEmpty)
+        } catch let error as KuraError where error.storageFailure?.code == .serverUnavailable {
+            #expect(!error.storageFailure!.message.isEmpty)
         }
         #expect(counter.isUpdated, "the context keeps its change")
         #expect(throws: KuraError.self) { try context.count(for: FetchRequest(entityName: "Counter")) }
@@ -264,8 +264,8 @@ import Testing
         let sent = try statements {
             do {
                 try second.save()
-            } catch KuraError.conflict(let objectIDs) {
-                conflicting = objectIDs
+            } catch let error as KuraError where error.code == .conflict {
+                conflicting = error.objectIDs
             }
         }
         #expect(conflicting == [staleA.objectID], "the stale save is a conflict")
@@ -281,8 +281,8 @@ import Testing
         do {
             try first.save()
             Issue.record("a taken unique value was saved")
-        } catch KuraError.uniqueConstraintViolated(let entity, _, let values, _) {
-            #expect(entity == "Counter" && values == ["a"])
+        } catch let error as KuraError where error.code == .uniqueConstraintViolated {
+            #expect(error.entity == "Counter" && error.values == ["a"])
         }
         #expect(b.isUpdated, "the context keeps its change")
         let fresh = container.newContext()
@@ -312,7 +312,8 @@ import Testing
                 try pooled.connection.prepare(query: "SELECT kura_no_such_function()").waitForAnswer()
             }
             Issue.record("a call of a missing function was prepared")
-        } catch KuraError.storage(_, .engine(_, let message)) {
+        } catch let error as KuraError where error.storageFailure?.code == .engine {
+            let message = error.storageFailure!.message
             #expect(message.contains("42883"), "undefined function: \(message)")
         }
         #expect(engine.connectionIDs.load(ordering: .relaxed) == connections)
@@ -485,7 +486,7 @@ import Testing
         do {
             try context.save()
             Issue.record("a save whose COMMIT never reached the server succeeded")
-        } catch KuraError.storage(_, .serverUnavailable) {}
+        } catch let error as KuraError where error.storageFailure?.code == .serverUnavailable {}
         #expect(proxy.cutCount == 1)
         #expect(context.insertedObjects.count == 20, "the context keeps its changes")
         #expect(try Self.groupSizes(container).isEmpty)
@@ -547,8 +548,8 @@ import Testing
         func failure(_ url: String) -> StorageFailure? {
             do {
                 _ = try PersistentContainer(store: .postgres(url: url), model: ConcurrencyWorkload.model())
-            } catch KuraError.storage(_, let failure) {
-                return failure
+            } catch let error as KuraError where error.code == .storage {
+                return error.storageFailure
             } catch {}
             return nil
         }
@@ -589,7 +590,8 @@ import Testing
         do {
             try context.save()
             Issue.record("the save whose server process was ended succeeded")
-        } catch KuraError.storage(_, .serverUnavailable(let reason)) {
+        } catch let error as KuraError where error.storageFailure?.code == .serverUnavailable {
+            let reason = error.storageFailure!.message
             #expect(reason.contains("57P01"), "\(reason)")
         }
         _ = try holder.wait()
@@ -603,8 +605,8 @@ import Testing
         do {
             _ = try PersistentContainer(store: .postgres(url: "postgres://kura@/nothing?host=/nonexistent-dir"), model: ConcurrencyWorkload.model())
             Issue.record("opened a store on no server")
-        } catch KuraError.storage(let location, .serverUnavailable) {
-            #expect(location.hasPrefix("postgres://kura@"))
+        } catch let error as KuraError where error.storageFailure?.code == .serverUnavailable {
+            #expect(error.path?.hasPrefix("postgres://kura@") == true)
         }
     }
 }

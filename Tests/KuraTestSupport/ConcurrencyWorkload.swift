@@ -45,7 +45,7 @@ public enum ConcurrencyWorkload {
                 do {
                     try context.save()
                     break
-                } catch KuraError.conflict {
+                } catch let error as KuraError where error.code == .conflict {
                     conflicts += 1
                     for counter in counters { try context.refresh(counter, mergeChanges: false) }
                 }

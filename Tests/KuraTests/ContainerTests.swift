@@ -57,14 +57,14 @@ import Testing
         do {
             _ = try store.open(changed, migration: .disabled)
             Issue.record("opened a store with a different model while migration was off")
-        } catch KuraError.modelMismatch(let path, let differences) {
-            #expect(path == store.path)
-            let described = differences.map(\.description)
+        } catch let error as KuraError where error.code == .modelMismatch {
+            #expect(error.path == store.path)
+            let described = error.modelDifferences.map(\.description)
             #expect(described.contains("News.sortOrder changes from Int64 to Int32 (needs a custom migration stage)"))
             #expect(described.contains("News.title becomes optional (model only)"))
             #expect(described.contains("News.body is removed (model only)"))
             #expect(described.contains("index News.sortOrder is removed (reads stored objects)"))
-            #expect(differences.contains(ModelDifference(
+            #expect(error.modelDifferences.contains(ModelDifference(
                 entity: "News", property: "sortOrder", change: .attributeTypeChanged(from: .int64, to: .int32), cost: .needsCustomStage)))
         }
         // Automatic migration can't narrow Int64 to Int32 either, and says so.

@@ -161,7 +161,8 @@ import Testing
         do {
             _ = try FetchPredicate(#Predicate<Article> { $0.rating + $0.title.count > 3 })
             Issue.record("converted arithmetic with a string's count")
-        } catch KuraError.invalidPredicate(let reason) {
+        } catch let error as KuraError where error.code == .invalidPredicate {
+            let reason = error.reason!
             #expect(reason.contains("\\Article.rating") && reason.contains("\\Article.title"), "\(reason)")
             #expect(!reason.contains("computed 0x"), "\(reason)")
         }
@@ -183,7 +184,8 @@ import Testing
             do {
                 _ = try library.saved.fetch(FetchRequest<Article>(predicate: predicate))
                 Issue.record("fetched with a predicate the store can't evaluate: \(expected)")
-            } catch KuraError.invalidPredicate(let reason) {
+            } catch let error as KuraError where error.code == .invalidPredicate {
+            let reason = error.reason!
                 #expect(reason.contains(expected), "\(reason)")
             }
         }

@@ -170,9 +170,9 @@ final class SaveCounted: ManagedObject {
         do {
             try context.save()
             Issue.record("the save should not settle")
-        } catch KuraError.willSaveDidNotSettle(let passes, let objectIDs) {
-            #expect(passes == 10)
-            #expect(objectIDs.count == 1)
+        } catch let error as KuraError where error.code == .willSaveDidNotSettle {
+            #expect(error.limit == 10)
+            #expect(error.objectIDs.count == 1)
         }
         #expect(try container.newContext().count(for: FetchRequest(entityName: "Chain")) == 0)
         #expect(context.insertedObjects.count == 11, "the objects made by willSave stay in the context")

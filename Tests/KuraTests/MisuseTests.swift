@@ -119,8 +119,8 @@ import Testing
         do {
             _ = try PersistentContainer(path: missing, model: .news())
             Issue.record("opened a store in a missing directory")
-        } catch KuraError.storage(let path, .system(let code, _)) {
-            #expect(path == missing && code == ENOENT)
+        } catch let error as KuraError where error.storageFailure?.code == .system {
+            #expect(error.path == missing && error.storageFailure?.number == Int(ENOENT))
         }
     }
 }

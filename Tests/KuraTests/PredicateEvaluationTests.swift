@@ -96,7 +96,7 @@ final class Sample: ManagedObject {
         #expect {
             _ = try FetchPredicate(format: "name MATCHES 'D(.j'").compiled(for: sample.entity)
         } throws: { error in
-            if case KuraError.invalidRegularExpression(let pattern, _) = error { return pattern == "D(.j" }
+            if let error = error as? KuraError, error.code == .invalidRegularExpression { return error.name == "D(.j" }
             return false
         }
     }

@@ -73,7 +73,8 @@ import Testing
         do {
             try context.save()
             Issue.record("the deny rule let the folder go")
-        } catch KuraError.validationFailed(let failures) {
+        } catch let error as KuraError where error.code == .validationFailed {
+            let failures = error.validationFailures
             #expect(failures.count == 1)
             #expect(failures[0].key == "files")
             #expect(failures[0].message.contains(file.objectID.description))
@@ -166,7 +167,8 @@ import Testing
         do {
             try context.save()
             Issue.record("an invalid graph was saved")
-        } catch KuraError.validationFailed(let failures) {
+        } catch let error as KuraError where error.code == .validationFailed {
+            let failures = error.validationFailures
             let described = failures.map(\.description).sorted()
             #expect(described.count == 2, "\(described)")
             #expect(described.contains { $0.contains("team: a required relationship has no destination") })

@@ -11,7 +11,9 @@ final class Account: ManagedObject {
 
     override func validateForInsert() throws {
         var failures: [ValidationFailure] = []
-        do { try super.validateForInsert() } catch KuraError.validationFailed(let list) { failures += list }
+        do { try super.validateForInsert() } catch let error as KuraError where error.code == .validationFailed {
+            failures += error.validationFailures
+        }
         if balance < 0 {
             failures.append(ValidationFailure(objectID: objectID, key: "balance", message: "must not be negative"))
         }

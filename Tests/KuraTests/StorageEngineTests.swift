@@ -125,8 +125,8 @@ import Testing
         do {
             try context.save()
             Issue.record("a taken unique value was saved")
-        } catch KuraError.uniqueConstraintViolated(let entity, _, let values, _) {
-            #expect(entity == "News" && values == [saved.objectId], "\(values)")
+        } catch let error as KuraError where error.code == .uniqueConstraintViolated {
+            #expect(error.entity == "News" && error.values == [saved.objectId], "\(error.values)")
         }
         #expect(context.insertedObjects.contains(clash) && saved.isUpdated, "the context keeps its changes")
         let reader = container.newContext()
@@ -151,7 +151,8 @@ import Testing
         do {
             try context.save()
             Issue.record("the save should fail validation")
-        } catch KuraError.validationFailed(let failures) {
+        } catch let error as KuraError where error.code == .validationFailed {
+            let failures = error.validationFailures
             #expect(failures.count == 3)
             #expect(failures.filter { $0.objectID == first.objectID }.compactMap(\.key).sorted() == ["balance", "name"])
             #expect(failures.filter { $0.objectID == second.objectID }.compactMap(\.key) == ["balance"])

@@ -71,7 +71,7 @@ extension ChangeWorkload {
                 do {
                     try touch(group: (save + worker) % 2, in: container.newContext())
                     break
-                } catch KuraError.conflict {
+                } catch let error as KuraError where error.code == .conflict {
                     conflicts += 1
                 }
             }

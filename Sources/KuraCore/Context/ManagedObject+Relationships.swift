@@ -233,7 +233,7 @@ extension ManagedObject {
             do {
                 try object.loadValues()
             } catch {
-                if case .objectNotFound = error { return nil }
+                if error.code == .objectNotFound { return nil }
                 throw error
             }
             return object

@@ -29,12 +29,14 @@ extension ManagedObject {
     func validateProperties() throws {
         var failures: [ValidationFailure] = []
         if state == .inserted || !changedAttributes.isEmpty {
-            do { try validateRequiredAttributes() } catch KuraError.validationFailed(let list) { failures += list }
+            do { try validateRequiredAttributes() } catch let error as KuraError where error.code == .validationFailed {
+                failures += error.validationFailures
+            }
         }
         do {
             try validateRelationships(onlyChanged: state != .inserted)
-        } catch KuraError.validationFailed(let list) {
-            failures += list
+        } catch let error as KuraError where error.code == .validationFailed {
+            failures += error.validationFailures
         }
         if !failures.isEmpty { throw KuraError.validationFailed(failures) }
     }

@@ -226,7 +226,7 @@ extension ManagedObject {
     final func setTypedValue(_ value: AttributeValue?, at number: Int) {
         do {
             try setValue(value, at: number)
-        } catch .objectDetached {
+        } catch where error.code == .objectDetached {
             setUntrackedValue(value, at: number)
         } catch {
             fatalError("setting \(entity.name).\(entity.attributes[number].name) of \(objectID): \(error)")

@@ -273,8 +273,8 @@ extension ManagedObjectContext {
                 case (.deleted, false): try object.validateDenyRules()
                 default: break
                 }
-            } catch KuraError.validationFailed(let list) {
-                failures += list
+            } catch let error as KuraError where error.code == .validationFailed {
+                failures += error.validationFailures
             } catch let failure as ValidationFailure {
                 failures.append(failure)
             } catch {

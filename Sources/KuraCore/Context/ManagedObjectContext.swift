@@ -367,7 +367,7 @@ public final class ManagedObjectContext {
         do {
             try object.loadValues()
         } catch {
-            if case .objectNotFound = error, object.state == .persisted, object.values.isEmpty {
+            if error.code == .objectNotFound, object.state == .persisted, object.values.isEmpty {
                 // Don't keep a fault for an object that doesn't exist.
                 registries[IdentityKey(objectID.entity)]?.objects[objectID.registryKey] = nil
                 object.state = .detached

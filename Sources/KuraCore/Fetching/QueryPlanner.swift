@@ -19,6 +19,7 @@ enum QueryPlanner {
         _ fetch: PreparedFetch, spaces: EntitySpaces, store: PersistentStore,
         forCount: Bool = false, changedEntities: Set<ObjectIdentifier> = [], in txn: any StorageTransaction
     ) throws -> QueryPlan {
+        let plans = Plans(fetch: fetch, forCount: forCount)
 
         // A template's lookup by a unique index, decided at registration.
         if let lookup = fetch.plannedLookup, fetch.request.allowsIndexes,
@@ -26,10 +27,7 @@ enum QueryPlanner {
             let access = IndexAccess(
                 index: index, ranges: [], equalityCount: index.attributeNumbers.count, isUniqueLookup: true,
                 lookupPrefixes: [lookup.prefix], terms: [], entity: fetch.entity, coversPredicate: true)
-            return QueryPlan(
-                access: .search(access), entityName: fetch.entity.name, isInSortOrder: true, isReversed: false,
-                topK: nil, fetch: fetch, isOrdered: !forCount, limit: fetch.limit,
-                offset: fetch.offset, foundPrimaryKeys: nil, estimatedRows: 1)
+            return plans.make(.search(access), isInSortOrder: true, estimatedRows: 1, ordered: !forCount)
         }
 
         // The index searches the predicate allows (worked out once: it is
@@ -40,20 +38,61 @@ enum QueryPlanner {
         // object per value: nothing can beat it, so skip estimating.
         if let lookup = accesses.filter(\.isUniqueLookup).min(by: { $0.ranges.count < $1.ranges.count }) {
             let rows = lookup.ranges.count
-            return QueryPlan(
-                access: .search(lookup), entityName: fetch.entity.name, isInSortOrder: forCount || fetch.sorts.isEmpty && rows <= 1,
-                isReversed: false, topK: nil, fetch: fetch, isOrdered: !forCount, limit: fetch.limit,
-                offset: fetch.offset, foundPrimaryKeys: nil, estimatedRows: rows)
+            return plans.make(.search(lookup), isInSortOrder: forCount || fetch.sorts.isEmpty && rows <= 1, estimatedRows: rows)
         }
 
         let total = try txn.estimatedCount(in: spaces.records)
-        let sorts = forCount ? [] : fetch.sorts
-        let window = forCount ? nil : fetch.window
-
         if forCount && fetch.predicate == nil {
-            return QueryPlan(access: .entryCount, entityName: fetch.entity.name, isInSortOrder: false, isReversed: false,
-                             topK: nil, fetch: fetch, isOrdered: false, limit: fetch.limit, offset: fetch.offset,
-                             foundPrimaryKeys: nil, estimatedRows: total)
+            return plans.make(.entryCount, isInSortOrder: false, estimatedRows: total, ordered: false)
+        }
+
+        // The cheapest of: a full scan, each index search, each search
+        // through a relationship, a walk of an index in the sort order.
+        var best = plans.scan(total: total)
+        for access in accesses {
+            best = min(best, try plans.search(access, total: total, store: store, in: txn))
+        }
+        if let predicate = fetch.predicate, fetch.request.allowsIndexes, predicate.followsRelationships {
+            for related in RelatedAccess.accesses(for: predicate, store: store)
+                where !changedEntities.contains(ObjectIdentifier(related.link.destination)) {
+                if let candidate = try plans.search(related, total: total, store: store, in: txn) { best = min(best, candidate) }
+            }
+        }
+        if let walk = plans.walk(spaces: spaces, total: total) { best = min(best, walk) }
+        return best.plan
+    }
+
+    /// A plan with its estimated cost; the first of equal costs wins.
+    struct CostedPlan: Comparable {
+        let plan: QueryPlan
+        let cost: Double
+
+        static func < (lhs: Self, rhs: Self) -> Bool { lhs.cost < rhs.cost }
+        static func == (lhs: Self, rhs: Self) -> Bool { lhs.cost == rhs.cost }
+    }
+
+    /// The plans of one fetch, each with its cost.
+    private struct Plans {
+        let fetch: PreparedFetch
+        let forCount: Bool
+        let sorts: [PreparedSort]
+        let window: Int?
+
+        init(fetch: PreparedFetch, forCount: Bool) {
+            self.fetch = fetch
+            self.forCount = forCount
+            sorts = forCount ? [] : fetch.sorts
+            window = forCount ? nil : fetch.window
+        }
+
+        func make(
+            _ access: QueryPlan.Access, isInSortOrder: Bool, isReversed: Bool = false, topK: Int? = nil,
+            foundPrimaryKeys: [UInt64]? = nil, estimatedRows: Int, ordered: Bool? = nil
+        ) -> QueryPlan {
+            QueryPlan(
+                access: access, entityName: fetch.entity.name, isInSortOrder: isInSortOrder, isReversed: isReversed,
+                topK: topK, fetch: fetch, isOrdered: ordered ?? !forCount, limit: fetch.limit, offset: fetch.offset,
+                foundPrimaryKeys: foundPrimaryKeys, estimatedRows: estimatedRows)
         }
 
         func sortCost(_ rows: Int) -> Double {
@@ -61,21 +100,27 @@ enum QueryPlanner {
             let kept = Double(window.map { min($0, rows) } ?? rows)
             return Double(rows) * log2(max(kept, 2)) * sortCostPerLevel
         }
+
+        /// The window to keep while reading `rows` (unknown: `nil`), when
+        /// sorting them in memory keeps fewer than it reads.
         func topK(_ rows: Int?) -> Int? {
             guard let window, !sorts.isEmpty else { return nil }
             return rows.map { window < $0 } ?? true ? window : nil
         }
 
-        // A full scan; with no sort it can stop at the window.
-        let scanRows = sorts.isEmpty ? min(total, window ?? total) : total
-        var best = QueryPlan(
-            access: .scan, entityName: fetch.entity.name, isInSortOrder: sorts.isEmpty, isReversed: false,
-            topK: topK(total), fetch: fetch, isOrdered: !forCount, limit: fetch.limit, offset: fetch.offset,
-            foundPrimaryKeys: nil, estimatedRows: total)
-        var bestCost = Double(fetch.predicate == nil ? scanRows : total) + sortCost(total)
+        /// A full scan; with no sort it can stop at the window.
+        func scan(total: Int) -> CostedPlan {
+            let scanRows = sorts.isEmpty ? min(total, window ?? total) : total
+            return CostedPlan(
+                plan: make(.scan, isInSortOrder: sorts.isEmpty, topK: topK(total), estimatedRows: total),
+                cost: Double(fetch.predicate == nil ? scanRows : total) + sortCost(total))
+        }
 
-        // Index searches the predicate allows.
-        for access in accesses {
+        /// An index search: its ranges' keys counted (up to a cap), read in
+        /// the sort order when the index gives it, else sorted.
+        func search(
+            _ access: IndexAccess, total: Int, store: PersistentStore, in txn: any StorageTransaction
+        ) throws -> CostedPlan {
             let (estimate, keys) = try estimateRows(of: access, total: total, store: store, in: txn)
             let order = sortOrder(of: access, sorts: sorts, fetch: fetch)
             let reads = order != nil ? min(estimate, window ?? estimate) : estimate
@@ -84,49 +129,37 @@ enum QueryPlanner {
                 // Unsorted searches are put in primary-key order.
                 cost += sorts.isEmpty ? Double(estimate) * sortCostPerLevel : sortCost(estimate)
             }
-            if cost < bestCost {
-                bestCost = cost
-                best = QueryPlan(
-                    access: .search(access), entityName: fetch.entity.name, isInSortOrder: order != nil,
-                    isReversed: order ?? false, topK: order != nil ? nil : topK(estimate), fetch: fetch,
-                    isOrdered: !forCount, limit: fetch.limit, offset: fetch.offset,
-                    foundPrimaryKeys: keys, estimatedRows: estimate)
-            }
+            let plan = make(
+                .search(access), isInSortOrder: order != nil, isReversed: order ?? false,
+                topK: order != nil ? nil : topK(estimate), foundPrimaryKeys: keys, estimatedRows: estimate)
+            return CostedPlan(plan: plan, cost: cost)
         }
 
-        // Searches through a relationship: the destinations first, then the
-        // objects pointing to them.
-        if let predicate = fetch.predicate, fetch.request.allowsIndexes, predicate.followsRelationships {
+        /// A search through a relationship: the destinations first, then the
+        /// objects pointing to them; `nil` when either is past the cap.
+        func search(
+            _ related: RelatedAccess, total: Int, store: PersistentStore, in txn: any StorageTransaction
+        ) throws -> CostedPlan? {
             let cap = max(64, total / 4)
-            for related in RelatedAccess.accesses(for: predicate, store: store)
-                where !changedEntities.contains(ObjectIdentifier(related.link.destination)) {
-                guard let destinations = try related.destinationKeys(cap: cap, store: store, in: txn),
-                      let sources = try related.sourceKeys(pointingTo: destinations, cap: cap, store: store, in: txn) else { continue }
-                let cost = Double(destinations.count + sources.count) * indexReadCost + (sorts.isEmpty ? 0 : sortCost(sources.count))
-                if cost < bestCost {
-                    bestCost = cost
-                    best = QueryPlan(
-                        access: .related(related), entityName: fetch.entity.name, isInSortOrder: sorts.isEmpty,
-                        isReversed: false, topK: topK(sources.count), fetch: fetch, isOrdered: !forCount, limit: fetch.limit,
-                        offset: fetch.offset, foundPrimaryKeys: sources, estimatedRows: sources.count)
-                }
-            }
+            guard let destinations = try related.destinationKeys(cap: cap, store: store, in: txn),
+                  let sources = try related.sourceKeys(pointingTo: destinations, cap: cap, store: store, in: txn) else { return nil }
+            let cost = Double(destinations.count + sources.count) * indexReadCost + (sorts.isEmpty ? 0 : sortCost(sources.count))
+            let plan = make(
+                .related(related), isInSortOrder: sorts.isEmpty, topK: topK(sources.count), foundPrimaryKeys: sources,
+                estimatedRows: sources.count)
+            return CostedPlan(plan: plan, cost: cost)
         }
 
-        // Walking an index in the sort order, stopping at the window. With a
-        // predicate, assume it passes one record in eight.
-        if !sorts.isEmpty, fetch.request.allowsIndexes, let (index, reversed) = sortIndex(for: sorts, spaces: spaces, equalityCount: 0) {
+        /// Walking an index in the sort order, stopping at the window. With
+        /// a predicate, assume it passes one record in eight.
+        func walk(spaces: EntitySpaces, total: Int) -> CostedPlan? {
+            guard !sorts.isEmpty, fetch.request.allowsIndexes,
+                  let (index, reversed) = sortIndex(for: sorts, spaces: spaces, equalityCount: 0) else { return nil }
             let reads = window.map { min(total, $0.saturatingMultiplied(by: fetch.predicate == nil ? 1 : 8)) } ?? total
-            let cost = Double(reads) * indexReadCost
-            if cost < bestCost {
-                bestCost = cost
-                best = QueryPlan(
-                    access: .walk(index), entityName: fetch.entity.name, isInSortOrder: true, isReversed: reversed,
-                    topK: nil, fetch: fetch, isOrdered: !forCount, limit: fetch.limit, offset: fetch.offset,
-                    foundPrimaryKeys: nil, estimatedRows: reads)
-            }
+            return CostedPlan(
+                plan: make(.walk(index), isInSortOrder: true, isReversed: reversed, estimatedRows: reads),
+                cost: Double(reads) * indexReadCost)
         }
-        return best
     }
 
     /// Counts the keys in the access's ranges, up to a quarter of the

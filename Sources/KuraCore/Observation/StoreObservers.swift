@@ -101,7 +101,7 @@ final class StoreObservers: Sendable {
         let transactions: [HistoryTransaction]
         do {
             transactions = try store.history(after: token)
-        } catch KuraError.historyTokenExpired {
+        } catch let error as KuraError where error.code == .historyTokenExpired {
             // Purged under us (another process may purge right after it
             // saves): what was in it is unknown. Read on from the newest.
             let newest = try? store.lastHistoryToken()

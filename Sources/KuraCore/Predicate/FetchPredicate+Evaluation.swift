@@ -94,24 +94,12 @@ extension CompiledComparison {
         case .notEqual:
             return !equal(value, resolve(right, source))
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
-            guard let value, let other = resolve(right, source) else { return false }
-            let order = compare(value, other)
-            switch operation {
-            case .less: return order < 0
-            case .lessOrEqual: return order <= 0
-            case .greater: return order > 0
-            default: return order >= 0
-            }
+            return isOrdered(value, resolve(right, source))
         case .between:
-            guard let value, case .list(let bounds) = right, bounds.count == 2,
-                  let lower = resolve(bounds[0], source), let upper = resolve(bounds[1], source) else { return false }
-            return compare(value, lower) >= 0 && compare(value, upper) <= 0
+            guard case .list(let bounds) = right, bounds.count == 2 else { return false }
+            return isBetween(value, resolve(bounds[0], source), resolve(bounds[1], source))
         case .in:
-            guard case .list(let elements) = right else {
-                // A string on the right: is the left one part of it (Foundation's meaning)?
-                guard let text = Self.text(value), let whole = Self.text(resolve(right, source)) else { return false }
-                return StringMatching.contains(StringMatching.fold(whole, options), StringMatching.fold(text, options))
-            }
+            guard case .list(let elements) = right else { return isPart(value, of: resolve(right, source)) }
             return elements.contains { equal(value, resolve($0, source)) }
         case .beginsWith, .endsWith, .contains, .like, .matches:
             guard let text = Self.text(value) else { return false }
@@ -136,6 +124,37 @@ extension CompiledComparison {
         }
     }
 
+    // The operators' rules, for flat records and relationship paths alike
+    // (the graph's evaluation gives them scalars).
+
+    /// `<`, `<=`, `>`, `>=`: `nil` is never less or greater than anything.
+    @inline(__always)
+    func isOrdered(_ a: AttributeValue?, _ b: AttributeValue?) -> Bool {
+        guard let a, let b else { return false }
+        let order = compare(a, b)
+        switch operation {
+        case .less: return order < 0
+        case .lessOrEqual: return order <= 0
+        case .greater: return order > 0
+        default: return order >= 0
+        }
+    }
+
+    /// `BETWEEN {lower, upper}`, both ends included; `nil` anywhere never matches.
+    @inline(__always)
+    func isBetween(_ value: AttributeValue?, _ lower: AttributeValue?, _ upper: AttributeValue?) -> Bool {
+        guard let value, let lower, let upper else { return false }
+        return compare(value, lower) >= 0 && compare(value, upper) <= 0
+    }
+
+    /// `IN` with a string on the right: whether the left one is part of it
+    /// (Foundation's meaning), folded by the options.
+    func isPart(_ value: AttributeValue?, of whole: AttributeValue?) -> Bool {
+        guard let text = Self.text(value), let whole = Self.text(whole) else { return false }
+        return StringMatching.contains(StringMatching.fold(whole, options), StringMatching.fold(text, options))
+    }
+
+    /// `==`: `nil` equals only `nil`; numbers by value, strings folded.
     func equal(_ a: AttributeValue?, _ b: AttributeValue?) -> Bool {
         switch (a, b) {
         case (nil, nil): return true

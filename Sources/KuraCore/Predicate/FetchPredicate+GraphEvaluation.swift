@@ -82,25 +82,14 @@ extension CompiledComparison {
             let equal = same(value, try Self.value(of: right, at: node, graph, bindings))
             return operation == .equal ? equal : !equal
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
-            guard let a = value.scalar, let b = try Self.value(of: right, at: node, graph, bindings).scalar else { return false }
-            let order = compare(a, b)
-            switch operation {
-            case .less: return order < 0
-            case .lessOrEqual: return order <= 0
-            case .greater: return order > 0
-            default: return order >= 0
-            }
+            return isOrdered(value.scalar, try Self.value(of: right, at: node, graph, bindings).scalar)
         case .between:
             let bounds = try Self.value(of: right, at: node, graph, bindings).elements
-            guard bounds.count == 2, let a = value.scalar, let low = bounds[0].scalar, let high = bounds[1].scalar else { return false }
-            return compare(a, low) >= 0 && compare(a, high) <= 0
+            guard bounds.count == 2 else { return false }
+            return isBetween(value.scalar, bounds[0].scalar, bounds[1].scalar)
         case .in:
             let candidates = try Self.value(of: right, at: node, graph, bindings)
-            if case .scalar(let whole) = candidates {
-                // A string on the right is searched, as in Foundation.
-                guard let text = Self.text(value.scalar), let whole = Self.text(whole) else { return false }
-                return StringMatching.contains(StringMatching.fold(whole, options), StringMatching.fold(text, options))
-            }
+            if case .scalar(let whole) = candidates { return isPart(value.scalar, of: whole) }  // a string is searched
             return candidates.elements.contains { same(value, $0) }
         case .beginsWith, .endsWith, .contains, .like, .matches:
             guard let text = Self.text(value.scalar) else { return false }

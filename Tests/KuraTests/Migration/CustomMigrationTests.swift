@@ -157,7 +157,7 @@ private typealias V = ModelVersions
         #expect {
             try store.open(Self.people2(), migration: MigrationOptions(plan: MigrationPlan([failing])))
         } throws: { error in
-            guard case KuraError.migrationFailed(_, let failures) = error,
+            guard let error = error as? KuraError, error.code == .migrationFailed, let failures = Optional(error.migrationFailures),
                   case .stageFailed(let stage, let message) = failures.first?.reason else { return false }
             return stage == 0 && message.contains("Refused")
         }
@@ -173,7 +173,8 @@ private typealias V = ModelVersions
         #expect {
             try store.open(Self.people2())
         } throws: { error in
-            guard case KuraError.migrationFailed(_, let failures) = error else { return false }
+            guard let error = error as? KuraError, error.code == .migrationFailed else { return false }
+            let failures = error.migrationFailures
             return failures.map(\.reason) == [.needsCustomStage(ModelDifference(
                 entity: "Person", property: "age", change: .attributeTypeChanged(from: .string, to: .int64), cost: .needsCustomStage))]
         }

@@ -184,7 +184,7 @@ private typealias V = ModelVersions
         #expect {
             try store.open(required)
         } throws: { error in
-            guard case KuraError.migrationFailed(_, let failures) = error,
+            guard let error = error as? KuraError, error.code == .migrationFailed, let failures = Optional(error.migrationFailures),
                   case .missingValues(let entity, let attribute, let objectIDs, let count) = failures.first?.reason else { return false }
             return entity == "Article" && attribute == "summary" && count == 15 && objectIDs.count == 15
                 && objectIDs.first?.description == "kura://Article/2"
@@ -218,7 +218,8 @@ private typealias V = ModelVersions
         #expect {
             try store.open(unique)
         } throws: { error in
-            guard case KuraError.migrationFailed(_, let failures) = error else { return false }
+            guard let error = error as? KuraError, error.code == .migrationFailed else { return false }
+            let failures = error.migrationFailures
             let conflicts = failures.compactMap { failure -> ([String], [String])? in
                 guard case .uniqueConstraintViolated(_, _, let values, let ids) = failure.reason else { return nil }
                 return (values, ids.map(\.description))

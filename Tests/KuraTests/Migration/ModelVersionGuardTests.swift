@@ -42,7 +42,8 @@ private typealias V = ModelVersions
         #expect {
             try store.open(Self.news(withAuthor: false, version: withVersionIdentifiers ? "1" : nil))
         } throws: { error in
-            guard case KuraError.modelOlderThanStore(_, let stored, let given) = error else { return false }
+            guard let error = error as? KuraError, error.code == .modelOlderThanStore, let versions = error.mismatch else { return false }
+            let (given, stored) = (versions.expected, versions.found)
             // Both versions named: by identifier, and by fingerprint.
             return stored.contains(v2.fingerprint) && given.contains(v1.fingerprint)
                 && (!withVersionIdentifiers || (stored.contains("version 2") && given.contains("version 1")))
@@ -92,7 +93,7 @@ private typealias V = ModelVersions
         #expect {
             try store.open(Self.news(withAuthor: false, version: nil))
         } throws: { error in
-            guard case KuraError.migrationFailed(_, let failures) = error,
+            guard let error = error as? KuraError, error.code == .migrationFailed, let failures = Optional(error.migrationFailures),
                   case .wouldRemoveData(let entity, let property, let count) = failures.first?.reason else { return false }
             return entity == "News" && property == "author" && count == 1
         }
@@ -150,7 +151,8 @@ private typealias V = ModelVersions
         #expect {
             try store.open(withoutBoth)
         } throws: { error in
-            guard case KuraError.migrationFailed(_, let failures) = error else { return false }
+            guard let error = error as? KuraError, error.code == .migrationFailed else { return false }
+            let failures = error.migrationFailures
             let removed = Set(failures.compactMap { failure -> String? in
                 guard case .wouldRemoveData(let entity, let property, _) = failure.reason else { return nil }
                 return property.map { "\(entity).\($0)" } ?? entity

@@ -140,7 +140,7 @@ import Testing
         #expect {
             try other.open(v2)
         } throws: { error in
-            guard case KuraError.migrationFailed(_, let failures) = error,
+            guard let error = error as? KuraError, error.code == .migrationFailed, let failures = Optional(error.migrationFailures),
                   case .severalDestinationsForToOne(let entity, let relationship, let ids) = failures.first?.reason else { return false }
             return entity == "Book" && relationship == "writer" && ids.map(\.description) == ["kura://Book/1"]
         }
@@ -169,7 +169,7 @@ import Testing
         #expect {
             try store.open(required)
         } throws: { error in
-            guard case KuraError.migrationFailed(_, let failures) = error,
+            guard let error = error as? KuraError, error.code == .migrationFailed, let failures = Optional(error.migrationFailures),
                   case .missingDestinations(_, let relationship, let ids, let count) = failures.first?.reason else { return false }
             return relationship == "writer" && count == 1 && ids.map(\.description) == ["kura://Book/6"]
         }

@@ -44,9 +44,11 @@ extension FetchPredicate {
     /// initializer can't throw).
     init(unconvertible error: any Error) {
         let reason: String
-        switch error {
-        case KuraError.invalidPredicate(let text), KuraError.invalidFetchRequest(let text): reason = text
-        default: reason = "\(error)"
+        if let error = error as? KuraError, error.code == .invalidPredicate || error.code == .invalidFetchRequest,
+           let text = error.reason {
+            reason = text
+        } else {
+            reason = "\(error)"
         }
         self.init(.constant(false), problem: .unconvertible(reason))
     }
