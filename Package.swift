@@ -22,6 +22,10 @@ let package = Package(
             name: "PostgreSQL",
             description: "Kura on PostgreSQL: the KuraPostgres product and postgres:// stores in kura. "
                 + "Builds postgres-nio, swift-nio and BoringSSL."),
+        .trait(
+            name: "InternalChecks",
+            description: "For Kura's own test runs: checks the context's bookkeeping after each operation that rewrites it, "
+                + "and makes the accesses Kura marks @exclusivity(unchecked) checked ones. Scripts/test-postgres builds with it."),
         .default(enabledTraits: []),
     ],
     dependencies: [

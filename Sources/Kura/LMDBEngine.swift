@@ -38,7 +38,7 @@ final class LMDBEngine: StorageEngine {
         do {
             environment = try Self.openEnvironment(path: path, options: environmentOptions)
         } catch let error as KuraError where options.isReadOnly && options.allowsReadingWithoutLock
-            && error.storageFailure.map { Self.cannotHaveALockFile(path, failure: $0) } == true {
+            && error.storageFailure.map({ Self.cannotHaveALockFile(path, failure: $0) }) == true {
             environmentOptions.flags.insert(.noLock)
             environment = try Self.openEnvironment(path: path, options: environmentOptions)
         }

@@ -134,23 +134,30 @@ extension ManagedObject {
         entity.links[entity.relationshipKeyPaths.number(for: keyPath, in: entity)]
     }
 
-    /// The destination of a to-one, for a typed property.
+    /// The destination of a to-one, for a typed property. An object that
+    /// left its context answers what it knew, else `nil` (a typed property
+    /// can't throw; ``value(forKey:)`` says ``KuraError/objectDetached(_:)``).
     @usableFromInline
     final func relationshipDestination(forStorage keyPath: AnyKeyPath) -> ManagedObject? {
         let link = link(forStorage: keyPath)
         do {
             return try destination(link)
+        } catch where error.code == .objectDetached {
+            return nil
         } catch {
             fatalError("reading \(entity.name).\(link.name) of \(objectID): \(error)")
         }
     }
 
-    /// The members of a to-many, for a typed property.
+    /// The members of a to-many, for a typed property; an object that left
+    /// its context answers the members it knew, else none.
     @usableFromInline
     final func relationshipMembers(forStorage keyPath: AnyKeyPath) -> [ManagedObject] {
         let link = link(forStorage: keyPath)
         do {
             return try members(link)
+        } catch where error.code == .objectDetached {
+            return []
         } catch {
             fatalError("reading \(entity.name).\(link.name) of \(objectID): \(error)")
         }
@@ -350,6 +357,7 @@ extension ManagedObject {
 
     /// Removes a member from a to-many, and clears its inverse.
     final func removeMember(_ member: ManagedObject, _ link: RelationshipLink) throws(KuraError) {
+        _ = try requireContext()  // a detached object's links may point into a model that is gone
         if let inverse = link.inverse {
             try member.primitiveDetach(self, via: inverse)
         }

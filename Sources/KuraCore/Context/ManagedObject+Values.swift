@@ -128,6 +128,8 @@ extension ManagedObject {
                     let keys = try context.memberKeys(of: link, owner: objectID.registryKey)
                     committed[key] = .toMany(keys.map { ObjectID(entity: link.destination, registryKey: $0) })
                 } else {
+                    // (A detached object's links may point into a model that is gone.)
+                    guard context != nil else { throw KuraError.objectDetached(objectID) }
                     committed[key] = .toOne(committedDestinationKey(link).map { ObjectID(entity: link.destination, registryKey: $0) })
                 }
             } else {

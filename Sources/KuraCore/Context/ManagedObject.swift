@@ -53,13 +53,19 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's entity.
     public let entity: EntityDescription
     /// The object's identity; temporary until its first save.
-    @exclusivity(unchecked) public internal(set) var objectID: ObjectID
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    public internal(set) var objectID: ObjectID
 
     // The stored state below is marked `@exclusivity(unchecked)`: these are
     // read and written on every attribute access, and the runtime's dynamic
     // exclusivity check costs more than the access. An object is confined to
     // its context's isolation domain, and Kura's own code never holds an
-    // access to one of them across a call that could touch it again.
+    // access to one of them across a call that could touch it again. The
+    // internal-checks build (`--traits InternalChecks`, run by
+    // Scripts/test-postgres) leaves the attribute out, so the runtime checks
+    // that claim on every suite it runs.
 
     /// The context, while the object is in one. Held without a reference
     /// count (an `Unmanaged` reference, as `unowned(unsafe)` would hold it)
@@ -73,7 +79,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
     /// ``context``'s reference, kept as it is so that the hot paths below
     /// can test and call it without retaining it.
-    @exclusivity(unchecked) private var contextReference: Unmanaged<ManagedObjectContext>?
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    private var contextReference: Unmanaged<ManagedObjectContext>?
 
     /// Whether the object is in a context (no retain to know it).
     @inline(__always) var hasContext: Bool { contextReference != nil }
@@ -84,40 +93,82 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     func withContext(_ body: (ManagedObjectContext) -> Void) {
         contextReference?._withUnsafeGuaranteedRef(body)
     }
-    @exclusivity(unchecked) var state: State = .unregistered
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var state: State = .unregistered
     /// The stored record as last read or saved: the committed values. `nil`
     /// for an inserted object, or a fault whose record isn't loaded.
-    @exclusivity(unchecked) var record: [UInt8]?
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var record: [UInt8]?
     /// The current values, one per attribute; empty until first needed.
     /// Values decode from the record one at a time, as they are read:
     /// `decodedAttributes` says which are there, unless `isFullyDecoded`.
-    @exclusivity(unchecked) var values = ContiguousArray<AttributeValue?>()
-    @exclusivity(unchecked) var decodedAttributes = AttributeMask()
-    @exclusivity(unchecked) var isFullyDecoded = false
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var values = ContiguousArray<AttributeValue?>()
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var decodedAttributes = AttributeMask()
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var isFullyDecoded = false
     /// Attributes whose current value differs from the committed one.
-    @exclusivity(unchecked) var changedAttributes = AttributeMask()
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var changedAttributes = AttributeMask()
     /// What the object knows of each relationship; empty until first needed.
-    @exclusivity(unchecked) var relationshipStates = RelationshipStates.empty
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var relationshipStates = RelationshipStates.empty
     /// Relationships whose current destinations differ from the stored ones.
-    @exclusivity(unchecked) var changedRelationships = AttributeMask()
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var changedRelationships = AttributeMask()
     /// False inside ``awakeFromFetch()``: values set there are not changes.
-    @exclusivity(unchecked) var isTrackingChanges = true
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var isTrackingChanges = true
     /// True while the object is in its context's list of changed objects.
-    @exclusivity(unchecked) var isInPendingList = false
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var isInPendingList = false
     /// True while the object is in its context's list of changes not yet
     /// announced by ``ManagedObjectContext/processPendingChanges()``.
-    @exclusivity(unchecked) var isInUnprocessedList = false
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var isInUnprocessedList = false
     /// Whether a value was set without tracking (in `awakeFromFetch`) since
     /// the record was last written: then ``changedAttributes`` doesn't say
     /// every way the values differ from the record.
-    @exclusivity(unchecked) var hasUntrackedValues = false
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var hasUntrackedValues = false
     /// The context's ``ManagedObjectContext/saveNumber`` of the save whose
     /// `willSave` passes last called ``willSave()`` on it (a number, not a
     /// flag: no pass clears it after a save).
-    @exclusivity(unchecked) var willSaveNumber: UInt32 = 0
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var willSaveNumber: UInt32 = 0
     /// Set only on the probe objects that find a key path's properties:
     /// where their typed accessors note the names they read.
-    @exclusivity(unchecked) var propertyProbe: PropertyProbe?
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var propertyProbe: PropertyProbe?
 
     /// Makes an object of `entity`, inserted into `context` when one is given
     /// (``awakeFromInsert()`` runs then).

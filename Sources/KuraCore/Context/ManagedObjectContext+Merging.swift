@@ -39,6 +39,7 @@ extension ManagedObjectContext {
 
     /// Merges a save's changes, as ``mergeChanges(fromContextDidSave:)`` does.
     public func mergeChanges(_ changes: ContextChanges) {
+        defer { checkInvariants(after: "mergeChanges(_:)") }
         var merged = ContextChanges()
         for id in changes.updated {
             guard let object = registered(id), object.state == .persisted || object.state == .deleted else { continue }

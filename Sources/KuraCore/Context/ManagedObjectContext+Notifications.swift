@@ -70,6 +70,7 @@ extension ManagedObjectContext {
     /// itself: ``save()`` calls it, and you may call it whenever observers
     /// should hear about changes.
     public func processPendingChanges() {
+        defer { checkInvariants(after: "processPendingChanges()") }
         mergeReceivedChanges()
         guard !unprocessed.isEmpty else { return }
         var changes = ContextChanges()

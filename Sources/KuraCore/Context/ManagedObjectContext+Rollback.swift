@@ -3,6 +3,7 @@ extension ManagedObjectContext {
     /// context, deleted ones come back, changed ones get their stored values
     /// again.
     public func rollback() {
+        defer { checkInvariants(after: "rollback()") }
         for object in pending {
             switch object.state {
             case .inserted:
@@ -28,6 +29,7 @@ extension ManagedObjectContext {
     /// detached; values they had loaded can still be read, but they can't be
     /// changed or saved. Fetch again for fresh objects.
     public func reset() {
+        defer { checkInvariants(after: "reset()") }
         for object in registeredObjects + pending {
             object.state = .detached
             object.context = nil
@@ -58,6 +60,7 @@ extension ManagedObjectContext {
     /// - Throws: ``KuraError/objectNotFound(_:)`` when merging and the object
     ///   is gone from the store (it is left as it was).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
+        defer { checkInvariants(after: "refresh(_:mergeChanges:)") }
         guard object.context === self else {
             if object.managedObjectContext == nil { return }  // not in a context: nothing to refresh
             fatalError("refresh(_:mergeChanges:): \(object.objectID) belongs to another context")

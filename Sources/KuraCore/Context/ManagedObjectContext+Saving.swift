@@ -187,6 +187,7 @@ extension ManagedObjectContext {
         for object in saving where runsObjectHooks && (object.state == .persisted || object.state == .removed) {
             object.didSave()
         }
+        checkInvariants(after: "a save")
     }
 
     /// The destination of each to-one of `object`, in the entity's order.

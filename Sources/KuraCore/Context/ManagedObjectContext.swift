@@ -57,11 +57,17 @@ public final class ManagedObjectContext {
     public var notificationCenter = NotificationCenter.default
 
     /// Saved objects by entity, then primary key.
-    @exclusivity(unchecked) var registries: [IdentityKey: EntityRegistry] = [:]
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var registries: [IdentityKey: EntityRegistry] = [:]
     /// Inserted objects by temporary number (an ``ObjectTable``: its keys
     /// hash with one multiply, where `UInt64`'s SipHash runs per insert and
     /// again per removal at the save).
-    @exclusivity(unchecked) var temporaries = ObjectTable()
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var temporaries = ObjectTable()
     /// The next temporary ID number, until the context has a child.
     private var nextTemporaryNumber: UInt64 = 1
     /// Numbers for temporary IDs, shared by a context and its children so
@@ -73,9 +79,15 @@ public final class ManagedObjectContext {
     public let parent: ManagedObjectContext?
     /// Objects with changes, in the order they first changed (some may have
     /// no changes any more; ``compactPending()`` drops them).
-    @exclusivity(unchecked) var pending: [ManagedObject] = []
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var pending: [ManagedObject] = []
     /// Objects changed since the last objects-did-change notification.
-    @exclusivity(unchecked) var unprocessed: [ManagedObject] = []
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var unprocessed: [ManagedObject] = []
     var isSaving = false
     /// Counts the saves that ran `willSave` passes, from 1 (an object's
     /// ``ManagedObject/willSaveNumber`` starts at 0: never called).
@@ -498,7 +510,10 @@ public final class ManagedObjectContext {
 final class EntityRegistry {
     /// Unchecked for the same reason as ``ManagedObject``'s state: the
     /// context's isolation domain is the only one that touches it.
-    @exclusivity(unchecked) var objects = ObjectTable()
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var objects = ObjectTable()
 }
 
 /// What a save does when the store changed under the context.

@@ -36,6 +36,11 @@ struct ObjectTable {
     }
 
     var values: Dictionary<Key, ManagedObject>.Values { storage.values }
+
+    /// Calls `body` with each key and its object.
+    func forEachEntry(_ body: (UInt64, ManagedObject) -> Void) {
+        for (key, object) in storage { body(key.value, object) }
+    }
     var count: Int { storage.count }
 
     mutating func reserveCapacity(_ capacity: Int) { storage.reserveCapacity(capacity) }

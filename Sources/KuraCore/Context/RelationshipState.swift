@@ -15,16 +15,31 @@ enum RelationshipState {
 /// say) without reading its members, and a save writes only what changed.
 final class ToManyState {
     /// The current members in order, once read.
-    @exclusivity(unchecked) private(set) var members: [ManagedObject]?
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    private(set) var members: [ManagedObject]?
     /// The identities of `members`, made when a large to-many is first asked
     /// whether it holds an object (reading members doesn't pay for it).
-    @exclusivity(unchecked) private var memberIDs: Set<IdentityKey>?
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    private var memberIDs: Set<IdentityKey>?
     /// Objects added since the members were stored (never stored members).
-    @exclusivity(unchecked) var added: [IdentityKey: ManagedObject] = [:]
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var added: [IdentityKey: ManagedObject] = [:]
     /// Stored members removed since.
-    @exclusivity(unchecked) var removed: [IdentityKey: ManagedObject] = [:]
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var removed: [IdentityKey: ManagedObject] = [:]
     /// For an ordered to-many: the order was changed.
-    @exclusivity(unchecked) var isReordered = false
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var isReordered = false
 
     /// Replaces the members (`nil`: read them again when needed).
     func setMembers(_ members: [ManagedObject]?) {

@@ -61,12 +61,18 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// migrates it to this one, keeping its objects.
     public let renamingIdentifier: String?
     /// The relationships resolved by the model; set once, by the model.
-    @exclusivity(unchecked) var links: [RelationshipLink] = [] {
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var links: [RelationshipLink] = [] {
         didSet { toOneLinks = links.filter { !$0.isToMany } }
     }
     /// The to-one relationships of ``links``, in order: the references a
     /// record holds (kept, so a save doesn't filter ``links`` per object).
-    @exclusivity(unchecked) private(set) var toOneLinks: [RelationshipLink] = []
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    private(set) var toOneLinks: [RelationshipLink] = []
     /// Each index's attributes as positions in ``attributes``.
     let indexAttributeNumbers: [[Int]]
     /// Every attribute some index holds, once each, in order.
@@ -83,7 +89,10 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// Where values sit in records and what the databases are named: the
     /// store's numbering, set once when the model is first opened with a
     /// store (see ``RecordLayout``), before any other thread sees it.
-    @exclusivity(unchecked) var layout: RecordLayout
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var layout: RecordLayout
 
     /// Makes an entity from plain values.
     ///

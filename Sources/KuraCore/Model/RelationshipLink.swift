@@ -43,6 +43,13 @@ final class RelationshipLink: @unchecked Sendable {
     /// ``RecordLayout``).
     var field: Int? { source.layout.relationshipFields[number] }
     let storage: Storage
+    /// True when deleting a destination leaves this side pointing at it:
+    /// the inverse's delete rule is `noAction`. Such a reference to an
+    /// object that is gone reads as nothing, everywhere (see the
+    /// Relationships article). Stored, not read from the destination when
+    /// asked: an object that outlived its model reads it without following
+    /// an `unowned(unsafe)` reference.
+    let mayOutliveDestinations: Bool
 
     init(description: RelationshipDescription, number: Int, source: EntityDescription, destination: EntityDescription,
          inverseNumber: Int?) {
@@ -51,6 +58,7 @@ final class RelationshipLink: @unchecked Sendable {
         self.source = source
         self.destination = destination
         self.inverseNumber = inverseNumber
+        mayOutliveDestinations = inverseNumber.map { destination.relationships[$0].deleteRule == .noAction } ?? false
         if !description.isToMany {
             storage = .reference
         } else if let inverseNumber, !destination.relationships[inverseNumber].isToMany {
@@ -69,15 +77,16 @@ final class RelationshipLink: @unchecked Sendable {
         inverseNumber.map { destination.links[$0] }
     }
 
-    /// True when deleting a destination leaves this side pointing at it:
-    /// the inverse's delete rule is `noAction`. Such a reference to an
-    /// object that is gone reads as nothing, everywhere (see the
-    /// Relationships article).
-    var mayOutliveDestinations: Bool {
-        inverse?.description.deleteRule == .noAction
-    }
-
     /// A to-many without an inverse keeps reverse entries too, so deleting a
     /// member can find its owners.
     var keepsReverseEntries: Bool { storage == .join && inverseNumber == nil }
+}
+
+extension RelationshipLink: CustomReflectable {
+    /// The relationship by name, number and storage: not its entities, which
+    /// it holds `unowned(unsafe)` and which a mirror would follow even when
+    /// an object outlived its model (`dump`, a test failure's report).
+    var customMirror: Mirror {
+        Mirror(self, children: ["description": description, "number": number, "storage": storage], displayStyle: .class)
+    }
 }
