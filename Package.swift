@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "KuraLMDB", targets: ["KuraLMDB"]),
         .library(name: "KuraKeys", targets: ["KuraKeys"]),
         .library(name: "KuraInspect", targets: ["KuraInspect"]),
+        // Checks a storage engine against the seam's contract (for an
+        // engine's own tests).
+        .library(name: "KuraEngineConformance", targets: ["KuraEngineConformance"]),
         // Kura on PostgreSQL: empty unless the PostgreSQL trait is on (below).
         .library(name: "KuraPostgres", targets: ["KuraPostgres"]),
         .executable(name: "kura", targets: ["kura"]),
@@ -63,6 +66,7 @@ let package = Package(
             pkgConfig: "libedit",
             providers: [.apt(["libedit-dev"]), .brew(["libedit"])]
         ),
+        .target(name: "KuraEngineConformance", dependencies: ["KuraCore"]),
         .target(name: "KuraInspect", dependencies: ["Kura", "CLineEdit"]),
         .executableTarget(
             name: "kura",
@@ -75,13 +79,13 @@ let package = Package(
             name: "kura-test-helper",
             dependencies: ["Kura", "KuraLMDB", .target(name: "KuraPostgres", condition: .when(traits: ["PostgreSQL"])), "KuraTestSupport"],
             path: "Sources/KuraTestHelper"),
-        .target(name: "KuraTestSupport", dependencies: ["Kura", "KuraCore"], path: "Tests/KuraTestSupport"),
+        .target(name: "KuraTestSupport", dependencies: ["Kura", "KuraCore", "KuraEngineConformance"], path: "Tests/KuraTestSupport"),
         .testTarget(name: "KuraLMDBTests", dependencies: ["KuraLMDB", "KuraTestSupport", "kura-test-helper"]),
         .testTarget(
             name: "KuraTests",
             dependencies: [
                 "Kura", "KuraCore", .target(name: "KuraPostgres", condition: .when(traits: ["PostgreSQL"])), "KuraTestSupport",
-                "kura-test-helper", "kura",
+                "KuraEngineConformance", "kura-test-helper", "kura",
             ],
             exclude: ["Fixtures"]),
         .testTarget(name: "KuraPostgresTests", dependencies: [

@@ -142,3 +142,11 @@ final class InMemoryCommitWatch: CommitWatch, @unchecked Sendable {
         queue.sync {}
     }
 }
+
+extension StoreDescription {
+    /// A new in-memory engine, for the conformance checks' reference
+    /// (``inMemory(name:options:)`` is how apps get one).
+    package static func inMemoryEngine(name: String) -> any StorageEngine {
+        InMemoryEngine(name: name)
+    }
+}
