@@ -10,7 +10,7 @@ import KuraCore
 /// }
 /// ```
 ///
-/// It runs random mixes of every operation of ``StorageTransaction`` (puts
+/// It runs random mixes of every operation of `StorageTransaction` (puts
 /// of each kind, deletes, cursor edits, gets, counts, range walks both ways
 /// with every read-ahead hint, joined reads) on the engine and on Kura's
 /// in-memory engine, the reference, and compares every answer; then checks

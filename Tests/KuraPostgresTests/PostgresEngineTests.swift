@@ -12,7 +12,7 @@ import Testing
 /// connections, a client killed mid-save, a connection lost, another
 /// process's saves heard. (The store suite itself runs on PostgreSQL in
 /// KuraTests' `StorageEngineTests`.)
-@Suite(.serialized) struct PostgresEngineTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct PostgresEngineTests {
     static var server: PostgresTestServer { get throws { try PostgresTestServer.shared.get() } }
 
     static func databaseName(_ url: String) throws -> String {

@@ -12,7 +12,7 @@ import Glibc
 
 /// `PersistentStore.commits()`: waking when any process commits, without
 /// polling. Latency and idle CPU are printed, not asserted tightly.
-@Suite(.serialized) struct CommitMonitorTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct CommitMonitorTests {
     /// The names of this process's threads, as the system shows them.
     static func threadNames() -> [String] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []

@@ -3,7 +3,7 @@ import Kura
 import KuraTestSupport
 import Testing
 
-@Suite struct ContainerTests {
+@Suite(.timeLimit(.minutes(5))) struct ContainerTests {
     @Test func threeNewsSurviveReopeningAndDeletingThemAllLeavesNone() throws {
         let store = try TestStore()
         var saved: [(id: String, objectID: String, title: String, created: Date?, updated: Date?)] = []

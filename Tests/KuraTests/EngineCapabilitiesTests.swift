@@ -10,25 +10,14 @@ import Testing
 /// that adopts none gets a clear ``StorageFailure/notSupported(_:)``.
 @Suite struct EngineCapabilitiesTests {
     /// The in-memory engine with every ability, answering from canned figures.
-    final class CapableEngine: StorageEngine, StatisticsReportingEngine, StoreCopyingEngine, ReaderSlotEngine,
-        StructureCheckingEngine {
-        let inner = InMemoryEngine(name: "capable")
+    final class CapableEngine: ForwardingEngine, StatisticsReportingEngine, StoreCopyingEngine, ReaderSlotEngine,
+        StructureCheckingEngine, @unchecked Sendable {
         let copies = Mutex<[String]>([])
         let structureChecks = Mutex(0)
 
-        var location: String { inner.location }
-        var isReadOnly: Bool { inner.isReadOnly }
-        func performRead(_ body: (any StorageTransaction) throws -> Void) throws { try inner.performRead(body) }
-        func performWrite(_ body: (any StorageTransaction) throws -> Void) throws { try inner.performWrite(body) }
-        func performCheckedRead(spaces: Set<String>, _ body: (any StorageTransaction) throws -> Void) throws {
-            try inner.performCheckedRead(spaces: spaces, body)
+        init() {
+            super.init(name: "capable")
         }
-        func space(named name: String) throws -> StorageSpace? { try inner.space(named: name) }
-        func latestCommit() throws -> Int { try inner.latestCommit() }
-        func watchCommits(_ onCommit: @escaping @Sendable (ReportedCommit) -> Void) throws -> any CommitWatch {
-            try inner.watchCommits(onCommit)
-        }
-        func close() { inner.close() }
 
         func storeStatistics() throws -> StoreStatistics {
             let databases = ["kura.history", "somebody.else", "kura.meta"].map {

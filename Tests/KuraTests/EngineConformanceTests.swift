@@ -27,25 +27,13 @@ import Testing
 
     @Test func anEngineThatBreaksThePromisesIsToldWhich() throws {
         // An engine that keeps what a failed write wrote, and forgets to count its commits.
-        final class Leaky: StorageEngine {
-            let inner = InMemoryEngine(name: "leaky")
-            var location: String { inner.location }
-            var isReadOnly: Bool { false }
-            func performRead(_ body: (any StorageTransaction) throws -> Void) throws { try inner.performRead(body) }
-            func performWrite(_ body: (any StorageTransaction) throws -> Void) throws {
+        final class Leaky: ForwardingEngine, @unchecked Sendable {
+            override func performWrite(_ body: (any StorageTransaction) throws -> Void) throws {
                 try inner.performWrite { txn in try? body(txn) }
             }
-            func performCheckedRead(spaces: Set<String>, _ body: (any StorageTransaction) throws -> Void) throws {
-                try inner.performRead(body)
-            }
-            func space(named name: String) throws -> StorageSpace? { try inner.space(named: name) }
-            func latestCommit() throws -> Int { 0 }
-            func watchCommits(_ onCommit: @escaping @Sendable (ReportedCommit) -> Void) throws -> any CommitWatch {
-                try inner.watchCommits(onCommit)
-            }
-            func close() { inner.close() }
+            override func latestCommit() throws -> Int { 0 }
         }
-        let problems = try EngineConformance.problems(seeds: []) { Leaky() }
+        let problems = try EngineConformance.problems(seeds: []) { Leaky(name: "leaky") }
         #expect(problems.contains("a write whose body threw didn't throw"))
         #expect(problems.contains("a write whose body threw left what it wrote"))
         #expect(problems.contains("the latest commit didn't grow with a commit"))

@@ -6,7 +6,7 @@ import Testing
 
 /// `context.results(for:)`: an async sequence of a fetch request's results
 /// after every save that could change them, with the difference.
-@Suite struct ObservationTests {
+@Suite(.timeLimit(.minutes(5))) struct ObservationTests {
     static func insertNews(_ context: ManagedObjectContext, _ orders: [Int]) throws -> [News] {
         let news = orders.map { order in
             let news = News(context: context)

@@ -14,7 +14,7 @@ final class Shelf: ManagedObject {
 /// fetches with `#Predicate` and `SortDescriptor`, an observed request, a
 /// child-context edit and a model change. No entity name, sort key or
 /// attribute name is a string here, and nothing is cast.
-@Suite struct ReadingAppScenarioTests {
+@Suite(.timeLimit(.minutes(5))) struct ReadingAppScenarioTests {
     static let articleCount = 20_000
 
     @Test func theReadingListAppNeedsNoStringNamesAndNoCasts() async throws {

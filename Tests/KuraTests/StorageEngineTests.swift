@@ -7,7 +7,7 @@ import Testing
 /// The store suite every engine passes: the same contexts, hooks,
 /// templates, predicates, relationships, migrations, history and
 /// observation, whatever holds the bytes.
-@Suite struct StorageEngineTests {
+@Suite(.timeLimit(.minutes(5))) struct StorageEngineTests {
     static func news(_ context: ManagedObjectContext, _ orders: [Int]) throws -> [News] {
         let news = orders.map { order in
             let news = News(context: context)

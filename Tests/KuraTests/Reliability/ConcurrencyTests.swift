@@ -4,7 +4,7 @@ import KuraTestSupport
 import Testing
 
 /// Several processes and several tasks save at once.
-@Suite(.serialized) struct ConcurrencyTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ConcurrencyTests {
     final class Flag: @unchecked Sendable {
         private let lock = NSLock()
         private var value = false
