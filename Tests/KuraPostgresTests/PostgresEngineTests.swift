@@ -557,11 +557,11 @@ import Testing
             "postgres://kura@/db?host=\(server.directory)&port=abc", "postgres://kura@/db?host=\(server.directory)&port=99999",
             "postgres://kura@localhost:0/db", server.url(of: "no_such_database"),
         ] {
-            guard case .engine(_, let message)? = failure(url) else {
+            guard let failure = failure(url), failure.code == .engine else {
                 Issue.record("\(url): \(String(describing: failure(url)))")
                 continue
             }
-            #expect(!message.isEmpty)
+            #expect(!failure.message.isEmpty)
         }
     }
 
