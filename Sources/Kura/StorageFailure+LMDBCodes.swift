@@ -4,7 +4,7 @@ import KuraCore
 // the engine (KuraCore knows none of them).
 
 extension StorageFailure.Code {
-    /// The store file has several hard links (``StorageFailure/number`` is how many).
+    /// The store file has several hard links (`number` is how many).
     public static let hardLinked = Self(rawValue: "hardLinked")
     /// This process has the store open already.
     public static let alreadyOpen = Self(rawValue: "alreadyOpen")

@@ -221,8 +221,18 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
             // (PostgresNIO's prepared queries report PostgreSQL's errors so.)
             return serverFailure(error.fields[.message] ?? "\(error)", state: error.fields[.sqlState])
         default:
+            // What a write's body threw of its own goes back as it is (the
+            // seam's contract); the rest came from the connection.
+            guard Self.comesFromTheConnection(error) else { return error }
             return KuraError.storage(path: location, failure: .serverUnavailable(String(describing: error)))
         }
+    }
+
+    /// Whether `error` is one of the client's (swift-nio, postgres-nio, or
+    /// this engine's own), by the module that declares its type.
+    private static func comesFromTheConnection(_ error: any Error) -> Bool {
+        let module = String(reflecting: type(of: error)).prefix { $0 != "." }
+        return module.hasPrefix("NIO") || module == "PostgresNIO" || module == "KuraPostgres"
     }
 
     /// Connections the server or the client refuse for a reason that

@@ -19,6 +19,8 @@ import Testing
         context.delete(articles[0])
         articles[1].title = "changed"
         _ = Article(context: context)
+        // Inserted, then deleted: it leaves the context but stays listed, without changes.
+        context.delete(Article(context: context))
         #expect(context.invariantViolations().isEmpty)
         context.rollback()
         #expect(context.invariantViolations().isEmpty)

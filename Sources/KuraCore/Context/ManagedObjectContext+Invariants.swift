@@ -34,12 +34,15 @@ extension ManagedObjectContext {
         }
         for (key, registry) in registries {
             registry.objects.forEachEntry { primaryKey, object in
+                // (A parent registers its child's new objects here, under
+                // their temporary keys: registryKey tells the two apart.)
                 checkRegistered(object, under: primaryKey, entity: key)
-                if object.objectID.isTemporaryID { problems.append("\(object.objectID) is registered as saved") }
             }
         }
-        for object in pending where !registered.contains(ObjectIdentifier(object)) {
-            problems.append("\(object.objectID) is in the pending list but not registered")
+        // (An object inserted and then deleted leaves the context but stays
+        // in the list, without changes, until the list is compacted.)
+        for object in pending where !registered.contains(ObjectIdentifier(object)) && object.context === self {
+            problems.append("\(object.objectID) is in the pending list and this context's but not registered")
         }
         return problems
     }
