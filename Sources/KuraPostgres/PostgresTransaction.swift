@@ -288,14 +288,22 @@ final class PostgresTransaction: StorageTransaction {
     ///
     /// A write that may (the first attempt of a save) and is given every
     /// record's value checks them instead (``expect(_:locking:)``).
-    func beginRewriting(_ keys: [(space: StorageSpace, keys: [[UInt8]])], expecting: [ExpectedValue]) throws {
+    func beginRewriting(_ rewrite: () throws -> RewritePlan) throws {
+        let plan = try rewrite()
         guard needsLock else {
-            for (space, keys) in keys { try prefetch(keys: keys, in: space) }
+            for (space, keys) in plan.keys { try prefetch(keys: keys, in: space) }
             return
         }
-        if mayExpect, try expect(expecting, locking: keys) { return }
+        if mayExpect, try expect(plan.expected, locking: plan.keys) { return }
         try sendLock(notifying(Self.writersLock(shared: true)))
-        for (space, keys) in keys { try prefetch(keys: keys, in: space, lockingThem: true) }
+        for (space, keys) in plan.keys { try prefetch(keys: keys, in: space, lockingThem: true) }
+    }
+
+    /// Sends the plan's key reads (one statement per space, all with the
+    /// transaction's next request) and reads its ranges.
+    func readAhead(_ plan: ReadPlan) throws {
+        for (space, keys) in plan.keys { try prefetch(keys: keys, in: space) }
+        for (space, ranges) in plan.ranges { try prefetch(ranges: ranges, in: space) }
     }
 
     // MARK: Spaces

@@ -264,11 +264,8 @@ public final class ManagedObjectContext {
         var seen = Set<ObjectIdentifier>()
         if !object.objectID.isTemporaryID {
             let keys: [UInt64] = try store.read { txn in
-                var keys: [UInt64] = []
-                let linkSpaces = store.spaces(of: link)
-                guard let space = link.isToMany ? linkSpaces.reverseJoin : linkSpaces.references else { return [] }
-                try store.forEachSecondKey(in: space, first: object.objectID.number, in: txn) { keys.append($0); return true }
-                return keys
+                try store.storage(of: link).sourceKeys(
+                    pointingTo: [object.objectID.number], cap: .max, store: store, in: txn) ?? []
             }
             for key in keys {
                 let source = self.object(of: link.source, primaryKey: key)

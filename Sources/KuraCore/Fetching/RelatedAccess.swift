@@ -165,36 +165,8 @@ final class RelatedAccess: Sendable {
         // One destination's entries come sorted and unique; several
         // destinations' lists are merged by one sort. (Counted with repeats,
         // a list may reach the cap a little early: another way wins then.)
-        var sources: [UInt64] = []
-        switch link.storage {
-        case .reference:
-            // A to-one's own entries: (destination, source).
-            let references = store.spaces(of: link).references!
-            for key in keys {
-                try store.forEachSecondKey(in: references, first: key, in: txn) { sources.append($0); return sources.count <= cap }
-                if sources.count > cap { return nil }
-            }
-        case .join:
-            // The inverse's entries (member, owner), or the reverse ones.
-            let linkSpaces = store.spaces(of: link)
-            let space = link.inverse.map { store.spaces(of: $0).join! } ?? linkSpaces.reverseJoin!
-            for key in keys {
-                try store.forEachSecondKey(in: space, first: key, in: txn) { sources.append($0); return sources.count <= cap }
-                if sources.count > cap { return nil }
-            }
-        case .inverseOfReference:
-            // Each destination's to-one names its owner.
-            let inverse = link.inverse!
-            let records = store.spaces(for: link.destination).records
-            for key in keys {
-                let owner: UInt64?? = try StoreLayout.withKey(key) { bytes in
-                    try records.withValue(forKey: bytes, in: txn) { record in
-                        try store.validatedRecord(record, of: link.destination, values: []).reference(inverse.field!)
-                    }
-                }
-                if let owner = owner ?? nil { sources.append(owner) }
-                if sources.count > cap { return nil }
-            }
+        guard var sources = try store.storage(of: link).sourceKeys(pointingTo: keys, cap: cap, store: store, in: txn) else {
+            return nil
         }
         if keys.count > 1 {
             sources.sort()

@@ -177,7 +177,8 @@ struct StoreQuery {
             return try body(primaryKey, view)
         }
         // Where reads are requests, what the predicate follows is read
-        // ahead for records in batches, then each is considered.
+        // ahead for records in batches, then each is considered (elsewhere
+        // a batch would only delay the first result).
         if let graph, let predicate, txn.readsAreRequests {
             let hops = PredicateGraph.readAheadHops(of: predicate)
             if !hops.isEmpty {
@@ -237,7 +238,7 @@ struct StoreQuery {
                 } else if plan.isReversed {
                     keys.reverse()
                 }
-                if txn.readsAreRequests { try txn.prefetch(keys: keys.map(StoreLayout.key), in: spaces.records) }
+                try txn.readAhead { $0.read(keys: keys.map(StoreLayout.key), in: spaces.records) }
                 for primaryKey in keys {
                     guard let view = try record(primaryKey, in: txn) else { continue }
                     guard try consider(primaryKey, view) else { return }
@@ -259,7 +260,7 @@ struct StoreQuery {
                      skipping: skipping, consider)
         case .related:
             let keys = plan.foundPrimaryKeys ?? []
-            if txn.readsAreRequests { try txn.prefetch(keys: keys.map(StoreLayout.key), in: spaces.records) }
+            try txn.readAhead { $0.read(keys: keys.map(StoreLayout.key), in: spaces.records) }
             for primaryKey in keys {
                 guard let view = try record(primaryKey, in: txn) else { continue }
                 guard try consider(primaryKey, view) else { return }

@@ -342,7 +342,7 @@ struct SchemaMapping {
                     differences.append(ModelDifference(entity: entity, property: name, change: .relationshipAdded, cost: .modelOnly))
                     // A new relationship whose inverse existed takes its entries.
                     if let inverse = link.inverse, sourceLink(inverse) != nil {
-                        rebuilt[link.number] = link.storage != .inverseOfReference
+                        rebuilt[link.number] = link.storageType.isRebuilt
                         if rebuilt[link.number] { differences[differences.count - 1].cost = .touchesData }
                     }
                     continue
@@ -383,7 +383,7 @@ struct SchemaMapping {
                 }
                 // A to-one that was a to-one keeps its field and entries.
                 if !sameStorage && !(previous.storage == .reference && link.storage == .reference) {
-                    rebuilt[link.number] = link.storage != .inverseOfReference
+                    rebuilt[link.number] = link.storageType.isRebuilt
                 }
             }
             for number in rebuilt.indices where rebuilt[number] {

@@ -73,7 +73,7 @@ extension PredicateGraph {
     /// context's changed objects are in memory). Later reads of this
     /// transaction find them without a request.
     func readAhead(_ hops: [[RelationshipLink]], from records: [(UInt64, RecordView)], of entity: EntityDescription) throws {
-        guard let transaction, transaction.readsAreRequests, !hops.isEmpty, !records.isEmpty else { return }
+        guard let transaction, !hops.isEmpty, !records.isEmpty else { return }
         // The nodes each path prefix reaches, level by level.
         var reached: [[String]: [GraphNode]] = [[]: records.map { GraphNode.record(entity, $0.0, $0.1) }]
         for path in hops {
@@ -83,19 +83,20 @@ extension PredicateGraph {
                 if case .record(_, let key, _) = node { key } else { nil }
             }
             if link.isToMany {
-                try transaction.prefetch(
-                    ranges: owners.map { KeyRange.prefix(StoreLayout.key($0)) }, in: store.memberSpace(of: link))
+                try transaction.readAhead {
+                    $0.read(ranges: owners.map { KeyRange.prefix(StoreLayout.key($0)) }, in: store.memberSpace(of: link))
+                }
                 var keys: [UInt64] = []
                 for owner in owners {
                     try store.forEachMemberKey(of: link, owner: owner, in: transaction) { keys.append($0); return true }
                 }
-                try transaction.prefetch(keys: keys.map(StoreLayout.key), in: store.spaces(for: link.destination).records)
+                try transaction.readAhead { $0.read(keys: keys.map(StoreLayout.key), in: store.spaces(for: link.destination).records) }
             } else {
                 let keys: [UInt64] = from.compactMap { node in
                     guard case .record(_, _, let view) = node, let field = link.field else { return nil }
                     return view.reference(field)
                 }
-                try transaction.prefetch(keys: keys.map(StoreLayout.key), in: store.spaces(for: link.destination).records)
+                try transaction.readAhead { $0.read(keys: keys.map(StoreLayout.key), in: store.spaces(for: link.destination).records) }
             }
             if path.count < hops.last!.count {
                 reached[Self.name(of: path[...])] = try from.flatMap { node in

@@ -92,8 +92,8 @@ struct PredicateGraph {
             var keys: [UInt64] = []
             try store.forEachMemberKey(of: link, owner: owner, in: transaction) { keys.append($0); return true }
             // Where a read is a request, the members' records are one.
-            if transaction.readsAreRequests && keys.count > 1 {
-                try transaction.prefetch(keys: keys.map(StoreLayout.key), in: store.spaces(for: link.destination).records)
+            if keys.count > 1 {
+                try transaction.readAhead { $0.read(keys: keys.map(StoreLayout.key), in: store.spaces(for: link.destination).records) }
             }
             return try keys.compactMap { try self.node(link.destination, $0) }
         case .object(let object):

@@ -67,31 +67,8 @@ struct MigrationRun {
             }
             pairs = byOwner.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         }
-        let linkSpaces = target.spaces(of: link)
-        if link.storage == .reference {
-            var several: [ObjectID] = []
-            var references: [UInt64: UInt64] = [:]
-            for (owner, members) in pairs where !members.isEmpty {
-                if members.count > 1 {
-                    several.append(ObjectID(entity: link.source, number: owner, isTemporaryID: false))
-                    continue
-                }
-                references[owner] = members[0]
-                try linkSpaces.references!.putPair(members[0], owner, in: txn)
-            }
-            guard several.isEmpty else {
-                throw KuraError.migrationFailed(path: target.path, failures: [MigrationFailure(.severalDestinationsForToOne(
-                    entity: link.source.name, relationship: link.name, objectIDs: Array(several.prefix(Self.namedObjects))))])
-            }
+        if let references = try target.storage(of: link).rebuild(from: pairs, store: target, in: txn) {
             movedReferences[ObjectIdentifier(link.source), default: [:]][link.number] = references
-        } else {
-            for (owner, members) in pairs where !members.isEmpty {
-                for member in members {
-                    try linkSpaces.join!.putPair(owner, member, in: txn)
-                    try linkSpaces.reverseJoin?.putPair(member, owner, in: txn)
-                }
-                try linkSpaces.order?.put(StoreLayout.keyList(members), forKey: StoreLayout.key(owner), in: txn)
-            }
         }
         record("relationship \(link.source.name).\(link.name)", objects: pairs.count, since: started)
     }
@@ -99,35 +76,7 @@ struct MigrationRun {
     /// Every owner of `link` (a source relationship) with its members: in
     /// stored order for an ordered one, else ascending.
     private func members(of link: RelationshipLink, _ txn: any StorageTransaction) throws -> [(owner: UInt64, members: [UInt64])] {
-        var byOwner: [UInt64: [UInt64]] = [:]
-        switch link.storage {
-        case .reference:
-            try source.spaces(of: link).references!.forEach(in: txn, readAhead: .max) { entry in
-                byOwner[StoreLayout.secondKey(of: entry.key), default: []].append(StoreLayout.primaryKey(fromSuffixOf: UnsafeRawBufferPointer(rebasing: entry.key.prefix(8))))
-                return true
-            }
-        case .inverseOfReference:
-            try source.spaces(of: link.inverse!).references!.forEach(in: txn, readAhead: .max) { entry in
-                byOwner[StoreLayout.primaryKey(fromSuffixOf: UnsafeRawBufferPointer(rebasing: entry.key.prefix(8))), default: []]
-                    .append(StoreLayout.secondKey(of: entry.key))
-                return true
-            }
-        case .join:
-            let linkSpaces = source.spaces(of: link)
-            if let order = linkSpaces.order {
-                try order.forEach(in: txn, readAhead: .max) { entry in
-                    byOwner[StoreLayout.primaryKey(fromSuffixOf: entry.key)] = StoreLayout.keys(fromList: entry.value)
-                    return true
-                }
-            } else {
-                try linkSpaces.join!.forEach(in: txn, readAhead: .max) { entry in
-                    byOwner[StoreLayout.primaryKey(fromSuffixOf: UnsafeRawBufferPointer(rebasing: entry.key.prefix(8))), default: []]
-                        .append(StoreLayout.secondKey(of: entry.key))
-                    return true
-                }
-            }
-        }
-        return byOwner.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        try source.storage(of: link).allMembers(store: source, in: txn)
     }
 
     /// Rewrites every record of the entity: values converted, references
@@ -348,13 +297,8 @@ struct MigrationRun {
             let spaces = store.spaces(for: entity)
             all.append((StoreLayout.recordsSpaceName(entity), spaces.records))
             for (position, index) in spaces.indexes.enumerated() { all.append((StoreLayout.indexSpaceName(entity, position), index.space)) }
-            for linkSpaces in spaces.relationships {
-                let names = RelationshipSpaces.spaceNames(of: linkSpaces.link)
-                let pairs: [(String?, StorageSpace?)] = [
-                    (names.references, linkSpaces.references), (names.join, linkSpaces.join),
-                    (names.reverseJoin, linkSpaces.reverseJoin), (names.order, linkSpaces.order),
-                ]
-                for case let (name?, space?) in pairs { all.append((name, space)) }
+            for storage in spaces.relationships {
+                for (name, space) in zip(storage.link.spaceNames, storage.spaces) { all.append((name.name, space)) }
             }
         }
         return all

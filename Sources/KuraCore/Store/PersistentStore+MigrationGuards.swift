@@ -51,14 +51,11 @@ extension PersistentStore {
                 }
                 for number in removed { note(source.name, source.attributes[number].name, counts[number]) }
             }
-            for (link, linkSpaces) in zip(source.links, spaces.relationships) where !keptLinks.contains(ObjectIdentifier(link)) {
+            for storage in spaces.relationships where !keptLinks.contains(ObjectIdentifier(storage.link)) {
+                let link = storage.link
                 if let inverse = link.inverse, keptLinks.contains(ObjectIdentifier(inverse)) { continue }
-                let entries: Int
-                switch link.storage {
-                case .reference: entries = try linkSpaces.references.map { try $0.count(in: txn) } ?? 0
-                case .join: entries = try linkSpaces.join.map { try $0.count(in: txn) } ?? 0
-                case .inverseOfReference: continue  // its inverse's entries, counted there
-                }
+                // (nil: the entries are its inverse's, counted there.)
+                guard let entries = try storage.entryCount(in: txn) else { continue }
                 note(source.name, link.name, entries)
             }
         }

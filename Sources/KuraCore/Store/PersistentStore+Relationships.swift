@@ -1,6 +1,6 @@
 extension PersistentStore {
-    /// The spaces of a relationship.
-    func spaces(of link: RelationshipLink) -> RelationshipSpaces {
+    /// How the store keeps `link` (see ``RelationshipStorage``).
+    func storage(of link: RelationshipLink) -> any RelationshipStorage {
         spaces(for: link.source).relationships[link.number]
     }
 
@@ -8,23 +8,7 @@ extension PersistentStore {
     /// primary keys, in the stored order for an ordered relationship, else
     /// ascending.
     func memberKeys(of link: RelationshipLink, owner: UInt64, in txn: any StorageTransaction) throws -> [UInt64] {
-        var keys: [UInt64] = []
-        try forEachMemberKey(of: link, owner: owner, in: txn) { key in
-            keys.append(key)
-            return true
-        }
-        guard link.isOrdered, let order = spaces(of: link).order else { return keys }
-        let listed = try StoreLayout.withKey(owner) { key in
-            try order.withValue(forKey: key, in: txn) { StoreLayout.keys(fromList: $0) }
-        } ?? []
-        // The list gives the order; membership is what the entries say.
-        let members = Set(keys)
-        var ordered = listed.filter { members.contains($0) }
-        if ordered.count != keys.count {
-            let seen = Set(ordered)
-            ordered += keys.filter { !seen.contains($0) }
-        }
-        return ordered
+        try storage(of: link).memberKeys(of: owner, store: self, in: txn)
     }
 
     /// Calls `body` with each stored member key of a to-many, ascending,
@@ -37,14 +21,7 @@ extension PersistentStore {
 
     /// The space of a to-many's entries: pairs whose first key is the owner.
     func memberSpace(of link: RelationshipLink) -> StorageSpace {
-        switch link.storage {
-        case .reference:
-            preconditionFailure("\(link.name) is a to-one")
-        case .inverseOfReference:
-            spaces(of: link.inverse!).references!
-        case .join:
-            spaces(of: link).join!
-        }
+        storage(of: link).memberSpace(in: self)
     }
 
     /// The second keys of the 16-byte pair entries whose first key is `first`.

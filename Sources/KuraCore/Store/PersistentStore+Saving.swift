@@ -66,7 +66,7 @@ extension PersistentStore {
     /// ones before (a deleted object's unique values are free for an update
     /// or an insert; an insert's key is known to every reference to it).
     private func write(_ changes: ChangeSet, in txn: any StorageTransaction) throws -> SaveResult {
-        if txn.readsAreRequests { try readAhead(for: changes, in: txn) }
+        try readAhead(for: changes, in: txn)
         guard try Self.generation(meta, in: txn) == generation else { throw KuraError.storeMigrated(path: path) }
         var result = SaveResult()
         var conflicts: [ObjectID] = []
@@ -214,9 +214,7 @@ extension PersistentStore {
         for position in 0..<min(toOneLinks.count, stored.count, references.count) {
             let (link, old, new) = (toOneLinks[position], stored[position], references[position])
             if old == new { continue }
-            let references = spaces(of: link).references!
-            if let old { try references.deletePair(old, source, in: txn) }
-            if let new { try references.putPair(new, source, in: txn) }
+            try storage(of: link).moveReference(of: source, from: old, to: new, in: txn)
         }
     }
 
@@ -241,7 +239,7 @@ extension PersistentStore {
     private func writeInserts(_ inserts: [ChangeSet.Insert], result: inout SaveResult, in txn: any StorageTransaction) throws {
         var spaces = inserts.first.map { self.spaces(for: $0.objectID.entity) }
         result.insertedRecords.reserveCapacity(inserts.count)
-        if let spaces, txn.readsAreRequests {
+        if let spaces {
             // A record, and an entry per index and to-one (the first entity's counts stand for all).
             txn.reserveCapacity(forPuts: inserts.count * (1 + spaces.indexes.count + spaces.entity.toOneLinks.count))
         }
@@ -259,9 +257,8 @@ extension PersistentStore {
             }
             let references = insert.references.isEmpty
                 ? [] : insert.references.map { SaveResult.resolve($0, insertedKeys: result.insertedKeys) }
-            for (link, destination) in zip(entity.toOneLinks, references) {
-                guard let destination else { continue }
-                try self.spaces(of: link).references!.putPair(destination, primaryKey, in: txn)
+            for (link, destination) in zip(entity.toOneLinks, references) where destination != nil {
+                try spaces.relationships[link.number].moveReference(of: primaryKey, from: nil, to: destination, in: txn)
             }
             let record = RecordFormat.encode(insert.values, references: references, rowVersion: 1, layout: entity.layout)
             do {
@@ -283,20 +280,9 @@ extension PersistentStore {
         let resolve = { (reference: ChangeSet.Reference?) in SaveResult.resolve(reference, insertedKeys: result.insertedKeys) }
         for change in memberships {
             guard let owner = resolve(change.owner) else { continue }
-            let linkSpaces = spaces(of: change.link)
-            if let join = linkSpaces.join {
-                for member in change.removed.compactMap(resolve) {
-                    try join.deletePair(owner, member, in: txn)
-                    if let reverse = linkSpaces.reverseJoin { try reverse.deletePair(member, owner, in: txn) }
-                }
-                for member in change.added.compactMap(resolve) {
-                    try join.putPair(owner, member, in: txn)
-                    if let reverse = linkSpaces.reverseJoin { try reverse.putPair(member, owner, in: txn) }
-                }
-            }
-            if let order = linkSpaces.order, let members = change.order {
-                try order.put(StoreLayout.keyList(members.compactMap(resolve)), forKey: StoreLayout.key(owner), in: txn)
-            }
+            try storage(of: change.link).write(MembershipWrite(
+                owner: owner, added: change.added.compactMap(resolve), removed: change.removed.compactMap(resolve),
+                order: change.order.map { $0.compactMap(resolve) }), in: txn)
         }
     }
 
@@ -306,20 +292,11 @@ extension PersistentStore {
     private func deleteRelationshipEntries(
         of owner: UInt64, references: [UInt64?], spaces: EntitySpaces, in txn: any StorageTransaction
     ) throws {
-        for (link, destination) in zip(spaces.entity.toOneLinks, references) {
-            guard let destination else { continue }
-            try self.spaces(of: link).references!.deletePair(destination, owner, in: txn)
+        for (link, destination) in zip(spaces.entity.toOneLinks, references) where destination != nil {
+            try spaces.relationships[link.number].moveReference(of: owner, from: destination, to: nil, in: txn)
         }
-        for linkSpaces in spaces.relationships where linkSpaces.link.isToMany {
-            if let join = linkSpaces.join {
-                var members: [UInt64] = []
-                try forEachSecondKey(in: join, first: owner, in: txn) { members.append($0); return true }
-                for member in members {
-                    try join.deletePair(owner, member, in: txn)
-                    if let reverse = linkSpaces.reverseJoin { try reverse.deletePair(member, owner, in: txn) }
-                }
-            }
-            if let order = linkSpaces.order { try order.delete(StoreLayout.key(owner), in: txn) }
+        for storage in spaces.relationships where storage.link.isToMany {
+            try storage.removeMembers(ofDeleted: owner, store: self, in: txn)
         }
     }
 
@@ -372,45 +349,57 @@ extension PersistentStore {
     /// Asks, at once, for what a save reads by key: the store's generation,
     /// the ID counters of the entities it inserts, the history's sequence,
     /// and the records it updates or deletes. On an engine whose reads are
-    /// requests these go out with the save's first statement (its lock).
+    /// requests these go out with the save's first statement (its lock);
+    /// on any other, nothing is built.
     private func readAhead(for changes: ChangeSet, in txn: any StorageTransaction) throws {
-        var records: [ObjectIdentifier: (EntityDescription, [UInt64])] = [:]
-        for objectID in changes.deletes.map(\.objectID) + changes.updates.map(\.objectID) {
-            records[ObjectIdentifier(objectID.entity), default: (objectID.entity, [])].1.append(objectID.number)
+        func records() -> [ObjectIdentifier: (EntityDescription, [UInt64])] {
+            var records: [ObjectIdentifier: (EntityDescription, [UInt64])] = [:]
+            for objectID in changes.deletes.map(\.objectID) + changes.updates.map(\.objectID) {
+                records[ObjectIdentifier(objectID.entity), default: (objectID.entity, [])].1.append(objectID.number)
+            }
+            return records
         }
         if changes.inserts.isEmpty && changes.deletes.isEmpty && changes.memberships.isEmpty && changes.history == nil {
-            // Rewrites of stored records alone (to-one references included:
-            // their entries are keyed by the record that changes), in one
-            // order every process follows.
-            let keys = records.values.sorted { $0.0.name < $1.0.name }.map { entity, numbers in
-                (space: spaces(for: entity).records, keys: numbers.sorted().map(StoreLayout.key))
-            }
-            // What the context read, when it read every record: the
-            // engine may then check instead of reading.
-            var expected: [ExpectedValue] = []
-            if changes.updates.allSatisfy({ $0.readRecord != nil }) {
-                expected.reserveCapacity(changes.updates.count + 1)
-                expected.append(ExpectedValue(
-                    space: meta, key: StoreLayout.generationKey,
-                    value: generation == 0 ? nil : StoreLayout.littleEndianBytes(generation)))
-                for update in changes.updates {
-                    expected.append(ExpectedValue(
-                        space: spaces(for: update.objectID.entity).records, key: StoreLayout.key(update.objectID.number),
-                        value: update.readRecord))
-                }
-            }
-            try txn.beginRewriting(keys, expecting: expected)
-            try txn.prefetch(keys: [StoreLayout.generationKey], in: meta)
+            try txn.beginRewriting { rewritePlan(of: changes.updates, records: records()) }
+            try txn.readAhead { $0.read(keys: [StoreLayout.generationKey], in: meta) }
             return
         }
-        var metaKeys = [StoreLayout.generationKey]
-        var inserted = Set<ObjectIdentifier>()
-        for insert in changes.inserts where inserted.insert(ObjectIdentifier(insert.objectID.entity)).inserted {
-            metaKeys.append(StoreLayout.counterKey(insert.objectID.entity))
+        try txn.readAhead { plan in
+            var metaKeys = [StoreLayout.generationKey]
+            var inserted = Set<ObjectIdentifier>()
+            for insert in changes.inserts where inserted.insert(ObjectIdentifier(insert.objectID.entity)).inserted {
+                metaKeys.append(StoreLayout.counterKey(insert.objectID.entity))
+            }
+            if changes.history != nil { metaKeys.append(StoreLayout.historySequenceKey) }
+            plan.read(keys: metaKeys, in: meta)
+            for (entity, numbers) in records().values { plan.read(keys: numbers.map(StoreLayout.key), in: spaces(for: entity).records) }
         }
-        if changes.history != nil { metaKeys.append(StoreLayout.historySequenceKey) }
-        try txn.prefetch(keys: metaKeys, in: meta)
-        for (entity, numbers) in records.values { try txn.prefetch(keys: numbers.map(StoreLayout.key), in: spaces(for: entity).records) }
+    }
+
+    /// A save that rewrites stored records alone (to-one references
+    /// included: their entries are keyed by the record that changes): its
+    /// records in one order every process follows, and what the context
+    /// read of them, when it read every one (the engine may then check
+    /// instead of reading).
+    private func rewritePlan(
+        of updates: [ChangeSet.Update], records: [ObjectIdentifier: (EntityDescription, [UInt64])]
+    ) -> RewritePlan {
+        let keys = records.values.sorted { $0.0.name < $1.0.name }.map { entity, numbers in
+            (space: spaces(for: entity).records, keys: numbers.sorted().map(StoreLayout.key))
+        }
+        var expected: [ExpectedValue] = []
+        if updates.allSatisfy({ $0.readRecord != nil }) {
+            expected.reserveCapacity(updates.count + 1)
+            expected.append(ExpectedValue(
+                space: meta, key: StoreLayout.generationKey,
+                value: generation == 0 ? nil : StoreLayout.littleEndianBytes(generation)))
+            for update in updates {
+                expected.append(ExpectedValue(
+                    space: spaces(for: update.objectID.entity).records, key: StoreLayout.key(update.objectID.number),
+                    value: update.readRecord))
+            }
+        }
+        return RewritePlan(keys: keys, expected: expected)
     }
 
     /// What a save needs of a stored record, checked (its header and indexed

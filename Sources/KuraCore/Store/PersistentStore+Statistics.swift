@@ -126,11 +126,9 @@ extension PersistentStore {
             for (position, index) in entity.indexes.enumerated() {
                 known[StoreLayout.indexSpaceName(entity, position)] = ("index", entity.name, index.name)
             }
-            for relationship in entity.relationships {
-                let parts = [("references", StoreLayout.referenceSpaceName), ("members", StoreLayout.joinSpaceName),
-                             ("members, reverse", StoreLayout.reverseJoinSpaceName), ("order", StoreLayout.orderSpaceName)]
-                for (what, name) in parts {
-                    known[name(entity.name, relationship.name)] = ("relationship", entity.name, "\(relationship.name) (\(what))")
+            for link in entity.links {
+                for space in link.spaceNames {
+                    known[space.name] = ("relationship", entity.name, "\(link.name) (\(space.part))")
                 }
             }
         }

@@ -187,10 +187,7 @@ public final class PersistentStore: Sendable {
                     _ = try txn.createSpace(named: StoreLayout.indexSpaceName(entity, position))
                 }
                 for link in entity.links {
-                    let names = RelationshipSpaces.spaceNames(of: link)
-                    for name in [names.references, names.join, names.reverseJoin, names.order].compactMap({ $0 }) {
-                        _ = try txn.createSpace(named: name)
-                    }
+                    for space in link.spaceNames { _ = try txn.createSpace(named: space.name) }
                 }
             }
         }
@@ -217,10 +214,7 @@ public final class PersistentStore: Sendable {
                            hasLegacyDecimalKeys: format < 2 && numbers.contains { entity.attributes[$0].type == .decimal })
             }
             let relationships = try entity.links.map { link in
-                let names = RelationshipSpaces.spaceNames(of: link)
-                return RelationshipSpaces(
-                    link: link, references: try names.references.map(open), join: try names.join.map(open),
-                    reverseJoin: try names.reverseJoin.map(open), order: try names.order.map(open))
+                link.storageType.init(link: link, spaces: try link.spaceNames.map { try open($0.name) })
             }
             spaces[IdentityKey(entity)] = EntitySpaces(
                 entity: entity, records: records, indexes: indexes, relationships: relationships)

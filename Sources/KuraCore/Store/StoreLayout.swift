@@ -145,46 +145,13 @@ final class EntitySpaces: Sendable {
     let records: StorageSpace
     let indexes: [IndexSpace]
     /// One per relationship, in the entity's order.
-    let relationships: [RelationshipSpaces]
+    let relationships: [any RelationshipStorage]
 
-    init(entity: EntityDescription, records: StorageSpace, indexes: [IndexSpace], relationships: [RelationshipSpaces] = []) {
+    init(entity: EntityDescription, records: StorageSpace, indexes: [IndexSpace], relationships: [any RelationshipStorage] = []) {
         self.entity = entity
         self.records = records
         self.indexes = indexes
         self.relationships = relationships
-    }
-}
-
-/// The spaces of one relationship (see ``RelationshipLink``).
-final class RelationshipSpaces: Sendable {
-    let link: RelationshipLink
-    /// A to-one's entries (destination key, source key).
-    let references: StorageSpace?
-    /// A joined to-many's entries (owner key, member key).
-    let join: StorageSpace?
-    /// For a to-many without inverse: (member key, owner key).
-    let reverseJoin: StorageSpace?
-    /// For an ordered to-many: owner key → member keys in order.
-    let order: StorageSpace?
-
-    init(link: RelationshipLink, references: StorageSpace?, join: StorageSpace?, reverseJoin: StorageSpace?, order: StorageSpace?) {
-        self.link = link
-        self.references = references
-        self.join = join
-        self.reverseJoin = reverseJoin
-        self.order = order
-    }
-
-    /// The names of the spaces `link` needs.
-    static func spaceNames(of link: RelationshipLink)
-        -> (references: String?, join: String?, reverseJoin: String?, order: String?) {
-        let entity = link.source.layout.storageName
-        let name = link.source.layout.relationshipStorageNames[link.number]
-        return (
-            link.storage == .reference ? StoreLayout.referenceSpaceName(entity, name) : nil,
-            link.storage == .join ? StoreLayout.joinSpaceName(entity, name) : nil,
-            link.keepsReverseEntries ? StoreLayout.reverseJoinSpaceName(entity, name) : nil,
-            link.isOrdered ? StoreLayout.orderSpaceName(entity, name) : nil)
     }
 }
 

@@ -196,41 +196,41 @@ public protocol StorageTransaction {
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> Void
     ) throws -> Bool
 
-    /// True when each read is a request to a server: the store then reads
-    /// what it knows it will need in one request first
-    /// (``prefetch(keys:in:)``). False for an engine in memory or in a map.
+    /// True when each read is a request to a server. Three things read it:
+    /// ``readAhead(building:)``, which builds a read plan only for such an
+    /// engine; the planner's cost model (a range's size is guessed, not
+    /// counted, as counting it costs what reading it does); and a fetch
+    /// whose predicate follows relationships, which then takes its records
+    /// in batches to read ahead what the predicate reaches from them.
+    /// Nothing else above the seam asks. False for an engine in memory or
+    /// in a map.
     var readsAreRequests: Bool { get }
 
-    /// Reads the values of `keys` in `space` ahead, in one request: later
-    /// reads of these keys in this transaction are answered from memory.
-    /// The request may go out with the transaction's next one (several read
-    /// aheads in a row cost one round trip).
-    func prefetch(keys: [[UInt8]], in space: StorageSpace) throws
-
-    /// Reads the entries of each of `ranges` in `space` ahead, in one
-    /// request: a later ``forEach(in:range:direction:readAhead:_:)`` of this
-    /// transaction over one of exactly these ranges is answered from memory
-    /// (the relationship entries of many owners, read at once). An engine
-    /// may ignore ranges it can't read ahead; those are read when walked.
-    func prefetch(ranges: [KeyRange], in space: StorageSpace) throws
+    /// Reads `plan` ahead, in one request: later reads of its keys, and
+    /// walks of exactly its ranges, in this transaction are answered from
+    /// memory. The request may go out with the transaction's next one
+    /// (several read aheads in a row cost one round trip). An engine may
+    /// leave out what it can't read ahead; that is read when asked for.
+    /// Called only through ``readAhead(building:)``, so only when
+    /// ``readsAreRequests``.
+    func readAhead(_ plan: ReadPlan) throws
 
     /// Called first in a write transaction that changes stored records in
-    /// place and nothing else: `keys` are every record it changes, by space
-    /// (in the order to lock them). An engine whose writers are in several
-    /// processes may let such writes run beside one another, each holding
-    /// only its records (a save's row-version check then still sees every
-    /// earlier commit of them); every other write takes the whole store.
-    /// The values are read ahead as ``prefetch(keys:in:)`` does.
+    /// place and nothing else, with what it rewrites (``RewritePlan``): an
+    /// engine whose writers are in several processes may let such writes
+    /// run beside one another, each holding only its records (a save's
+    /// row-version check then still sees every earlier commit of them);
+    /// every other write takes the whole store. An engine with one writer
+    /// at a time has nothing to declare and doesn't call `rewrite` (the
+    /// default reads the records ahead where reads are requests).
     ///
-    /// `expecting` are values the caller read earlier and expects still
-    /// stored: the records it rewrites as its context read them, and keys
-    /// only writes that hold the whole store change (the store's
-    /// generation). An engine whose reads are requests may answer reads of
-    /// these keys from them, send nothing until the commit, and then check
-    /// them and write in one request; when one is no longer what is stored
-    /// (or the body reads a key it wasn't given), it runs the body again in
-    /// a transaction that reads. Other engines read.
-    func beginRewriting(_ keys: [(space: StorageSpace, keys: [[UInt8]])], expecting: [ExpectedValue]) throws
+    /// The plan's expected values are what the caller read earlier and
+    /// expects still stored: an engine whose reads are requests may answer
+    /// reads of these keys from them, send nothing until the commit, and
+    /// then check them and write in one request; when one is no longer what
+    /// is stored (or the body reads a key it wasn't given), it runs the body
+    /// again in a transaction that reads.
+    func beginRewriting(_ rewrite: () throws -> RewritePlan) throws
 
     /// Calls `body` with a cursor on `space`, for reading and changing entries where they are.
     func visitCursor(in space: StorageSpace, _ body: (any StorageCursor) throws -> Void) throws
@@ -264,9 +264,7 @@ public protocol StorageTransaction {
 extension StorageTransaction {
     public var readsAreRequests: Bool { false }
 
-    public func prefetch(keys: [[UInt8]], in space: StorageSpace) throws {}
-
-    public func prefetch(ranges: [KeyRange], in space: StorageSpace) throws {}
+    public func readAhead(_ plan: ReadPlan) throws {}
 
     public func reserveCapacity(forPuts count: Int) {}
 
@@ -274,9 +272,12 @@ extension StorageTransaction {
         try count(in: space)
     }
 
-    /// One writer at a time: nothing to declare; the keys are read ahead.
-    public func beginRewriting(_ keys: [(space: StorageSpace, keys: [[UInt8]])], expecting: [ExpectedValue]) throws {
-        for (space, keys) in keys { try prefetch(keys: keys, in: space) }
+    /// One writer at a time: nothing to declare; the records are read ahead
+    /// where reads are requests.
+    public func beginRewriting(_ rewrite: () throws -> RewritePlan) throws {
+        try readAhead { plan in
+            for (space, keys) in try rewrite().keys { plan.read(keys: keys, in: space) }
+        }
     }
 
     /// ``forEachJoined(in:range:direction:readAhead:records:_:)`` from the other
