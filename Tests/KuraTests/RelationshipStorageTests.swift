@@ -79,7 +79,7 @@ import Testing
                     }
                 }
             }
-            let items = try persistent.storage(of: try #require(model.entity(named: "List")?.links.first))
+            let items = persistent.storage(of: try #require(model.entity(named: "List")?.links.first))
             let first = try items.allMembers(store: persistent, in: txn).first
             #expect(first?.members == [4, 6, 2], "list 1's items as moved: item 4, then 6 and 2")
         }

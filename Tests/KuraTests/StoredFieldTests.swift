@@ -1,11 +1,12 @@
 import Foundation
 import Kura
+@testable import KuraCore
 import KuraTestSupport
 import Testing
 
 /// One typed attribute of every kind a Swift property can have, and an
 /// optional of each: a fetched object reads the common ones straight from
-/// its record's bytes (``_StoredField``), the others through `AttributeValue`.
+/// its record's bytes (`StoredField`), the others through `AttributeValue`.
 final class EveryType: ManagedObject {
     @Attribute var flag: Bool = false
     @Attribute var int: Int = 0
@@ -76,5 +77,19 @@ final class EveryType: ManagedObject {
         // Read again once the object holds values of its own (a set decodes one).
         fetched[0].int64 = 1
         #expect(fetched[0].described.dropFirst(3) == written[0].dropFirst(3))
+    }
+
+    @Test func aStoredReadBecomesTheGettersTypeOrLeavesItToAttributeValue() {
+        // A null: nil for an optional, nothing for a non-optional (whose getter then reports the missing value).
+        #expect(StoredRead<Int64>.null.typed({ Int16(exactly: $0) }, as: Int16?.self) == .some(nil))
+        #expect(StoredRead<Int64>.null.typed({ Int16(exactly: $0) }, as: Int16.self) == nil)
+        // A value: as it is, or wrapped in an optional; nothing when it doesn't fit the type.
+        #expect(StoredRead.value(Int64(300)).typed({ Int16(exactly: $0) }, as: Int16.self) == 300)
+        #expect(StoredRead.value(Int64(300)).typed({ Int16(exactly: $0) }, as: Int16?.self) == .some(300))
+        #expect(StoredRead.value(Int64(70_000)).typed({ Int16(exactly: $0) }, as: Int16.self) == nil)
+        #expect(StoredRead.value("蔵").typed({ $0 }, as: String.self) == "蔵")
+        // Another type than the read's, and a read that didn't happen: nothing.
+        #expect(StoredRead.value("蔵").typed({ $0 }, as: Int.self) == nil)
+        #expect(StoredRead<String>.unavailable.typed({ $0 }, as: String?.self) == nil)
     }
 }

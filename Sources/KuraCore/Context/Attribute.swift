@@ -66,7 +66,7 @@ public struct Attribute<Value: AttributeValueConvertible>: AttributeDeclaration 
     ) -> Value {
         get {
             // A fetched object that holds no values of its own: straight from its record's bytes.
-            if let field = object.storedField(forStorage: storageKeyPath), let typed = Value(_storedField: field) {
+            if let typed = object.storedValue(forStorage: storageKeyPath, as: Value.self) {
                 return typed
             }
             let (number, value) = object.attributeValue(forStorage: storageKeyPath)

@@ -168,20 +168,24 @@ extension ManagedObject {
         }
     }
 
-    /// The stored bytes of the attribute whose ``Attribute`` storage is
-    /// `keyPath`, when a typed getter can decode them itself: the object
-    /// holds no values of its own (nothing was set or decoded since its
-    /// record was read) and its record has the attribute's field. `nil`
-    /// otherwise: the getter then goes through ``attributeValue(forStorage:)``.
-    /// The bytes are the record's, which the object keeps while the getter runs.
-    @usableFromInline
-    final func storedField(forStorage keyPath: AnyKeyPath) -> _StoredField? {
-        guard values.isEmpty, !isFullyDecoded, propertyProbe == nil, record != nil else { return nil }
+    /// Decodes, with `decode`, the stored bytes of the attribute whose
+    /// ``Attribute`` storage is `keyPath`, when a typed getter can read them
+    /// itself: the object holds no values of its own (nothing was set or
+    /// decoded since its record was read) and its record has the
+    /// attribute's field. ``StoredRead/unavailable`` otherwise, or when
+    /// `decode` doesn't take the value: the getter then goes through
+    /// ``attributeValue(forStorage:)``. The field is lent to `decode` inside
+    /// the record's bytes and goes no further.
+    @inline(__always)
+    final func storedRead<Stored>(forStorage keyPath: AnyKeyPath, _ decode: (StoredField) -> Stored?) -> StoredRead<Stored> {
+        guard values.isEmpty, !isFullyDecoded, propertyProbe == nil, record != nil else { return .unavailable }
         let number = attributeNumber(forStorage: keyPath)
-        return withRecordBytes { bytes -> _StoredField? in
-            guard let stored = RecordView(trusted: bytes).storedValue(ofAttribute: number, of: entity) else { return nil }
-            return _StoredField(stored)
-        } ?? nil
+        return withRecordBytes { bytes -> StoredRead<Stored> in
+            guard let stored = RecordView(trusted: bytes).storedValue(ofAttribute: number, of: entity) else { return .unavailable }
+            let field = StoredField(stored)
+            if field.isNull { return .null }
+            return decode(field).map(StoredRead.value) ?? .unavailable
+        } ?? .unavailable
     }
 
     /// Calls `body` with the bytes of ``record``, or returns `nil` without a

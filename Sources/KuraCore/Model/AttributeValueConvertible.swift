@@ -18,11 +18,6 @@ public protocol AttributeValueConvertible {
     init?(attributeValue: AttributeValue?)
     /// The value to store; `nil` for an empty optional.
     var attributeValue: AttributeValue? { get }
-    /// Decodes the value from its stored bytes, for a typed property's
-    /// getter; `nil` to decode it through ``AttributeValue`` instead (what
-    /// the types without an implementation of their own do). An
-    /// implementation detail of ``Attribute``.
-    init?(_storedField field: _StoredField)
 }
 
 extension AttributeValueConvertible {

@@ -17,14 +17,10 @@ import Foundation
 /// than its entity's layout was written before the later fields existed;
 /// they read as their attribute's absent value. The tag repeats the type, so
 /// a damaged record is caught, not misread.
-@usableFromInline
 enum RecordFormat {
     static let version: UInt8 = 1
 
-    /// Tags: the kind of each stored value. (Usable from inlinable code:
-    /// typed properties decode the common types from their tag and payload,
-    /// ``StoredField``.)
-    @usableFromInline
+    /// Tags: the kind of each stored value.
     enum Tag: UInt8 {
         case null = 0, `false`, `true`, int, double, float, decimal, string, date, uuid, data, url
         /// A to-one relationship's destination: its primary key, 8 bytes little-endian.
