@@ -27,17 +27,17 @@ final class LMDBEngine: StorageEngine {
     /// read-only), with room for the spaces of `model`.
     init(path: String, options: StoreOptions, model: ManagedObjectModel?) throws {
         var environmentOptions = Environment.Options(
-            mapSize: options.initialSize, maxMapSize: options.maximumSize,
-            maxDatabases: Self.databaseCount(for: model), maxReaders: options.maxReaders)
+            mapSize: options.lmdb.initialSize, maxMapSize: options.lmdb.maximumSize,
+            maxDatabases: Self.databaseCount(for: model), maxReaders: options.lmdb.maxReaders)
         if options.isReadOnly { environmentOptions.flags.insert(.readOnly) }
-        switch options.durability {
+        switch options.lmdb.durability {
         case .full: break
         case .noMetaSync: environmentOptions.flags.insert(.noMetaSync)
         case .noSync: environmentOptions.flags.insert(.noSync)
         }
         do {
             environment = try Self.openEnvironment(path: path, options: environmentOptions)
-        } catch let error as KuraError where options.isReadOnly && options.allowsReadingWithoutLock
+        } catch let error as KuraError where options.isReadOnly && options.lmdb.allowsReadingWithoutLock
             && error.storageFailure.map({ Self.cannotHaveALockFile(path, failure: $0) }) == true {
             environmentOptions.flags.insert(.noLock)
             environment = try Self.openEnvironment(path: path, options: environmentOptions)
@@ -119,7 +119,7 @@ final class LMDBEngine: StorageEngine {
 
     /// Kura's error for an error of LMDB's (others are returned as they are).
     private func translated(_ error: any Error) -> any Error {
-        if case LMDBError.mapFull = error { return KuraError.storeFull(maximumBytes: options.maximumSize) }
+        if case LMDBError.mapFull = error { return KuraError.storeFull(maximumBytes: options.lmdb.maximumSize) }
         return KuraError.storage(error, path: path)
     }
 

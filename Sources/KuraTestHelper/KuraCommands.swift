@@ -255,7 +255,7 @@ enum KuraCommands {
     }
 
     /// `open-read-only PATH`: opens the store read-only with its own model,
-    /// as an app would (without ``StoreOptions/allowsReadingWithoutLock``),
+    /// as an app would (without `allowsReadingWithoutLock`),
     /// and prints how many entities it has.
     static func openReadOnly(_ arguments: [String]) throws {
         guard arguments.count == 1 else { throw HelperError.usage("open-read-only PATH") }

@@ -81,15 +81,15 @@ final class EveryType: ManagedObject {
 
     @Test func aStoredReadBecomesTheGettersTypeOrLeavesItToAttributeValue() {
         // A null: nil for an optional, nothing for a non-optional (whose getter then reports the missing value).
-        #expect(StoredRead<Int64>.null.typed({ Int16(exactly: $0) }, as: Int16?.self) == .some(nil))
-        #expect(StoredRead<Int64>.null.typed({ Int16(exactly: $0) }, as: Int16.self) == nil)
+        #expect(StoredRead<Int64>.null.typed(AttributeValue.int, as: Int16?.self) == .some(nil))
+        #expect(StoredRead<Int64>.null.typed(AttributeValue.int, as: Int16.self) == nil)
         // A value: as it is, or wrapped in an optional; nothing when it doesn't fit the type.
-        #expect(StoredRead.value(Int64(300)).typed({ Int16(exactly: $0) }, as: Int16.self) == 300)
-        #expect(StoredRead.value(Int64(300)).typed({ Int16(exactly: $0) }, as: Int16?.self) == .some(300))
-        #expect(StoredRead.value(Int64(70_000)).typed({ Int16(exactly: $0) }, as: Int16.self) == nil)
-        #expect(StoredRead.value("蔵").typed({ $0 }, as: String.self) == "蔵")
+        #expect(StoredRead.value(Int64(300)).typed(AttributeValue.int, as: Int16.self) == 300)
+        #expect(StoredRead.value(Int64(300)).typed(AttributeValue.int, as: Int16?.self) == .some(300))
+        #expect(StoredRead.value(Int64(70_000)).typed(AttributeValue.int, as: Int16.self) == nil)
+        #expect(StoredRead.value("蔵").typed(AttributeValue.string, as: String.self) == "蔵")
         // Another type than the read's, and a read that didn't happen: nothing.
-        #expect(StoredRead.value("蔵").typed({ $0 }, as: Int.self) == nil)
-        #expect(StoredRead<String>.unavailable.typed({ $0 }, as: String?.self) == nil)
+        #expect(StoredRead.value("蔵").typed(AttributeValue.string, as: Int.self) == nil)
+        #expect(StoredRead<String>.unavailable.typed(AttributeValue.string, as: String?.self) == nil)
     }
 }

@@ -18,9 +18,16 @@ struct IdentityKey: Hashable {
 
     func hash(into hasher: inout Hasher) { hasher.combine(identifier) }
 
+    #if !InternalChecks
+    // The internal-checks build hashes with `hash(into:)` (SipHash): the
+    // suites it runs then show that nothing depends on this hash or on the
+    // order it gives a dictionary, only speed does. `_rawHashValue(seed:)`
+    // is the standard library's underscored entry point; were it dropped,
+    // `hash(into:)` would be used, correct and slower.
     func _rawHashValue(seed: Int) -> Int {
         multiplicativeHash(UInt64(UInt(bitPattern: Int(bitPattern: identifier))), seed: seed)
     }
+    #endif
 }
 
 /// `value` mixed with a dictionary's `seed` by one multiplication, its high

@@ -173,19 +173,21 @@ extension ManagedObject {
     /// itself: the object holds no values of its own (nothing was set or
     /// decoded since its record was read) and its record has the
     /// attribute's field. ``StoredRead/unavailable`` otherwise, or when
-    /// `decode` doesn't take the value: the getter then goes through
+    /// `decode` doesn't take the value (it answers `.unavailable`): the getter then goes through
     /// ``attributeValue(forStorage:)``. The field is lent to `decode` inside
     /// the record's bytes and goes no further.
     @inline(__always)
-    final func storedRead<Stored>(forStorage keyPath: AnyKeyPath, _ decode: (StoredField) -> Stored?) -> StoredRead<Stored> {
+    final func storedRead<Stored>(forStorage keyPath: AnyKeyPath, _ decode: (StoredField) -> StoredRead<Stored>) -> StoredRead<Stored> {
         guard values.isEmpty, !isFullyDecoded, propertyProbe == nil, record != nil else { return .unavailable }
         let number = attributeNumber(forStorage: keyPath)
-        return withRecordBytes { bytes -> StoredRead<Stored> in
-            guard let stored = RecordView(trusted: bytes).storedValue(ofAttribute: number, of: entity) else { return .unavailable }
+        var read = StoredRead<Stored>.unavailable
+        _ = withRecordBytes { bytes in
+            guard let stored = RecordView(trusted: bytes).storedValue(ofAttribute: number, of: entity) else { return }
             let field = StoredField(stored)
-            if field.isNull { return .null }
-            return decode(field).map(StoredRead.value) ?? .unavailable
-        } ?? .unavailable
+            // (Made where it is kept: a decoded string is not copied on its way.)
+            read = field.isNull ? .null : decode(field)
+        }
+        return read
     }
 
     /// Calls `body` with the bytes of ``record``, or returns `nil` without a

@@ -12,6 +12,7 @@ struct ObjectTable {
 
         func hash(into hasher: inout Hasher) { hasher.combine(value) }
 
+        #if !InternalChecks
         /// What `Dictionary` asks for: eight consecutive keys in eight
         /// neighbouring buckets (one cache line of keys, one of objects),
         /// each run of eight placed by ``multiplicativeHash(_:seed:)``.
@@ -26,6 +27,8 @@ struct ObjectTable {
         func _rawHashValue(seed: Int) -> Int {
             multiplicativeHash(value >> 3, seed: seed) << 3 | Int(truncatingIfNeeded: value & 7)
         }
+        // (Not in the internal-checks build: see `IdentityKey`.)
+        #endif
     }
 
     private var storage: [Key: ManagedObject] = [:]

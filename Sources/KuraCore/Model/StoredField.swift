@@ -20,34 +20,39 @@ struct StoredField {
 
     var isNull: Bool { tag == RecordFormat.Tag.null.rawValue }
 
-    var bool: Bool? {
+    var bool: StoredRead<Bool> {
         switch tag {
-        case RecordFormat.Tag.false.rawValue: false
-        case RecordFormat.Tag.true.rawValue: true
-        default: nil
+        case RecordFormat.Tag.false.rawValue: .value(false)
+        case RecordFormat.Tag.true.rawValue: .value(true)
+        default: .unavailable
         }
     }
 
     /// The payload as an integer, if the tag is an integer's.
-    var int64: Int64? {
-        guard tag == RecordFormat.Tag.int.rawValue else { return nil }
-        return Int64(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian)
+    var int64: StoredRead<Int64> {
+        guard tag == RecordFormat.Tag.int.rawValue else { return .unavailable }
+        return .value(Int64(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian))
     }
 
     /// The payload's 8 bytes as a `Double`, if the tag is `tag`'s.
-    func double(tagged tag: RecordFormat.Tag) -> Double? {
-        guard self.tag == tag.rawValue else { return nil }
-        return Double(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian)
+    func double(tagged tag: RecordFormat.Tag) -> StoredRead<Double> {
+        guard self.tag == tag.rawValue else { return .unavailable }
+        return .value(Double(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian))
     }
 
-    var float: Float? {
-        guard tag == RecordFormat.Tag.float.rawValue else { return nil }
-        return Float(bitPattern: payload.loadUnaligned(as: UInt32.self).littleEndian)
+    var date: StoredRead<Date> {
+        guard tag == RecordFormat.Tag.date.rawValue else { return .unavailable }
+        return .value(Date(timeIntervalSinceReferenceDate: Double(bitPattern: payload.loadUnaligned(as: UInt64.self).littleEndian)))
     }
 
-    var string: String? {
-        guard tag == RecordFormat.Tag.string.rawValue else { return nil }
-        return String(decoding: payload, as: UTF8.self)
+    var float: StoredRead<Float> {
+        guard tag == RecordFormat.Tag.float.rawValue else { return .unavailable }
+        return .value(Float(bitPattern: payload.loadUnaligned(as: UInt32.self).littleEndian))
+    }
+
+    var string: StoredRead<String> {
+        guard tag == RecordFormat.Tag.string.rawValue else { return .unavailable }
+        return .value(String(decoding: payload, as: UTF8.self))
     }
 }
 
@@ -62,22 +67,15 @@ enum StoredRead<Stored> {
     case null
     case value(Stored)
 
-    /// The read as `Value`, when `Value` is `Wrapped` or `Wrapped?` and
-    /// `convert` takes the stored value (an optional's `nil` for a null);
-    /// otherwise `nil`.
+    /// The read as `Value`, made by `Value`'s own conversion from the
+    /// ``AttributeValue`` `make` gives; `nil` when unavailable, or when
+    /// `Value` doesn't take it (a `nil` for a non-optional).
     @inlinable
-    func typed<Wrapped, Value>(_ convert: (Stored) -> Wrapped?, as type: Value.Type) -> Value? {
-        switch self {
-        case .unavailable:
-            return nil
-        case .null:
-            guard Value.self == Wrapped?.self else { return nil }
-            return unsafeBitCast(Wrapped?.none, to: Value.self)
-        case .value(let stored):
-            guard let wrapped = convert(stored) else { return nil }
-            if Value.self == Wrapped.self { return unsafeBitCast(wrapped, to: Value.self) }
-            if Value.self == Wrapped?.self { return unsafeBitCast(Optional(wrapped), to: Value.self) }
-            return nil
+    consuming func typed<Value: AttributeValueConvertible>(_ make: (Stored) -> AttributeValue, as type: Value.Type) -> Value? {
+        switch consume self {
+        case .unavailable: nil
+        case .null: Value(attributeValue: nil)
+        case .value(let stored): Value(attributeValue: make(stored))
         }
     }
 }
@@ -88,40 +86,21 @@ extension ManagedObject {
     /// common types (strings, numbers, Booleans, dates, and optionals of
     /// them) and the object holds no values of its own; `nil` otherwise.
     ///
-    /// Inlinable, so a getter specialized for its type keeps one branch of
-    /// these and one call into Kura, where the bytes are decoded: no
-    /// standard-library type gains a member, and the record format is not
-    /// compiled into the app.
+    /// Inlinable, so a getter specialized for its type keeps one case of
+    /// the switch (`attributeType` is a constant there) and one call into
+    /// Kura, where the bytes are decoded: no standard-library type gains a
+    /// member, and the record format is not compiled into the app.
     @inlinable
-    final func storedValue<Value>(forStorage keyPath: AnyKeyPath, as type: Value.Type) -> Value? {
-        if Value.self == String.self || Value.self == String?.self {
-            return storedString(forStorage: keyPath).typed({ $0 }, as: type)
+    final func storedValue<Value: AttributeValueConvertible>(forStorage keyPath: AnyKeyPath, as type: Value.Type) -> Value? {
+        switch Value.attributeType {
+        case .string: storedString(forStorage: keyPath).typed(AttributeValue.string, as: type)
+        case .int16, .int32, .int64: storedInt64(forStorage: keyPath).typed(AttributeValue.int, as: type)
+        case .double: storedDouble(forStorage: keyPath).typed(AttributeValue.double, as: type)
+        case .float: storedFloat(forStorage: keyPath).typed(AttributeValue.float, as: type)
+        case .bool: storedBool(forStorage: keyPath).typed(AttributeValue.bool, as: type)
+        case .date: storedDate(forStorage: keyPath).typed(AttributeValue.date, as: type)
+        case .decimal, .uuid, .data, .url: nil
         }
-        if Value.self == Int.self || Value.self == Int?.self {
-            return storedInt64(forStorage: keyPath).typed({ Int(exactly: $0) }, as: type)
-        }
-        if Value.self == Int64.self || Value.self == Int64?.self {
-            return storedInt64(forStorage: keyPath).typed({ $0 }, as: type)
-        }
-        if Value.self == Int32.self || Value.self == Int32?.self {
-            return storedInt64(forStorage: keyPath).typed({ Int32(exactly: $0) }, as: type)
-        }
-        if Value.self == Int16.self || Value.self == Int16?.self {
-            return storedInt64(forStorage: keyPath).typed({ Int16(exactly: $0) }, as: type)
-        }
-        if Value.self == Double.self || Value.self == Double?.self {
-            return storedDouble(forStorage: keyPath).typed({ $0 }, as: type)
-        }
-        if Value.self == Float.self || Value.self == Float?.self {
-            return storedFloat(forStorage: keyPath).typed({ $0 }, as: type)
-        }
-        if Value.self == Bool.self || Value.self == Bool?.self {
-            return storedBool(forStorage: keyPath).typed({ $0 }, as: type)
-        }
-        if Value.self == Date.self || Value.self == Date?.self {
-            return storedDateSeconds(forStorage: keyPath).typed(Date.init(timeIntervalSinceReferenceDate:), as: type)
-        }
-        return nil
     }
 
     @usableFromInline
@@ -139,10 +118,9 @@ extension ManagedObject {
         storedRead(forStorage: keyPath) { $0.double(tagged: .double) }
     }
 
-    /// A date's seconds since the reference date.
     @usableFromInline
-    final func storedDateSeconds(forStorage keyPath: AnyKeyPath) -> StoredRead<Double> {
-        storedRead(forStorage: keyPath) { $0.double(tagged: .date) }
+    final func storedDate(forStorage keyPath: AnyKeyPath) -> StoredRead<Date> {
+        storedRead(forStorage: keyPath) { $0.date }
     }
 
     @usableFromInline

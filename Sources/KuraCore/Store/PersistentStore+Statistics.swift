@@ -173,7 +173,7 @@ extension PersistentStore {
     }
 
     /// True when the store opened without LMDB's lock file (see
-    /// ``StoreOptions/allowsReadingWithoutLock``); false on engines without
+    /// LMDB's `allowsReadingWithoutLock`); false on engines without
     /// reader slots.
     public var isReadingWithoutLock: Bool { (engine as? any ReaderSlotEngine)?.isReadingWithoutLock ?? false }
 

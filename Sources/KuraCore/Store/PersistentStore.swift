@@ -55,8 +55,8 @@ public final class PersistentStore: Sendable {
     /// - Parameters:
     ///   - engine: The engine, open.
     ///   - model: The model the app expects, or `nil` to use the store's own.
-    ///   - options: Of these, ``StoreOptions/maximumSize`` names the limit
-    ///     in ``KuraError/storeFull(maximumBytes:)``; the rest are LMDB's.
+    ///   - options: Of these, ``StoreOptions/tracksHistory`` applies here;
+    ///     the engine was opened with its own.
     ///   - migration: Whether and how a store of an older model is migrated.
     /// - Throws: ``KuraError/notAKuraStore(path:)``,
     ///   ``KuraError/unsupportedFormatVersion(path:found:supported:)``,

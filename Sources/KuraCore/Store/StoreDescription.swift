@@ -19,8 +19,9 @@ public struct StoreDescription: Sendable {
     /// A description of a store on an engine `openEngine` opens.
     ///
     /// - Parameters:
-    ///   - options: The store's options; an engine without a file uses
-    ///     only ``StoreOptions/tracksHistory`` and ``StoreOptions/maximumSize``.
+    ///   - options: The store's options: ``StoreOptions/tracksHistory`` and
+    ///     ``StoreOptions/isReadOnly`` for every engine, and the engine's own
+    ///     (``StoreOptions/subscript(engine:)``) for `openEngine` to read.
     ///   - openEngine: Opens the engine, given the app's model (or `nil`).
     public init(options: StoreOptions = StoreOptions(),
                 openEngine: @escaping @Sendable (ManagedObjectModel?) throws -> any StorageEngine) {

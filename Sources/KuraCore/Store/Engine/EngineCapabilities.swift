@@ -78,7 +78,7 @@ public protocol StatisticsReportingEngine: StorageEngine {
 /// process that died holding a snapshot leaves taken.
 public protocol ReaderSlotEngine: StorageEngine {
     /// True when the engine reads without its lock (see
-    /// ``StoreOptions/allowsReadingWithoutLock``).
+    /// LMDB's `allowsReadingWithoutLock`).
     var isReadingWithoutLock: Bool { get }
     /// Clears the slots of processes that died, and returns how many.
     func clearStaleReaders() throws -> Int
