@@ -31,6 +31,10 @@ import Testing
         ])
         let list = try #require(ordered.entity(named: "List"))
         #expect(try kind(list, "items") == "InverseReferences: kura.order.List.items (order)")
+        // Only a joined to-many writes its members itself; a to-many of a to-one's inverse is that to-one's entries.
+        #expect(try #require(person.links.first { $0.name == "clubs" }).storageType.keepsMemberEntries)
+        #expect(!(try #require(list.links.first { $0.name == "items" }).storageType.keepsMemberEntries))
+        #expect(!(try #require(person.links.first { $0.name == "passport" }).storageType.keepsMemberEntries))
         for entity in model.entities + ordered.entities {
             #expect(entity.links.reduce(0) { $0 + $1.spaceNames.count } <= 3 * entity.links.count)
         }

@@ -213,7 +213,7 @@ extension ManagedObjectContext {
         for link in object.entity.links where link.isToMany {
             guard case .toMany(let toMany) = object.relationshipStates[link.number],
                   toMany.hasChanges || (object.state == .inserted && !toMany.added.isEmpty) else { continue }
-            let joined = link.storage == .join
+            let joined = link.storageType.keepsMemberEntries
             guard joined || link.isOrdered else { continue }
             memberships.append(ChangeSet.MembershipChange(
                 owner: owner, link: link,

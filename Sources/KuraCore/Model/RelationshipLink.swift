@@ -2,19 +2,10 @@
 /// inverse, and how the store keeps it. Made by ``ManagedObjectModel`` when
 /// it takes its entities.
 ///
-/// How each kind is stored (see the StoreFormat article):
-/// - a to-one: the destination's primary key in the source's record (a
-///   reference field after the attributes), and an entry (destination key,
-///   source key) in `kura.ref.ENTITY.NAME`, so the objects pointing at a
-///   destination are found without a scan;
-/// - a to-many whose inverse is a to-one: nothing of its own; its members are
-///   the entries of the inverse's `kura.ref` database under the owner's key;
-/// - any other to-many: entries (owner key, member key) in
-///   `kura.join.ENTITY.NAME`; a many-to-many has one such database per side,
-///   kept in step; a to-many without an inverse also keeps the reverse
-///   entries, in `kura.rjoin.ENTITY.NAME`;
-/// - an ordered to-many also keeps its members' order: the owner's key
-///   mapped to the member keys in order, in `kura.order.ENTITY.NAME`.
+/// Which kind of storage it gets is ``storage``, decided here from the
+/// relationship and its inverse; how each kind is kept is its type's
+/// (``storageType``: `ToOneReferences`, `InverseReferences`,
+/// `JoinedMembers`, in `Store/Relationships`; see the StoreFormat article).
 final class RelationshipLink: @unchecked Sendable {
     // @unchecked: every property is set in init and never changes; the
     // entities are unowned(unsafe) because a model holds its entities (and

@@ -69,6 +69,8 @@ final class InverseReferences: RelationshipStorage {
     }
 
     /// Not rebuilt: its inverse's entries are rebuilt, and with them its members.
+    static var keepsMemberEntries: Bool { false }
+
     static var isRebuilt: Bool { false }
 
     func rebuild(

@@ -110,6 +110,8 @@ final class JoinedMembers: RelationshipStorage {
         return byOwner.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
+    static var keepsMemberEntries: Bool { true }
+
     static var isRebuilt: Bool { true }
 
     func rebuild(

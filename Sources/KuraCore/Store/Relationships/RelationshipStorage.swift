@@ -71,6 +71,11 @@ protocol RelationshipStorage: AnyObject, Sendable {
     /// order for an ordered to-many): what a migration moves.
     func allMembers(store: PersistentStore, in txn: any StorageTransaction) throws -> [(owner: UInt64, members: [UInt64])]
 
+    /// True when a to-many of this kind keeps an entry per member, so a
+    /// save writes each member added or removed (``write(_:in:)``); false
+    /// when its members are kept by the other side (or it is a to-one).
+    static var keepsMemberEntries: Bool { get }
+
     /// True when a migration fills this kind's spaces from the relationship
     /// it continues (false when it keeps nothing of its own).
     static var isRebuilt: Bool { get }

@@ -68,6 +68,8 @@ final class ToOneReferences: RelationshipStorage {
         try pairsByFirstKey(in: references, reversed: true, txn).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
+    static var keepsMemberEntries: Bool { false }
+
     static var isRebuilt: Bool { true }
 
     /// An owner with several members (a to-many made a to-one) fails the migration, naming them.
