@@ -1,7 +1,7 @@
 import KuraCore
 
 /// How the LMDB engine opens a store file: its map, its readers, what a
-/// commit waits for. Set them on a ``StoreOptions`` (`options.lmdb`), or
+/// commit waits for. Set them on a `StoreOptions` (`options.lmdb`), or
 /// through the shorthand properties below (`options.maximumSize`).
 ///
 /// ```swift
@@ -58,34 +58,34 @@ extension StoreOptions {
         set { self[engine: LMDBOptions.self] = newValue }
     }
 
-    /// What a commit waits for (``LMDBOptions/Durability``).
+    /// What a commit waits for (`LMDBOptions/Durability`).
     public typealias Durability = LMDBOptions.Durability
 
-    /// ``LMDBOptions/initialSize`` of ``lmdb``.
+    /// `LMDBOptions/initialSize` of `lmdb`.
     public var initialSize: Int {
         get { lmdb.initialSize }
         set { lmdb.initialSize = newValue }
     }
 
-    /// ``LMDBOptions/maximumSize`` of ``lmdb``.
+    /// `LMDBOptions/maximumSize` of `lmdb`.
     public var maximumSize: Int {
         get { lmdb.maximumSize }
         set { lmdb.maximumSize = newValue }
     }
 
-    /// ``LMDBOptions/maxReaders`` of ``lmdb``.
+    /// `LMDBOptions/maxReaders` of `lmdb`.
     public var maxReaders: Int {
         get { lmdb.maxReaders }
         set { lmdb.maxReaders = newValue }
     }
 
-    /// ``LMDBOptions/allowsReadingWithoutLock`` of ``lmdb``.
+    /// `LMDBOptions/allowsReadingWithoutLock` of `lmdb`.
     public var allowsReadingWithoutLock: Bool {
         get { lmdb.allowsReadingWithoutLock }
         set { lmdb.allowsReadingWithoutLock = newValue }
     }
 
-    /// ``LMDBOptions/durability`` of ``lmdb``.
+    /// `LMDBOptions/durability` of `lmdb`.
     public var durability: Durability {
         get { lmdb.durability }
         set { lmdb.durability = newValue }

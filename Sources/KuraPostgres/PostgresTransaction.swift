@@ -71,7 +71,7 @@ final class PostgresTransaction: StorageTransaction {
     struct SecondRequest: Error {}
 
     /// A write that may check values instead of reading them
-    /// (``beginRewriting(_:expecting:)``).
+    /// (``beginRewriting(_:)``).
     let mayExpect: Bool
     /// What a write that checks instead of reading expects stored: while
     /// set, it sends nothing, and its commit is one statement.
@@ -238,7 +238,7 @@ final class PostgresTransaction: StorageTransaction {
     /// Makes the write's first statement go after a `BEGIN` and take the
     /// writers' lock for the whole store, alone, unless
     /// the transaction declares first that it only rewrites records
-    /// (``beginRewriting(_:expecting:)``).
+    /// (``beginRewriting(_:)``).
     func beginBeforeFirstStatement() {
         needsBegin = true
         needsLock = true

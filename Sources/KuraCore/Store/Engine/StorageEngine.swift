@@ -353,7 +353,7 @@ public struct StorageSpace: Hashable, Sendable {
 }
 
 /// A value a write expects `key` of `space` to hold (`nil`: absent), read
-/// before the write began: see ``StorageTransaction/beginRewriting(_:expecting:)``.
+/// before the write began: see ``StorageTransaction/beginRewriting(_:)``.
 public struct ExpectedValue: Sendable {
     public let space: StorageSpace
     public let key: [UInt8]

@@ -63,14 +63,12 @@ final class InverseReferences: RelationshipStorage {
 
     /// Each owner with its members: in stored order for an ordered one.
     func allMembers(store: PersistentStore, in txn: any StorageTransaction) throws -> [(owner: UInt64, members: [UInt64])] {
-        var byOwner = try pairsByFirstKey(in: memberSpace(in: store), txn)
-        if let order { try order.putInOrder(&byOwner, in: txn) }
-        return byOwner.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        try owners(in: memberSpace(in: store), orderedBy: order, txn)
     }
 
-    /// Not rebuilt: its inverse's entries are rebuilt, and with them its members.
     static var keepsMemberEntries: Bool { false }
 
+    /// Not rebuilt: its inverse's entries are rebuilt, and with them its members.
     static var isRebuilt: Bool { false }
 
     func rebuild(

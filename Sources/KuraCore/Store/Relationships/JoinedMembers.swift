@@ -105,9 +105,7 @@ final class JoinedMembers: RelationshipStorage {
 
     /// Each owner with its members: in stored order for an ordered one.
     func allMembers(store: PersistentStore, in txn: any StorageTransaction) throws -> [(owner: UInt64, members: [UInt64])] {
-        var byOwner = try pairsByFirstKey(in: join, txn)
-        if let order { try order.putInOrder(&byOwner, in: txn) }
-        return byOwner.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        try owners(in: join, orderedBy: order, txn)
     }
 
     static var keepsMemberEntries: Bool { true }

@@ -40,10 +40,6 @@ struct MemberOrder: Sendable {
         return ordered
     }
 
-    /// Every owner's members (from the entries) put in the stored order.
-    func putInOrder(_ byOwner: inout [UInt64: [UInt64]], in txn: any StorageTransaction) throws {
-        for (owner, keys) in byOwner { byOwner[owner] = try ordered(keys, of: owner, in: txn) }
-    }
 
     /// Each owner's list names exactly its members, once each.
     func check(
@@ -61,5 +57,19 @@ struct MemberOrder: Sendable {
             }
             return true
         }
+    }
+}
+
+extension RelationshipStorage {
+    /// Every owner of a to-many with its members, ascending by owner: the
+    /// pairs (owner, member) of `space`, put in `order` when it has one.
+    func owners(
+        in space: StorageSpace, orderedBy order: MemberOrder?, _ txn: any StorageTransaction
+    ) throws -> [(owner: UInt64, members: [UInt64])] {
+        var byOwner = try pairsByFirstKey(in: space, txn)
+        if let order {
+            for (owner, keys) in byOwner { byOwner[owner] = try order.ordered(keys, of: owner, in: txn) }
+        }
+        return byOwner.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 }
