@@ -78,4 +78,41 @@ import Testing
         #expect(article.managedObjectContext == nil && article.title == "unsaved")
         #expect(article.writer == nil)
     }
+
+    /// An article and its writer hold each other (each side's relationship
+    /// state holds the other object): when the context goes away, resets
+    /// or rolls back, it lets go of those links, so the pair is freed with
+    /// it rather than kept by its own cycle, with its entities and model.
+    @Test(arguments: ["goes away", "resets", "rolls back"])
+    func objectsThatHoldEachOtherAreFreedWhenTheirContextLetsThemGo(_ how: String) throws {
+        let directory = try TemporaryDirectory()
+        let container = try PersistentContainer(path: directory.file("store.kura"), model: .readingList())
+        defer { container.close() }
+        weak var weakArticle: Article?
+        weak var weakWriter: Writer?
+        var kept: ManagedObjectContext? = container.newContext()
+        do {
+            let context = try #require(kept)
+            let writer = Writer(context: context)
+            writer.name = "Ann"
+            let article = Article(context: context)
+            article.url = "kura://1"
+            article.title = "Cycle"
+            article.writer = writer
+            if how != "rolls back" { try context.save() }
+            // Both sides loaded: the writer's articles hold the article, the article holds the writer.
+            #expect(writer.articles.contains(article))
+            weakArticle = article
+            weakWriter = writer
+            switch how {
+            case "resets": context.reset()
+            case "rolls back": context.rollback()
+            default: break
+            }
+        }
+        if how == "goes away" { kept = nil }
+        #expect(weakArticle == nil, "the article is freed")
+        #expect(weakWriter == nil, "the writer is freed")
+        _ = kept
+    }
 }

@@ -84,6 +84,17 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     #endif
     private var contextReference: Unmanaged<ManagedObjectContext>?
 
+    /// Takes the object out of its context (which detaches, resets, rolls
+    /// back or goes away) and lets go of the objects its relationships
+    /// held: an object and its inverse hold each other, so kept they would
+    /// never be freed, nor their entities and model. Its relationships then
+    /// read as a detached object's: `nil` or no members from typed
+    /// properties, ``KuraError/objectDetached(_:)`` by name.
+    final func leaveContext() {
+        context = nil
+        relationshipStates = .empty
+    }
+
     /// Whether the object is in a context (no retain to know it).
     @inline(__always) var hasContext: Bool { contextReference != nil }
 

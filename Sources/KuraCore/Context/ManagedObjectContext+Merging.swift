@@ -105,7 +105,7 @@ extension ManagedObjectContext {
         registries[IdentityKey(object.entity)]?.objects[object.objectID.number] = nil
         object.state = .removed
         object.discardChanges()
-        object.context = nil
+        object.leaveContext()
     }
 }
 

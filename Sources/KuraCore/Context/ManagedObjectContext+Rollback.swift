@@ -9,7 +9,7 @@ extension ManagedObjectContext {
             case .inserted:
                 temporaries[object.objectID.number] = nil
                 object.state = .detached
-                object.context = nil
+                object.leaveContext()
             case .deleted:
                 object.state = .persisted
                 object.discardChanges()
@@ -32,7 +32,7 @@ extension ManagedObjectContext {
         defer { checkInvariants(after: "reset()") }
         for object in registeredObjects + pending {
             object.state = .detached
-            object.context = nil
+            object.leaveContext()
             object.isInPendingList = false
             object.isInUnprocessedList = false
         }

@@ -176,7 +176,7 @@ extension ManagedObjectContext {
             registries[IdentityKey(object.entity)]?.objects[object.objectID.registryKey] = nil
             object.state = .removed
             object.changedAttributes.removeAll()   // its last values stay readable
-            object.context = nil
+            object.leaveContext()
             saved.deleted.append(object.objectID)
         }
         let list = pending

@@ -117,7 +117,7 @@ public final class ManagedObjectContext {
     }
 
     deinit {
-        for object in temporaries.values { object.context = nil }
+        for object in temporaries.values { object.leaveContext() }
         for registry in registries.values { registry.objects.detachAll() }
     }
 
@@ -380,7 +380,7 @@ public final class ManagedObjectContext {
                 // Don't keep a fault for an object that doesn't exist.
                 registries[IdentityKey(objectID.entity)]?.objects[objectID.registryKey] = nil
                 object.state = .detached
-                object.context = nil
+                object.leaveContext()
             }
             throw error
         }

@@ -66,10 +66,10 @@ struct ObjectTable {
             var objects = ContiguousArray(storage.values)
             storage.removeAll()
             objects.sort { ObjectIdentifier($0) < ObjectIdentifier($1) }
-            for object in objects { object.context = nil }
+            for object in objects { object.leaveContext() }
             return  // the objects go with `objects`, in order
         }
-        for object in storage.values { object.context = nil }
+        for object in storage.values { object.leaveContext() }
     }
 
     /// The size from which ``detachAll()`` frees objects in memory order.
@@ -95,7 +95,7 @@ struct ObjectTable {
         guard !storage.values[index].hasChanges, !storage.values[index].isInPendingList,
               isKnownUniquelyReferenced(&storage.values[index])
         else { return }
-        storage.values[index].context = nil
+        storage.values[index].leaveContext()
         storage.remove(at: index)
     }
 }

@@ -55,6 +55,9 @@ enum PropertyKeyPathNames {
         for variant in 0..<2 {
             let probe = PropertyProbe(variant: variant)
             let result = probeObject(of: root, noting: probe)[keyPath: keyPath] as Any
+            // A to-one's probe notes into `probe`, which holds it as what was
+            // given: let go of it once read, or the two keep each other.
+            defer { probe.given = nil }
             guard !probe.names.isEmpty, found == nil || found == probe.names, probe.gave(result) else { return nil }
             found = probe.names
         }
