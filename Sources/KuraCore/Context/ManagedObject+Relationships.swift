@@ -135,7 +135,7 @@ extension ManagedObject {
     }
 
     /// The destination of a to-one, for a typed property. An object that
-    /// left its context answers what it knew, else `nil` (a typed property
+    /// left its context answers `nil` (it let go of what it held; a typed property
     /// can't throw; ``value(forKey:)`` says ``KuraError/objectDetached(_:)``).
     @usableFromInline
     final func relationshipDestination(forStorage keyPath: AnyKeyPath) -> ManagedObject? {
@@ -150,7 +150,7 @@ extension ManagedObject {
     }
 
     /// The members of a to-many, for a typed property; an object that left
-    /// its context answers the members it knew, else none.
+    /// its context answers none (it let go of what it held).
     @usableFromInline
     final func relationshipMembers(forStorage keyPath: AnyKeyPath) -> [ManagedObject] {
         let link = link(forStorage: keyPath)

@@ -92,7 +92,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// properties, ``KuraError/objectDetached(_:)`` by name.
     final func leaveContext() {
         context = nil
-        relationshipStates = .empty
+        // (Most objects never used a relationship: theirs are the shared empty states already.)
+        if !relationshipStates.isEmpty { relationshipStates = .empty }
     }
 
     /// Whether the object is in a context (no retain to know it).
