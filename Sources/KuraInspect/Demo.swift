@@ -132,6 +132,8 @@ public enum Demo {
         output("Updated \(some.count) titles and saved again: willSave ran \(afterUpdate["willSave", default: 0] - afterInsert["willSave", default: 0]) more times; "
             + "dateUpdated moved forward: \(before.map { $0 < (some.first?.dateUpdated ?? $0) } ?? false).")
 
+        try refreshFeed(container, output: output)
+
         let reader = container.newContext()
         let all = try reader.count(for: model.fetchRequestTemplate(forName: "allNews")!)
         let id = some.first?.objectId ?? ""
@@ -152,6 +154,30 @@ public enum Demo {
         output("  kura> show kura://Author/1")
         output("  kura> plan fetch News where sortOrder BETWEEN {100, 200}")
         output("  kura> stats")
+    }
+
+    /// The seeds' import: the server sends the feed again, some news known
+    /// by `objectId` with new titles and some new. A context with
+    /// ``MergePolicy/mergeByPropertyObjectTrump`` inserts each as it comes,
+    /// without fetching: the save turns known ones into updates.
+    private static func refreshFeed(_ container: PersistentContainer, output: (String) -> Void) throws {
+        let known = try container.newContext().fetch(DemoNews.fetchRequest().sorted(by: \.sortOrder).limited(to: 20))
+        let feed = known.map { (objectId: $0.objectId, title: $0.title + " (from the feed)", created: $0.dateCreated) }
+            + (1...5).map { (objectId: "feed-\($0)", title: "Fresh from the feed #\($0)", created: nil) }
+        let before = try container.newContext().count(for: DemoNews.fetchRequest())
+        let importer = container.newContext()
+        importer.mergePolicy = .mergeByPropertyObjectTrump
+        let imported = feed.map { item in
+            let news = DemoNews(context: importer)
+            news.objectId = item.objectId
+            news.title = item.title
+            return news
+        }
+        try importer.save()
+        let after = try container.newContext().count(for: DemoNews.fetchRequest())
+        let keptDates = zip(imported, feed).filter { $0.1.created != nil && $0.0.dateCreated == $0.1.created }.count
+        output("Imported a feed of \(feed.count) news by objectId (mergeByPropertyObjectTrump), in one save: "
+            + "\(after - before) new, \(known.count) updated in place (\(keptDates) kept their dateCreated); \(after) news in all.")
     }
 
     /// Removes the demo store at `path` if there is one; refuses any other file.

@@ -304,7 +304,9 @@ extension ManagedObject {
             hasUntrackedValues = true
             return
         }
-        if state == .persisted || state == .deleted {
+        if state == .inserted {
+            changedAttributes.insert(number)  // set after awakeFromInsert (see ManagedObjectContext.insert(_:))
+        } else if state == .persisted || state == .deleted {
             if oldIsCommitted {
                 changedAttributes.insert(number)
             } else if committedValue(number) == value {

@@ -97,7 +97,8 @@ extension ManagedObjectContext {
         for object in inserted {
             try object.loadValues()
             write.changes.inserts.append(.init(
-                objectID: object.objectID, values: object.values, references: toOneReferences(of: object, reference)))
+                objectID: object.objectID, values: object.values, references: toOneReferences(of: object, reference),
+                changedAttributes: object.changedAttributes))
             try membershipChanges(of: object, reference, into: &write.changes.memberships)
         }
         for object in saving {
@@ -105,11 +106,13 @@ extension ManagedObjectContext {
             case .persisted:
                 let rewritesRecord = object.rewritesRecordWhenSaved
                 let unloaded = rewritesRecord ? try object.valuesForSave() : nil
-                write.changes.updates.append(.init(
+                let update = ChangeSet.Update(
                     objectID: object.objectID, values: rewritesRecord ? object.values : [],
                     references: rewritesRecord ? toOneReferences(of: object, reference) : [],
                     expectedVersion: expectedVersion(of: object), rewritesRecord: rewritesRecord, unloaded: unloaded,
-                    changedAttributes: object.hasUntrackedValues ? nil : object.changedAttributes, readRecord: object.record))
+                    changedAttributes: object.hasUntrackedValues ? nil : object.changedAttributes, readRecord: object.record)
+                update.changedRelationships = object.changedRelationships
+                write.changes.updates.append(update)
                 try membershipChanges(of: object, reference, into: &write.changes.memberships)
                 write.updated.append(object)
             case .deleted:
@@ -119,6 +122,7 @@ extension ManagedObjectContext {
                 break
             }
         }
+        write.changes.mergePolicy = mergePolicy
         if store.options.tracksHistory {
             write.changes.history = ChangeSet.History(author: transactionAuthor, updatedKeys: write.updated.map { object in
                 object.changedAttributes.elements.map { object.entity.attributes[$0].name }
@@ -141,6 +145,10 @@ extension ManagedObjectContext {
             if !savesEveryInsert { temporaries[object.objectID.number] = nil }
             let primaryKey = result.insertedKeys[position]
             object.objectID = ObjectID(entity: object.entity, number: primaryKey, isTemporaryID: false)
+            if !result.mergedInserts.isEmpty, let merge = result.mergedInserts[position] {
+                adoptUpserted(object, merge, record: result.insertedRecords[position], into: &saved)
+                continue
+            }
             swap(&object.record, &result.insertedRecords[position])
             object.hasUntrackedValues = false
             object.state = .persisted
@@ -156,9 +164,55 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Updated objects after their save: the record as stored, no changes left.
+    /// An inserted object the save merged into a stored object, or into an
+    /// earlier insert, by its unique values (see ``MergePolicy``).
+    ///
+    /// The object takes the ID of the object it merged into. When this
+    /// context holds no other object for that ID, it is that object from now
+    /// on (saved, reading the merged values). Otherwise the object the
+    /// context holds reads the merged values, and this one leaves the
+    /// context: its ID names the one to use.
+    private func adoptUpserted(
+        _ object: ManagedObject, _ merge: SaveResult.MergedInsert, record: [UInt8]?, into saved: inout ContextChanges
+    ) {
+        let registry = self.registry(for: object.entity)
+        let key = object.objectID.number
+        if let holder = registry.objects[key], holder !== object {
+            if holder.state == .persisted && !holder.hasChanges {
+                if let record { holder.record = record }
+                holder.discardChanges()
+                if case .intoStored = merge { saved.updated.append(holder.objectID) }
+            }
+            object.state = .removed
+            object.changedAttributes.removeAll()  // its values stay readable
+            object.leaveContext()
+            return
+        }
+        object.record = record
+        object.state = .persisted
+        object.discardChanges()
+        registry.objects[key] = object
+        saved.updated.append(object.objectID)
+    }
+
+    /// Updated objects after their save: the record as stored, no changes
+    /// left. An object whose conflict was settled by its merge policy reads
+    /// the stored values again, or leaves the context when the policy let a
+    /// deletion elsewhere stand.
     private func adoptUpdated(_ updated: [ManagedObject], result: inout SaveResult, into saved: inout ContextChanges) {
         for (position, object) in updated.enumerated() {
+            if !result.settledUpdates.isEmpty, let settled = result.settledUpdates[position] {
+                switch settled {
+                case .refreshed:
+                    object.record = result.updatedRecords[position]
+                    object.discardChanges()
+                    saved.updated.append(object.objectID)
+                case .deleted:
+                    forget(object)
+                    saved.deleted.append(object.objectID)
+                }
+                continue
+            }
             if result.updatedRecords[position] != nil {
                 swap(&object.record, &result.updatedRecords[position])
                 object.hasUntrackedValues = false
@@ -223,9 +277,10 @@ extension ManagedObjectContext {
         }
     }
 
-    /// The version to check at save, or `nil` to write regardless.
+    /// The version the context read, which the store checks at save (the
+    /// merge policy says what another one means); `nil` when it read none.
     private func expectedVersion(of object: ManagedObject) -> UInt64? {
-        guard mergePolicy == .error, let record = object.record else { return nil }
+        guard let record = object.record else { return nil }
         return record.withUnsafeBytes { RecordView(trusted: $0).rowVersion }
     }
 

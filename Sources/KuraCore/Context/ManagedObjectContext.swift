@@ -152,11 +152,16 @@ public final class ManagedObjectContext {
         object.objectID = ObjectID(entity: object.entity, number: number, isTemporaryID: true)
         object.context = self
         object.state = .inserted
+        // Values set before the insert are the object's own; what
+        // awakeFromInsert sets is a default: an upsert's merge doesn't count
+        // it as a change (see MergePolicy).
+        let setBeforeInsert = object.values.isEmpty ? AttributeMask() : object.decodedAttributes
         if object.values.isEmpty { object.values = object.entity.newObjectValues() }
         object.isFullyDecoded = true
         temporaries[number] = object
         noteChange(object)
         if runsObjectHooks { object.awakeFromInsert() }
+        object.changedAttributes = setBeforeInsert
     }
 
     /// The temporary numbers this context and its children share.
@@ -511,21 +516,4 @@ final class EntityRegistry {
     @exclusivity(unchecked)
     #endif
     var objects = ObjectTable()
-}
-
-/// What a save does when the store changed under the context.
-///
-/// Each saved record carries a row version. A context remembers the version
-/// it read; at save, it compares it with the stored one.
-public enum MergePolicy: Sendable, Hashable {
-    /// The save throws ``KuraError/conflict(objectIDs:)``, listing every
-    /// object another context or process changed or deleted since this
-    /// context read it, and writes nothing. Refresh those objects
-    /// (``ManagedObjectContext/refresh(_:mergeChanges:)``) and save again.
-    /// Core Data's default, and Kura's.
-    case error
-    /// This context's values replace the stored ones whatever changed them:
-    /// last writer wins, by choice. An object deleted elsewhere still can't
-    /// be updated: that is a conflict.
-    case overwrite
 }

@@ -12,6 +12,9 @@ struct ChangeSet {
         let values: ContiguousArray<AttributeValue?>
         /// The destination of each to-one, in the entity's order of to-ones.
         let references: [Reference?]
+        /// The attributes set after `awakeFromInsert`: what an upsert merges
+        /// into a stored object under ``MergePolicy/mergeByPropertyObjectTrump``.
+        var changedAttributes = AttributeMask()
     }
 
     /// A class, not a struct: it holds several references (values, records,
@@ -21,8 +24,16 @@ struct ChangeSet {
         let objectID: ObjectID
         let values: ContiguousArray<AttributeValue?>
         let references: [Reference?]
-        /// The row version the context read; `nil` to overwrite whatever is stored.
+        /// The row version the context read; `nil` to overwrite whatever is
+        /// stored. Another version found is a conflict, settled by
+        /// ``ChangeSet/mergePolicy``.
         let expectedVersion: UInt64?
+        /// The relationships the context changed (by number): of the
+        /// to-ones, the ones a by-property merge takes from ``references``.
+        var changedRelationships = AttributeMask()
+        /// The values a merge with the stored record made, when there was
+        /// one: they replace ``values`` for everything after the merge.
+        var merged: ContiguousArray<AttributeValue?>?
         /// False when only many-to-many (or inverse-less) memberships
         /// changed: the record stays as it is, row version included.
         let rewritesRecord: Bool
@@ -55,6 +66,7 @@ struct ChangeSet {
         /// The value of attribute `number`: from ``values``, or decoded from
         /// the record when it is still there.
         func value(_ number: Int) -> AttributeValue? {
+            if let merged { return merged[number] }
             guard let unloaded, !unloaded.loaded.contains(number) else { return values[number] }
             return unloaded.record.withUnsafeBytes { RecordView(trusted: $0).value(number, of: objectID.entity) }
         }
@@ -88,6 +100,9 @@ struct ChangeSet {
     var updates: [Update] = []
     var deletes: [Delete] = []
     var memberships: [MembershipChange] = []
+    /// What the save does about conflicts: with objects changed elsewhere,
+    /// and with stored objects that have an insert's unique values.
+    var mergePolicy = MergePolicy.error
     /// What the store's history records besides the objects, when it tracks history.
     var history: History?
 
@@ -111,6 +126,43 @@ struct SaveResult {
     var insertedRecords: [[UInt8]?] = []
     /// The stored record of each update, in order (`nil` when not rewritten).
     var updatedRecords: [[UInt8]?] = []
+    /// The updates a conflict settled other than by writing the context's
+    /// values, by position: their objects are refreshed, or leave the
+    /// context. Empty in a save without conflicts.
+    var settledUpdates: [Int: SettledUpdate] = [:]
+    /// The inserts an upsert made into updates, by position: of a stored
+    /// object (``insertedKeys`` holds its key, ``insertedRecords`` its record
+    /// as written), or of an earlier insert of the save (its position).
+    var mergedInserts: [Int: MergedInsert] = [:]
+    /// Objects whose membership changes the save drops: updates settled by
+    /// keeping the stored object, and objects deleted elsewhere.
+    var droppedOwners: Set<ObjectID> = []
+
+    enum SettledUpdate {
+        /// The record stored now isn't the context's values: read it again.
+        case refreshed
+        /// The object was deleted elsewhere, and the policy lets that stand.
+        case deleted
+    }
+
+    enum MergedInsert: Equatable {
+        case intoStored
+        case intoInsert(Int)
+    }
+
+    /// Whether the save leaves out the membership changes of the object
+    /// `reference` names (of `entity`): its update was settled by keeping the
+    /// stored object (or by its deletion elsewhere), or it is an insert
+    /// merged into a stored object under ``MergePolicy/rollback``. Both
+    /// sides of a relationship with an inverse leave them out.
+    func dropsMemberships(of reference: ChangeSet.Reference, _ entity: EntityDescription, policy: MergePolicy) -> Bool {
+        switch reference {
+        case .stored(let key):
+            return !droppedOwners.isEmpty && droppedOwners.contains(ObjectID(entity: entity, number: key, isTemporaryID: false))
+        case .inserted(let position):
+            return policy == .rollback && !mergedInserts.isEmpty && mergedInserts[position] != nil
+        }
+    }
 
     /// The primary key `reference` names: stored, or given to an insert
     /// of this save (`insertedKeys`, by position).

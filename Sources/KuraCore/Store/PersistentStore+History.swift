@@ -10,20 +10,38 @@ extension PersistentStore {
     /// Appends the transaction of a save to the store's history, in the
     /// save's own write transaction (with ``StoreOptions/tracksHistory``).
     func recordHistory(
-        _ draft: ChangeSet.History, of changes: ChangeSet, insertedKeys: [UInt64], in txn: any StorageTransaction
+        _ draft: ChangeSet.History, of changes: ChangeSet, result: SaveResult, in txn: any StorageTransaction
     ) throws {
         var record = HistoryRecord(date: Date(), processIdentifier: getpid(), author: draft.author)
         func object(_ id: ObjectID, _ key: UInt64) -> HistoryRecord.Object {
             HistoryRecord.Object(entity: id.entity.name, primaryKey: key)
         }
-        record.inserted = zip(changes.inserts, insertedKeys).map { object($0.objectID, $1) }
-        record.updated = zip(changes.updates, draft.updatedKeys).map { (object($0.objectID, $0.objectID.number), $1) }
+        for (position, (insert, key)) in zip(changes.inserts, result.insertedKeys).enumerated() {
+            switch result.mergedInserts[position] {
+            case nil: record.inserted.append(object(insert.objectID, key))
+            case .intoStored?: record.updated.append((object(insert.objectID, key), upsertedKeys(of: insert, policy: changes.mergePolicy)))
+            case .intoInsert?: break  // part of the insert or update it merged into
+            }
+        }
+        for (update, keys) in zip(changes.updates, draft.updatedKeys) where !result.droppedOwners.contains(update.objectID) {
+            record.updated.append((object(update.objectID, update.objectID.number), keys))
+        }
         record.deleted = changes.deletes.map { object($0.objectID, $0.objectID.number) }
         let history = try txn.createSpace(named: StoreLayout.historySpaceName)
         let sequence = try meta.value(forKey: StoreLayout.historySequenceKey, in: txn)
             .flatMap { StoreLayout.littleEndian($0, as: UInt64.self) } ?? 1
         try history.put(record.encoded(), forKey: StoreLayout.key(sequence), in: txn, flags: .append)
         try meta.put(StoreLayout.littleEndianBytes(sequence + 1), forKey: StoreLayout.historySequenceKey, in: txn)
+    }
+
+    /// The attributes an insert merged into a stored object may have changed there.
+    private func upsertedKeys(of insert: ChangeSet.Insert, policy: MergePolicy) -> [String] {
+        let attributes = insert.objectID.entity.attributes
+        switch policy {
+        case .overwrite: return attributes.map(\.name)
+        case .mergeByPropertyObjectTrump: return insert.changedAttributes.elements.map { attributes[$0].name }
+        case .error, .rollback, .mergeByPropertyStoreTrump: return []
+        }
     }
 
     /// The saves recorded after `token` (all of them without one), oldest

@@ -70,18 +70,20 @@ extension PersistentStore {
         guard try Self.generation(meta, in: txn) == generation else { throw KuraError.storeMigrated(path: path) }
         var result = SaveResult()
         var conflicts: [ObjectID] = []
-        try writeDeletes(changes.deletes, conflicts: &conflicts, in: txn)
+        try writeDeletes(changes.deletes, policy: changes.mergePolicy, conflicts: &conflicts, in: txn)
         let counters = try assignPrimaryKeys(to: changes.inserts, result: &result, in: txn)
-        let movedIndexKeys = try rewriteUpdates(changes.updates, result: &result, conflicts: &conflicts, in: txn)
+        let upserts = try findUpserts(in: changes, result: &result, in: txn)
+        let movedIndexKeys = try rewriteUpdates(
+            changes.updates, policy: changes.mergePolicy, result: &result, conflicts: &conflicts, in: txn)
         if !conflicts.isEmpty { throw KuraError.conflict(objectIDs: conflicts) }
         try putMovedIndexEntries(movedIndexKeys, of: changes.updates, in: txn)
-        try writeInserts(changes.inserts, result: &result, in: txn)
+        try writeInserts(changes, upserts: upserts, result: &result, in: txn)
         for (entity, next) in counters {
             try meta.put(StoreLayout.littleEndianBytes(next), forKey: StoreLayout.counterKey(entity), in: txn)
         }
-        try writeMemberships(changes.memberships, result: result, in: txn)
+        try writeMemberships(changes, result: result, in: txn)
         if let history = changes.history {
-            try recordHistory(history, of: changes, insertedKeys: result.insertedKeys, in: txn)
+            try recordHistory(history, of: changes, result: result, in: txn)
         }
         return result
     }
@@ -90,13 +92,15 @@ extension PersistentStore {
     /// records: the record is found once, read, and deleted where it is,
     /// with its index and relationship entries. A record whose version is
     /// not the one expected is a conflict, left as it is.
-    private func writeDeletes(_ deletes: [ChangeSet.Delete], conflicts: inout [ObjectID], in txn: any StorageTransaction) throws {
+    private func writeDeletes(
+        _ deletes: [ChangeSet.Delete], policy: MergePolicy, conflicts: inout [ObjectID], in txn: any StorageTransaction
+    ) throws {
         try forEachRunOfOneEntity(deletes, objectID: \.objectID, in: txn) { run, spaces, cursor in
             for delete in run {
                 let key = StoreLayout.key(delete.objectID.number)
                 guard let entry = try cursor.seek(exactly: key) else { continue }  // already gone
                 let stored = try storedRecord(entry.value, in: spaces)
-                if let expected = delete.expectedVersion, stored.version != expected {
+                if let expected = delete.expectedVersion, stored.version != expected, policy == .error {
                     conflicts.append(delete.objectID)
                     continue
                 }
@@ -145,7 +149,8 @@ extension PersistentStore {
     /// - Returns: for each update, the new index entries to put once every
     ///   old one is gone.
     private func rewriteUpdates(
-        _ updates: [ChangeSet.Update], result: inout SaveResult, conflicts: inout [ObjectID], in txn: any StorageTransaction
+        _ updates: [ChangeSet.Update], policy: MergePolicy, result: inout SaveResult, conflicts: inout [ObjectID],
+        in txn: any StorageTransaction
     ) throws -> [[(IndexSpace, (key: [UInt8], isUniqueKey: Bool))]] {
         var movedIndexKeys: [[(IndexSpace, (key: [UInt8], isUniqueKey: Bool))]] = []
         movedIndexKeys.reserveCapacity(updates.count)
@@ -154,23 +159,47 @@ extension PersistentStore {
         try forEachRunOfOneEntity(updates, objectID: \.objectID, in: txn) { run, spaces, cursor in
             let entity = spaces.entity
             for update in run {
+                let position = result.updatedRecords.count
+                update.merged = nil  // from an earlier run of this transaction's body
+                func skip(_ settled: SaveResult.SettledUpdate? = nil, record: [UInt8]? = nil) {
+                    movedIndexKeys.append([])
+                    result.updatedRecords.append(record)
+                    guard let settled else { return }
+                    result.settledUpdates[position] = settled
+                    result.droppedOwners.insert(update.objectID)
+                }
                 let key = StoreLayout.key(update.objectID.number)
                 guard let entry = try cursor.seek(exactly: key) else {
-                    conflicts.append(update.objectID)
-                    movedIndexKeys.append([])
-                    result.updatedRecords.append(nil)
+                    // Deleted elsewhere: the policy may let the deletion stand.
+                    switch policy {
+                    case .rollback, .mergeByPropertyStoreTrump: skip(.deleted)
+                    case .error, .overwrite, .mergeByPropertyObjectTrump:
+                        conflicts.append(update.objectID)
+                        skip()
+                    }
                     continue
                 }
                 let stored = try storedRecord(entry.value, in: spaces)
                 guard update.rewritesRecord else {
-                    movedIndexKeys.append([])
-                    result.updatedRecords.append(nil)
+                    skip()
                     continue
                 }
+                var references = update.references.map { SaveResult.resolve($0, insertedKeys: insertedKeys) }
                 if let expected = update.expectedVersion, stored.version != expected {
-                    conflicts.append(update.objectID)
+                    switch try settle(update, stored: stored.view, references: references, policy: policy) {
+                    case .conflict:
+                        conflicts.append(update.objectID)
+                    case .write:
+                        break
+                    case .keepStored:
+                        skip(.refreshed, record: Array(entry.value))
+                        continue
+                    case .merge(let values, let mergedReferences):
+                        update.merged = values
+                        references = mergedReferences
+                        result.settledUpdates[position] = .refreshed
+                    }
                 }
-                let references = update.references.map { SaveResult.resolve($0, insertedKeys: insertedKeys) }
                 // The old keys of the indexes whose values may change (all,
                 // unless the context read the version it changes), taken
                 // while the stored bytes are still there to read; the
@@ -182,9 +211,13 @@ extension PersistentStore {
                     oldKeys.append((index, index.key(primaryKey: update.objectID.number, value: stored.value).key))
                 }
                 let storedReferences = stored.references
-                let record = RecordFormat.encode(
-                    update.values, references: references, rowVersion: stored.version + 1,
-                    layout: entity.layout, unloaded: update.unloaded)
+                let record = if let merged = update.merged {
+                    RecordFormat.encode(merged, references: references, rowVersion: stored.version + 1, layout: entity.layout)
+                } else {
+                    RecordFormat.encode(
+                        update.values, references: references, rowVersion: stored.version + 1,
+                        layout: entity.layout, unloaded: update.unloaded)
+                }
                 try record.withUnsafeBytes { record in try key.withUnsafeBytes { try cursor.replaceCurrent(record, key: $0) } }
                 result.updatedRecords.append(record)
 
@@ -236,7 +269,8 @@ extension PersistentStore {
     /// New objects: their index entries (unique ones checked), to-one
     /// entries and records, appended under the keys
     /// ``assignPrimaryKeys(to:result:in:)`` gave them.
-    private func writeInserts(_ inserts: [ChangeSet.Insert], result: inout SaveResult, in txn: any StorageTransaction) throws {
+    private func writeInserts(_ changes: ChangeSet, upserts: Upserts, result: inout SaveResult, in txn: any StorageTransaction) throws {
+        let inserts = changes.inserts
         var spaces = inserts.first.map { self.spaces(for: $0.objectID.entity) }
         result.insertedRecords.reserveCapacity(inserts.count)
         if let spaces {
@@ -250,19 +284,35 @@ extension PersistentStore {
             if spaces!.entity !== entity { spaces = self.spaces(for: entity) }
             let spaces = spaces!
             let primaryKey = result.insertedKeys[position]
-            for index in spaces.indexes {
-                let isUniqueKey = index.key(primaryKey: primaryKey, into: &indexKey) { insert.values[$0] }
-                try putIndexEntry((indexKey, isUniqueKey), index: index, objectID: insert.objectID, primaryKey: primaryKey,
-                                  value: { insert.values[$0] }, in: txn)
-            }
-            let references = insert.references.isEmpty
+            var values = insert.values
+            var references = insert.references.isEmpty
                 ? [] : insert.references.map { SaveResult.resolve($0, insertedKeys: result.insertedKeys) }
+            if !upserts.isEmpty {
+                switch result.mergedInserts[position] {
+                case .intoStored?:
+                    result.insertedRecords.append(try writeUpsert(
+                        position, changes, upserts: upserts, spaces: spaces, insertedKeys: result.insertedKeys, in: txn))
+                    continue
+                case .intoInsert?:
+                    result.insertedRecords.append(nil)  // written with the insert it merged into
+                    continue
+                case nil:
+                    (values, references) = upsertedContents(
+                        of: position, changes, upserts: upserts, base: (values, references), insertedKeys: result.insertedKeys)
+                }
+            }
+            for index in spaces.indexes {
+                let isUniqueKey = index.key(primaryKey: primaryKey, into: &indexKey) { values[$0] }
+                try putIndexEntry((indexKey, isUniqueKey), index: index, objectID: insert.objectID, primaryKey: primaryKey,
+                                  value: { values[$0] }, in: txn)
+            }
             for (link, destination) in zip(entity.toOneLinks, references) where destination != nil {
                 try spaces.relationships[link.number].moveReference(of: primaryKey, from: nil, to: destination, in: txn)
             }
-            let record = RecordFormat.encode(insert.values, references: references, rowVersion: 1, layout: entity.layout)
+            let record = RecordFormat.encode(values, references: references, rowVersion: 1, layout: entity.layout)
             do {
                 try StoreLayout.withKey(primaryKey) { key in
+                    // (Still an append after upserts: they rewrite older keys, and skip none of the new ones' order.)
                     try record.withUnsafeBytes { try spaces.records.put($0, forKey: key, in: txn, flags: .append) }
                 }
             } catch StorageEngineError.keyExists {
@@ -274,14 +324,23 @@ extension PersistentStore {
 
     /// Members added to and removed from to-manys (with their reverse
     /// entries), and ordered to-manys' new orders.
-    private func writeMemberships(
-        _ memberships: [ChangeSet.MembershipChange], result: SaveResult, in txn: any StorageTransaction
-    ) throws {
+    private func writeMemberships(_ changes: ChangeSet, result: SaveResult, in txn: any StorageTransaction) throws {
         let resolve = { (reference: ChangeSet.Reference?) in SaveResult.resolve(reference, insertedKeys: result.insertedKeys) }
-        for change in memberships {
+        let policy = changes.mergePolicy
+        let mayDrop = policy == .rollback || !result.droppedOwners.isEmpty
+        for change in changes.memberships {
             guard let owner = resolve(change.owner) else { continue }
+            var (added, removed) = (change.added, change.removed)
+            if mayDrop {
+                if result.dropsMemberships(of: change.owner, change.link.source, policy: policy) { continue }
+                if let inverse = change.link.inverse {
+                    let dropped = { result.dropsMemberships(of: $0, inverse.source, policy: policy) }
+                    added.removeAll(where: dropped)
+                    removed.removeAll(where: dropped)
+                }
+            }
             try storage(of: change.link).write(MembershipWrite(
-                owner: owner, added: change.added.compactMap(resolve), removed: change.removed.compactMap(resolve),
+                owner: owner, added: added.compactMap(resolve), removed: removed.compactMap(resolve),
                 order: change.order.map { $0.compactMap(resolve) }), in: txn)
         }
     }
@@ -312,7 +371,7 @@ extension PersistentStore {
 
     /// Adds an index entry, whose value is the primary key. A unique key
     /// (a unique index, no nil value) must not be there yet.
-    private func putIndexEntry(
+    func putIndexEntry(
         _ key: (key: [UInt8], isUniqueKey: Bool), index: IndexSpace, objectID: ObjectID, primaryKey: UInt64,
         value: (Int) -> AttributeValue?, in txn: any StorageTransaction
     ) throws {
@@ -406,7 +465,7 @@ extension PersistentStore {
     /// values): its row version, its indexed values and its to-one
     /// references, each read when asked for. It reads the stored bytes in
     /// place: ask before the transaction writes over them.
-    private struct StoredRecord {
+    struct StoredRecord {
         let view: RecordView
         let entity: EntityDescription
 
