@@ -21,7 +21,7 @@ struct NewsRecord: Codable, FetchableRecord, MutablePersistableRecord {
 /// same indexes: unique objectId, sortOrder. A `DatabaseQueue` with GRDB's
 /// defaults (rollback journal, synchronous FULL: every commit is durable,
 /// as with Kura's default).
-public final class GRDBEngine: NewsEngine {
+public final class GRDBEngine: UpsertingEngine {
     public static let name = "GRDB"
     let queue: DatabaseQueue
     /// Use a cached statement for lookups instead of the query interface.
@@ -49,6 +49,19 @@ public final class GRDBEngine: NewsEngine {
                     id: nil, objectId: value.objectId, title: value.title, body: value.body, imageURL: value.imageURL,
                     dateCreated: value.dateCreated, dateUpdated: value.dateUpdated, sortOrder: value.sortOrder)
                 try record.insert(db)
+            }
+        }
+        return Checksum(count: news.count)
+    }
+
+    /// GRDB's `upsert`: `INSERT … ON CONFLICT DO UPDATE`, record by record.
+    public func upsert(_ news: [NewsValue]) throws -> Checksum {
+        try queue.write { db in
+            for value in news {
+                var record = NewsRecord(
+                    id: nil, objectId: value.objectId, title: value.title, body: value.body, imageURL: value.imageURL,
+                    dateCreated: value.dateCreated, dateUpdated: value.dateUpdated, sortOrder: value.sortOrder)
+                try record.upsert(db)
             }
         }
         return Checksum(count: news.count)

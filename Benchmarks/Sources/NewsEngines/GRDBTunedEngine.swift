@@ -30,7 +30,7 @@ struct TunedNewsRow: FetchableRecord {
 ///
 /// Updates read the rows and write each back, as an app holding records
 /// does (and as Kura's context does), rather than one set-based `UPDATE`.
-public final class GRDBTunedEngine: NewsEngine {
+public final class GRDBTunedEngine: UpsertingEngine {
     public static let name = "GRDB tuned"
     let queue: DatabaseQueue
     /// Lookups inside one `read` (true), or one `read` per lookup (false,
@@ -67,6 +67,27 @@ public final class GRDBTunedEngine: NewsEngine {
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO news (objectId, title, body, imageURL, dateCreated, dateUpdated, sortOrder)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
+            for value in news {
+                try statement.execute(arguments: [
+                    value.objectId, value.title, value.body, value.imageURL, value.dateCreated.timeIntervalSinceReferenceDate,
+                    value.dateUpdated?.timeIntervalSinceReferenceDate, value.sortOrder,
+                ])
+            }
+        }
+        return Checksum(count: news.count)
+    }
+
+    /// One cached statement: `INSERT … ON CONFLICT(objectId) DO UPDATE`
+    /// with every other column from `excluded`.
+    public func upsert(_ news: [NewsValue]) throws -> Checksum {
+        try queue.write { db in
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO news (objectId, title, body, imageURL, dateCreated, dateUpdated, sortOrder)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(objectId) DO UPDATE SET title = excluded.title, body = excluded.body,
+                    imageURL = excluded.imageURL, dateCreated = excluded.dateCreated,
+                    dateUpdated = excluded.dateUpdated, sortOrder = excluded.sortOrder
                 """)
             for value in news {
                 try statement.execute(arguments: [

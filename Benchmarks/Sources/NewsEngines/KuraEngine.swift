@@ -19,7 +19,7 @@ final class BenchmarkNews: ManagedObject {
 /// Kura: managed objects through a context, as an app uses it. Each
 /// operation uses a new context, so nothing is served from an earlier
 /// operation's objects.
-open class KuraEngine: NewsEngine {
+open class KuraEngine: UpsertingEngine {
     open class var name: String { "Kura" }
     let container: PersistentContainer
 
@@ -66,7 +66,10 @@ open class KuraEngine: NewsEngine {
     }
 
     public func insert(_ news: [NewsValue]) throws -> Checksum {
-        let context = container.newContext()
+        try insert(news, into: container.newContext())
+    }
+
+    private func insert(_ news: [NewsValue], into context: ManagedObjectContext) throws -> Checksum {
         for value in news {
             let object = BenchmarkNews(context: context)
             object.objectId = value.objectId
@@ -79,6 +82,15 @@ open class KuraEngine: NewsEngine {
         }
         try context.save()
         return Checksum(count: news.count)
+    }
+
+    /// An insert of every record into a context whose merge policy makes
+    /// an insert of a stored `objectId` (a unique attribute) an update of
+    /// the stored object: no fetch first.
+    public func upsert(_ news: [NewsValue]) throws -> Checksum {
+        let context = container.newContext()
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        return try insert(news, into: context)
     }
 
     private var all: FetchRequest<BenchmarkNews> { FetchRequest<BenchmarkNews>() }

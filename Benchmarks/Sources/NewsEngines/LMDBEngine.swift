@@ -9,7 +9,7 @@ import NewsDataset
 /// Layout: `records` primary key (8 bytes, big-endian) → record;
 /// `objectId` objectId → primary key; `sortOrder` sign-flipped big-endian
 /// sortOrder + primary key → empty.
-public final class LMDBEngine: NewsEngine {
+public final class LMDBEngine: UpsertingEngine {
     public static let name = "raw LMDB"
     let environment: Environment
     let records: Database
@@ -50,6 +50,36 @@ public final class LMDBEngine: NewsEngine {
                 try records.put(bytes, forKey: Self.key(primaryKey), in: txn, flags: .append)
                 try byObjectId.put(Self.key(primaryKey), forKey: Array(value.objectId.utf8), in: txn, flags: .noOverwrite)
                 try bySortOrder.put([], forKey: Self.sortKey(value.sortOrder, primaryKey), in: txn)
+            }
+        }
+        return Checksum(count: news.count)
+    }
+
+    /// Each record looked up in the objectId index: a stored one is
+    /// rewritten in place (its sortOrder entry moved if it changed), a new
+    /// one appended under the next key (the store only grows here: the
+    /// next key is the count plus one).
+    public func upsert(_ news: [NewsValue]) throws -> Checksum {
+        try environment.write { txn in
+            var bytes: [UInt8] = []
+            var next = UInt64(try records.count(in: txn)) + 1
+            for value in news {
+                RawNewsCodec.encode(value, into: &bytes)
+                let objectId = Array(value.objectId.utf8)
+                if let primaryKey = try byObjectId.withValue(forKey: objectId, in: txn, Self.primaryKey) {
+                    let key = Self.key(primaryKey)
+                    let oldSortOrder = try records.withValue(forKey: key, in: txn, RawNewsCodec.sortOrder)
+                    if let oldSortOrder, oldSortOrder != value.sortOrder {
+                        try bySortOrder.delete(Self.sortKey(oldSortOrder, primaryKey), in: txn)
+                        try bySortOrder.put([], forKey: Self.sortKey(value.sortOrder, primaryKey), in: txn)
+                    }
+                    try records.put(bytes, forKey: key, in: txn)
+                } else {
+                    try records.put(bytes, forKey: Self.key(next), in: txn, flags: .append)
+                    try byObjectId.put(Self.key(next), forKey: objectId, in: txn, flags: .noOverwrite)
+                    try bySortOrder.put([], forKey: Self.sortKey(value.sortOrder, next), in: txn)
+                    next += 1
+                }
             }
         }
         return Checksum(count: news.count)

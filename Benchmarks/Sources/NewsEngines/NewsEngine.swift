@@ -78,3 +78,12 @@ public protocol NewsEngine: AnyObject {
 extension NewsEngine {
     public var name: String { Self.name }
 }
+
+/// An engine that can import records by their unique `objectId`: the
+/// seeds' refresh of a server feed.
+public protocol UpsertingEngine: NewsEngine {
+    /// Imports `news` in one transaction: a record whose `objectId` is
+    /// stored replaces that record's values (its primary key stays), the
+    /// others are inserted.
+    func upsert(_ news: [NewsValue]) throws -> Checksum
+}
