@@ -228,3 +228,23 @@ import Testing
         #expect(try container.store.check().problems.isEmpty)
     }
 }
+
+extension UpsertTests {
+    @Test func anUpsertSavedThroughAChildContextKeepsTheStoredDefaultsToo() throws {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let original = try Self.importFeed([Item(objectId: "a", title: "stored")], into: container.newContext())[0]
+        let parent = container.newContext()
+        parent.mergePolicy = .mergeByPropertyObjectTrump
+        let child = parent.newChildContext()
+        let news = News(context: child)
+        news.objectId = "a"
+        news.title = "from the child"
+        try child.save()
+        try parent.save()
+        let stored = try #require(try Self.stored(container)["a"])
+        #expect(stored.title == "from the child")
+        #expect(stored.dateCreated == original.dateCreated)
+        #expect(stored.objectID == original.objectID)
+    }
+}

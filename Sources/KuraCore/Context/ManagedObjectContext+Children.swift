@@ -166,6 +166,8 @@ extension ManagedObjectContext {
             for (number, value) in change.values {
                 try target.setValue(value, forKey: target.entity.attributes[number].name)
             }
+            // What the child's awakeFromInsert set stays a default in the parent (see MergePolicy).
+            if change.object.state == .inserted { target.changedAttributes = change.object.changedAttributes }
             for (link, destination) in change.destinations {
                 try target.setDestination(try destination.map(resolve), link)
             }

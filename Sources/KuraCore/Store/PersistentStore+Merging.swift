@@ -65,18 +65,24 @@ extension PersistentStore {
 
     /// The values of an insert merged into `base` (a stored object's, or an
     /// earlier insert's with the same unique values) by `policy`.
+    ///
+    /// - Parameter attributes: false when `base` has the insert's
+    ///   attributes already, and only its to-ones are to merge.
     static func upsert(
         _ insert: ChangeSet.Insert, references: [UInt64?],
-        into base: inout (values: ContiguousArray<AttributeValue?>, references: [UInt64?]), policy: MergePolicy
+        into base: inout (values: ContiguousArray<AttributeValue?>, references: [UInt64?]), policy: MergePolicy,
+        attributes: Bool = true
     ) {
         switch policy {
         case .error, .rollback, .mergeByPropertyStoreTrump:
             return  // the stored object's values stand
         case .overwrite:
-            base.values = insert.values
+            if attributes { base.values = insert.values }
             if !references.isEmpty { base.references = references }
         case .mergeByPropertyObjectTrump:
-            for number in insert.changedAttributes.elements { base.values[number] = insert.values[number] }
+            if attributes {
+                for number in insert.changedAttributes.elements { base.values[number] = insert.values[number] }
+            }
             for (position, destination) in references.enumerated() where destination != nil && position < base.references.count {
                 base.references[position] = destination
             }
@@ -90,13 +96,5 @@ extension PersistentStore {
         } catch {
             throw corruptRecord(entity, error)
         }
-    }
-
-    /// Every value of a checked record, and its to-one destinations.
-    static func contents(of view: RecordView, _ entity: EntityDescription) -> (values: ContiguousArray<AttributeValue?>, references: [UInt64?]) {
-        var values = ContiguousArray<AttributeValue?>()
-        values.reserveCapacity(entity.attributes.count)
-        for number in entity.attributes.indices { values.append(view.value(number, of: entity)) }
-        return (values, entity.toOneLinks.map { view.reference($0.field!) })
     }
 }

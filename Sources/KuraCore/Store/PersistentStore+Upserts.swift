@@ -19,6 +19,12 @@ extension PersistentStore {
     private struct UniqueKey: Hashable {
         let index: ObjectIdentifier
         let key: [UInt8]
+
+        /// The key's bytes at once: an array of bytes hashes byte by byte.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(index)
+            key.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
     }
 
     /// Finds the inserts of `changes` whose unique values are stored already
@@ -53,6 +59,7 @@ extension PersistentStore {
             case stored(UInt64)
         }
         var holders: [UniqueKey: Int] = [:]          // a unique key → the insert that holds it
+        holders.reserveCapacity(changes.inserts.count)
         var storedLeads: [ObjectID: Int] = [:]        // a stored object → the first insert merged into it
         var updated: [ObjectID: ChangeSet.Update]?   // made on the first stored match
         for (position, insert) in changes.inserts.enumerated() {
@@ -157,23 +164,33 @@ extension PersistentStore {
         }
         return try storedBytes.withUnsafeBytes { bytes in
             let view = try validatedRecord(bytes, of: entity)
-            let storedContents = Self.contents(of: view, entity)
-            var contents = storedContents
+            let storedReferences = entity.toOneLinks.map { view.reference($0.field!) }
+            // The stored values the lead insert doesn't replace, decoded; the others are its own.
+            let replaced: (Int) -> Bool = switch changes.mergePolicy {
+            case .overwrite: { _ in true }
+            case .mergeByPropertyObjectTrump: insert.changedAttributes.contains
+            case .error, .rollback, .mergeByPropertyStoreTrump: { _ in false }
+            }
+            var contents = (values: ContiguousArray<AttributeValue?>(), references: storedReferences)
+            contents.values.reserveCapacity(entity.attributes.count)
+            for number in entity.attributes.indices {
+                contents.values.append(replaced(number) ? insert.values[number] : view.value(number, of: entity))
+            }
             let references = insert.references.map { SaveResult.resolve($0, insertedKeys: insertedKeys) }
-            Self.upsert(insert, references: references, into: &contents, policy: changes.mergePolicy)
+            Self.upsert(insert, references: references, into: &contents, policy: changes.mergePolicy, attributes: false)
             contents = upsertedContents(of: position, changes, upserts: upserts, base: contents, insertedKeys: insertedKeys)
             let objectID = ObjectID(entity: entity, number: primaryKey, isTemporaryID: false)
             for index in spaces.indexes {
-                let old = index.key(primaryKey: primaryKey) { storedContents.values[$0] }
+                let old = index.key(primaryKey: primaryKey) { view.value($0, of: entity) }
                 let new = index.key(primaryKey: primaryKey) { contents.values[$0] }
                 guard old.key != new.key else { continue }
                 try index.space.delete(old.key, in: txn)
                 try putIndexEntry(new, index: index, objectID: objectID, primaryKey: primaryKey,
                                   value: { contents.values[$0] }, in: txn)
             }
-            for (position, link) in entity.toOneLinks.enumerated() where storedContents.references[position] != contents.references[position] {
+            for (position, link) in entity.toOneLinks.enumerated() where storedReferences[position] != contents.references[position] {
                 try spaces.relationships[link.number].moveReference(
-                    of: primaryKey, from: storedContents.references[position], to: contents.references[position], in: txn)
+                    of: primaryKey, from: storedReferences[position], to: contents.references[position], in: txn)
             }
             let record = RecordFormat.encode(contents.values, references: contents.references, rowVersion: view.rowVersion + 1,
                                              layout: entity.layout)
