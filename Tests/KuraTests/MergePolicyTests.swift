@@ -18,6 +18,30 @@ import Testing
         var testDescription: String { "\(policy)" }
     }
 
+    /// A news saved by `writer`, then read by a second context, `stale`
+    /// (with the policy under test), as `ours`.
+    struct StaleRead {
+        let store: TestStore
+        let container: PersistentContainer
+        let writer: ManagedObjectContext
+        let news: News
+        let stale: ManagedObjectContext
+        let ours: News
+
+        init(_ policy: MergePolicy, _ setUp: (News) -> Void = { _ in }) throws {
+            store = try TestStore()
+            container = try store.open(.news())
+            writer = container.newContext()
+            news = News(context: writer)
+            setUp(news)
+            try writer.save()
+            stale = container.newContext()
+            stale.mergePolicy = policy
+            ours = try stale.existingObject(with: news.objectID) as! News
+            _ = ours.title
+        }
+    }
+
     static let outcomes = [
         Outcome(policy: .rollback, title: "theirs", body: "stored", sortOrder: 2),
         Outcome(policy: .overwrite, title: "ours", body: "ours", sortOrder: 1),
@@ -27,19 +51,12 @@ import Testing
 
     @Test(arguments: outcomes)
     func eachPolicySettlesAConflictPropertyByPropertyAsCoreDataDoes(_ expected: Outcome) throws {
-        let store = try TestStore()
-        let container = try store.open(.news())
-        let writer = container.newContext()
-        let news = News(context: writer)
-        news.title = "stored"
-        news.body = "stored"
-        news.sortOrder = 1
-        try writer.save()
-
-        let stale = container.newContext()
-        stale.mergePolicy = expected.policy
-        let ours = try stale.existingObject(with: news.objectID) as! News
-        _ = ours.title
+        let scene = try StaleRead(expected.policy) { news in
+            news.title = "stored"
+            news.body = "stored"
+            news.sortOrder = 1
+        }
+        let (container, writer, news, stale, ours) = (scene.container, scene.writer, scene.news, scene.stale, scene.ours)
         news.title = "theirs"
         news.sortOrder = 2
         try writer.save()
@@ -66,14 +83,8 @@ import Testing
     }
 
     @Test func theErrorPolicyWritesNothingAndKeepsTheChanges() throws {
-        let store = try TestStore()
-        let container = try store.open(.news())
-        let writer = container.newContext()
-        let news = News(context: writer)
-        try writer.save()
-        let stale = container.newContext()
-        let ours = try stale.existingObject(with: news.objectID) as! News
-        _ = ours.title
+        let scene = try StaleRead(.error)
+        let (writer, news, stale, ours) = (scene.writer, scene.news, scene.stale, scene.ours)
         news.title = "theirs"
         try writer.save()
         ours.title = "ours"
@@ -115,15 +126,8 @@ import Testing
 
     @Test(arguments: MergePolicy.allCases)
     func anUpdateOfAnObjectDeletedElsewhereConflictsOrLetsTheDeletionStand(_ policy: MergePolicy) throws {
-        let store = try TestStore()
-        let container = try store.open(.news())
-        let writer = container.newContext()
-        let news = News(context: writer)
-        try writer.save()
-        let stale = container.newContext()
-        stale.mergePolicy = policy
-        let ours = try stale.existingObject(with: news.objectID) as! News
-        _ = ours.title
+        let scene = try StaleRead(policy)
+        let (writer, news, stale, ours) = (scene.writer, scene.news, scene.stale, scene.ours)
         writer.delete(news)
         try writer.save()
         ours.title = "ours"
@@ -141,15 +145,8 @@ import Testing
 
     @Test(arguments: MergePolicy.allCases)
     func aDeletionOfAnObjectChangedElsewhereGoesAheadUnlessThePolicyIsError(_ policy: MergePolicy) throws {
-        let store = try TestStore()
-        let container = try store.open(.news())
-        let writer = container.newContext()
-        let news = News(context: writer)
-        try writer.save()
-        let stale = container.newContext()
-        stale.mergePolicy = policy
-        let ours = try stale.existingObject(with: news.objectID) as! News
-        _ = ours.title
+        let scene = try StaleRead(policy)
+        let (container, writer, news, stale, ours) = (scene.container, scene.writer, scene.news, scene.stale, scene.ours)
         news.title = "theirs"
         try writer.save()
         stale.delete(ours)

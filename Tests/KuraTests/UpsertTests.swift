@@ -24,6 +24,16 @@ import Testing
         return inserted
     }
 
+    /// A store holding News "a" (title "stored"), and a context with `policy`.
+    static func storedA(policy: MergePolicy) throws -> (TestStore, PersistentContainer, ManagedObjectContext) {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        _ = try importFeed([Item(objectId: "a", title: "stored")], into: container.newContext())
+        let context = container.newContext()
+        context.mergePolicy = policy
+        return (store, container, context)
+    }
+
     static func stored(_ container: PersistentContainer) throws -> [String: News] {
         let all = try container.newContext().fetch(FetchRequest<News>())
         return Dictionary(uniqueKeysWithValues: all.map { ($0.objectId, $0) })
@@ -130,11 +140,8 @@ import Testing
     }
 
     @Test func aStoredObjectTheContextHoldsReadsTheMergedValuesAndTheInsertedOneLeaves() throws {
-        let store = try TestStore()
-        let container = try store.open(.news())
-        _ = try Self.importFeed([Item(objectId: "a", title: "stored")], into: container.newContext())
-        let context = container.newContext()
-        context.mergePolicy = .mergeByPropertyObjectTrump
+        let (store, _, context) = try Self.storedA(policy: .mergeByPropertyObjectTrump)
+        _ = store
         let held = try #require(try context.fetch(FetchRequest<News>()).first)
         #expect(held.title == "stored")
         let inserted = try Self.importFeed([Item(objectId: "a", title: "new")], into: context)[0]
@@ -144,11 +151,8 @@ import Testing
     }
 
     @Test func anUpsertIntoAnObjectTheSameSaveChangesIsRefused() throws {
-        let store = try TestStore()
-        let container = try store.open(.news())
-        _ = try Self.importFeed([Item(objectId: "a", title: "stored")], into: container.newContext())
-        let context = container.newContext()
-        context.mergePolicy = .mergeByPropertyObjectTrump
+        let (store, container, context) = try Self.storedA(policy: .mergeByPropertyObjectTrump)
+        _ = store
         let held = try #require(try context.fetch(FetchRequest<News>()).first)
         held.title = "changed"
         let news = News(context: context)

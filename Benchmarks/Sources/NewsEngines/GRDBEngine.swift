@@ -15,6 +15,12 @@ struct NewsRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var sortOrder: Int
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    /// A new record of `value` (no row ID yet).
+    init(_ value: NewsValue) {
+        self.init(id: nil, objectId: value.objectId, title: value.title, body: value.body, imageURL: value.imageURL,
+                  dateCreated: value.dateCreated, dateUpdated: value.dateUpdated, sortOrder: value.sortOrder)
+    }
 }
 
 /// GRDB (SQLite) through its query interface and a `Record` type, with the
@@ -45,9 +51,7 @@ public final class GRDBEngine: UpsertingEngine {
     public func insert(_ news: [NewsValue]) throws -> Checksum {
         try queue.write { db in
             for value in news {
-                var record = NewsRecord(
-                    id: nil, objectId: value.objectId, title: value.title, body: value.body, imageURL: value.imageURL,
-                    dateCreated: value.dateCreated, dateUpdated: value.dateUpdated, sortOrder: value.sortOrder)
+                var record = NewsRecord(value)
                 try record.insert(db)
             }
         }
@@ -58,9 +62,7 @@ public final class GRDBEngine: UpsertingEngine {
     public func upsert(_ news: [NewsValue]) throws -> Checksum {
         try queue.write { db in
             for value in news {
-                var record = NewsRecord(
-                    id: nil, objectId: value.objectId, title: value.title, body: value.body, imageURL: value.imageURL,
-                    dateCreated: value.dateCreated, dateUpdated: value.dateUpdated, sortOrder: value.sortOrder)
+                var record = NewsRecord(value)
                 try record.upsert(db)
             }
         }
