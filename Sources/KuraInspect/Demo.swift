@@ -163,14 +163,18 @@ public enum Demo {
     private static func refreshFeed(_ container: PersistentContainer, output: (String) -> Void) throws {
         let known = try container.newContext().fetch(DemoNews.fetchRequest().sorted(by: \.sortOrder).limited(to: 20))
         let feed = known.map { (objectId: $0.objectId, title: $0.title + " (from the feed)", created: $0.dateCreated) }
-            + (1...5).map { (objectId: "feed-\($0)", title: "Fresh from the feed #\($0)", created: nil) }
+            + (1...5).map { (objectId: "feed-\($0)", title: "Fresh from the feed #\($0)", created: Date?.none) }
         let before = try container.newContext().count(for: DemoNews.fetchRequest())
         let importer = container.newContext()
         importer.mergePolicy = .mergeByPropertyObjectTrump
-        let imported = feed.map { item in
+        let imported = feed.enumerated().map { position, item in
             let news = DemoNews(context: importer)
             news.objectId = item.objectId
             news.title = item.title
+            if item.created == nil {  // a new one: the rest of its values (a known one keeps its stored ones)
+                news.body = "Story from the feed: \(item.title.lowercased())"
+                news.sortOrder = Int.max - feed.count + position  // after every other
+            }
             return news
         }
         try importer.save()

@@ -160,10 +160,11 @@ import Testing
         #expect(first.output.contains("awakeFromInsert ran 120 times"))
         #expect(first.output.contains("willSave ran 120 times"))
         #expect(first.output.contains("dateUpdated moved forward: true"))
+        #expect(first.output.contains("in one save: 5 new, 20 updated in place (20 kept their dateCreated); 125 news in all."))
         #expect(first.output.contains("kura inspect \(path)"))
         let again = try KuraTool.run(["demo", path, "--count", "50"])
         #expect(again.status == 0)
-        #expect(try KuraTool.run(["count", path, "News"]).output == "50\n")
+        #expect(try KuraTool.run(["count", path, "News"]).output == "55\n", "50, and 5 new from the feed")
         #expect(try KuraTool.run(["check", path]).status == 0)
         #expect(try KuraTool.run(["templates", path]).status != 0, "not a subcommand")
 

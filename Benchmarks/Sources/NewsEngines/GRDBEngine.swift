@@ -15,7 +15,9 @@ struct NewsRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var sortOrder: Int
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
 
+extension NewsRecord {
     /// A new record of `value` (no row ID yet).
     init(_ value: NewsValue) {
         self.init(id: nil, objectId: value.objectId, title: value.title, body: value.body, imageURL: value.imageURL,

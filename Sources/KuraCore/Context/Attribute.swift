@@ -70,7 +70,14 @@ public struct Attribute<Value: AttributeValueConvertible>: AttributeDeclaration 
                 return typed
             }
             let (number, value) = object.attributeValue(forStorage: storageKeyPath)
-            guard let typed = Value(attributeValue: value) else { object.missingValue(at: number) }
+            guard let typed = Value(attributeValue: value) else {
+                // A stored value the type has no value for (an enumeration's
+                // case added by a newer build): the attribute's initial value.
+                if value != nil, let initial = Value(attributeValue: object.initialValueInstead(at: number)) {
+                    return initial
+                }
+                object.missingValue(at: number)
+            }
             return typed
         }
         set {
@@ -80,6 +87,7 @@ public struct Attribute<Value: AttributeValueConvertible>: AttributeDeclaration 
 
     var attributeType: AttributeType { Value.attributeType }
     var isOptional: Bool { Value.isOptionalAttribute }
+    var isEnumeration: Bool { AnyOptional.unwrappedType(Value.self) is any RawRepresentable.Type }
 }
 
 /// Options of an ``Attribute``.
@@ -99,4 +107,7 @@ protocol AttributeDeclaration {
     var attributeType: AttributeType { get }
     var isOptional: Bool { get }
     var options: AttributeOptions { get }
+    /// True for a `RawRepresentable` type: some stored values (raw values
+    /// of cases it doesn't have) are no value of it.
+    var isEnumeration: Bool { get }
 }

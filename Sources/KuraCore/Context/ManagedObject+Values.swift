@@ -27,9 +27,14 @@ extension ManagedObject {
         let number = try entity.requireAttributeNumber(key)
         let value = try currentValue(number)
         guard let typed = T(attributeValue: value) else {
-            throw KuraError.typeMismatch(
-                entity: entity.name, key: key, expected: entity.attributes[number].type,
-                found: value.map { "\(T.self) (the value is \($0.kindName))" } ?? "nil")
+            let found: String = switch value {
+            case nil: "nil"
+            case let value? where T.attributeType == entity.attributes[number].type:
+                // The stored type, but no value of T: an enumeration's raw value with no case.
+                "\(value), which is no value of \(T.self) (a case this build doesn't have?)"
+            case let value?: "\(T.self) (the value is \(value.kindName))"
+            }
+            throw KuraError.typeMismatch(entity: entity.name, key: key, expected: entity.attributes[number].type, found: found)
         }
         return typed
     }
@@ -199,6 +204,17 @@ extension ManagedObject {
     final func withRecordBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
         guard record != nil else { return nil }
         return record.unsafelyUnwrapped.withUnsafeBytes(body)
+    }
+
+    /// The initial value of attribute `number`, which a typed property reads
+    /// instead of a stored value its type has no value for (an
+    /// enumeration's raw value with no case). A probe object's placeholder
+    /// is such a value: the probe notes what the property gave instead.
+    @usableFromInline
+    final func initialValueInstead(at number: Int) -> AttributeValue? {
+        let initial = entity.attributes[number].defaultValue
+        if let propertyProbe { propertyProbe.given = .attribute(initial) }
+        return initial
     }
 
     /// Stops the program: a typed property was read before it had a value.

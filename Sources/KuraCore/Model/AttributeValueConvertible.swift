@@ -1,11 +1,16 @@
 import Foundation
 
 /// A Swift type that an attribute can hold: `Bool`, the integers, `Double`,
-/// `Float`, `Decimal`, `String`, `Date`, `UUID`, `Data`, `URL`, and an
-/// `Optional` of any of them.
+/// `Float`, `Decimal`, `String`, `Date`, `UUID`, `Data`, `URL`, an
+/// enumeration whose raw value is one of them, and an `Optional` of any of
+/// them.
 ///
 /// Typed properties (``Attribute``) and ``ManagedObject/value(forKey:as:)``
-/// convert through this protocol; you don't conform your own types to it.
+/// convert through this protocol. Conform your enumerations to it with no
+/// code of your own (`enum Status: String, AttributeValueConvertible`): the
+/// requirements come from the raw value, which is what the store keeps (see
+/// the extension on `RawRepresentable` types). Other types of your own are
+/// not supported yet.
 /// The conversions are inlinable, so a typed property's accessor, which is
 /// specialized where it is declared, converts without a generic call.
 public protocol AttributeValueConvertible {

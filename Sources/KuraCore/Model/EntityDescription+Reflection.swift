@@ -53,11 +53,17 @@ extension EntityDescription {
                     continue
                 }
                 guard let declaration = child.value as? AttributeDeclaration else { continue }
+                let defaultValue = defaults.removeFirst()
+                if declaration.isEnumeration && !declaration.isOptional && defaultValue == nil {
+                    throw KuraError.invalidModel(
+                        "\(type).\(name) is an enumeration without an initial value: give it one (`= .someCase`) or make it "
+                            + "optional, so that a raw value this build has no case for (a newer build's) reads as something")
+                }
                 attributes.append(AttributeDescription(
                     name: name,
                     type: declaration.attributeType,
                     isOptional: declaration.isOptional,
-                    defaultValue: defaults.removeFirst(),
+                    defaultValue: defaultValue,
                     renamingIdentifier: renamed[name]))
                 if declaration.options.contains(.unique) {
                     indexes.append(.unique(name))
