@@ -12,9 +12,24 @@ enum Cell: Equatable {
     case number(Int)
     /// Object IDs of a to-many: a count in tables, the IDs in CSV and JSON.
     case objectIDs([String], destination: String)
+    /// A `Codable` value's JSON (an attribute of ``AttributeEncoding/json``):
+    /// its text everywhere (in JSON output, a string holding it: an import
+    /// stores the same bytes again).
+    case json(String)
 
     init(_ value: AttributeValue?) {
         self = value.map(Cell.attribute) ?? .null
+    }
+
+    /// A value of `attribute`: JSON as text when the attribute holds JSON
+    /// (bytes that aren't JSON stay data, as base64).
+    init(_ value: AttributeValue?, of attribute: AttributeDescription) {
+        if attribute.encoding == .json, case .data(let data)? = value,
+           (try? JSONValue.parse(bytes: data)) != nil {
+            self = .json(String(decoding: data, as: UTF8.self))
+        } else {
+            self.init(value)
+        }
     }
 
     /// For tables and the line mode: readable, data shortened; no value
@@ -23,7 +38,7 @@ enum Cell: Equatable {
         switch self {
         case .null: null
         case .attribute(let value): value.description
-        case .text(let text): text
+        case .text(let text), .json(let text): text
         case .number(let number): String(number)
         case .objectIDs(let ids, let destination): "\(ids.count) \(destination)"
         }
@@ -35,7 +50,7 @@ enum Cell: Equatable {
         switch self {
         case .null: nil
         case .attribute(let value): value.text
-        case .text(let text): text
+        case .text(let text), .json(let text): text
         case .number(let number): String(number)
         case .objectIDs(let ids, _): ids.joined(separator: " ")
         }
@@ -55,6 +70,7 @@ enum Cell: Equatable {
             default: .string(value.text)
             }
         case .text(let text): .string(text)
+        case .json(let text): .string(text)  // the text as stored, so an import gives back the same bytes
         case .number(let number): .number(String(number))
         case .objectIDs(let ids, _): .array(ids.map(JSONValue.string))
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Kura
 
 /// One object of an import's text, read and converted but not yet inserted:
@@ -32,7 +33,7 @@ struct ImportRecordReader: Sendable {
     /// A property as an import needs it: an attribute's type, or a
     /// relationship's position in its entity and whether it is a to-many.
     enum Property {
-        case attribute(AttributeType)
+        case attribute(AttributeType, AttributeEncoding)
         case relationship(Int, isToMany: Bool)
     }
 
@@ -127,9 +128,13 @@ struct ImportRecordReader: Sendable {
     ) throws(ObjectImport.Failure) {
         let line = record.line
         switch try property(key, at: position, of: record.entity, line: line) {
-        case .attribute(let type):
+        case .attribute(let type, let encoding):
             switch input(type) {
             case .value(let given): record.attributes.append((key, given))
+            case .text(let text) where encoding == .json:
+                // A Codable value's JSON, as exported: its bytes as they were.
+                guard (try? JSONValue.parse(text)) != nil else { throw fail(line, "\(key): '\(text)' is not JSON") }
+                record.attributes.append((key, .data(Data(text.utf8))))
             case .text(let text):
                 guard let parsed = AttributeValue(text: text, as: type) else {
                     throw fail(line, "\(key): '\(text)' is not a \(type.displayName)")
@@ -180,7 +185,7 @@ struct ImportRecordReader: Sendable {
         if let property = propertyTables[ObjectIdentifier(entity)]?[key] { return property }
         let property: Property
         if let attribute = entity.attribute(named: key) {
-            property = .attribute(attribute.type)
+            property = .attribute(attribute.type, attribute.encoding)
         } else if let position = entity.relationships.firstIndex(where: { $0.name == key }) {
             property = .relationship(position, isToMany: entity.relationships[position].isToMany)
         } else {

@@ -76,7 +76,8 @@ extension InspectSession {
             rows = results.map { result in
                 zip(columns, dictionaries.propertiesToFetch).map { column, key in
                     switch result[key] {
-                    case .attribute(let value): Cell(value ?? nil)
+                    case .attribute(let value):
+                        entity.attribute(named: key).map { Cell(value ?? nil, of: $0) } ?? Cell(value ?? nil)
                     case .toOne(let id): id.map { .text($0.uriRepresentation) } ?? .null
                     case .toMany(let ids):
                         .objectIDs(ids.map(\.uriRepresentation),

@@ -34,7 +34,7 @@ public enum ObjectExport {
         var row: [Cell] = [.text(object.objectID.uriRepresentation)]
         row.reserveCapacity(1 + entity.attributes.count + entity.relationships.count)
         for attribute in entity.attributes {
-            row.append(Cell(try object.value(forKey: attribute.name)))
+            row.append(Cell(try object.value(forKey: attribute.name), of: attribute))
         }
         // The IDs alone: no object (or fault) for each member.
         for relationship in entity.relationships {
@@ -193,7 +193,7 @@ public enum ObjectExport {
             if json { bytes.append(UInt8(ascii: "\"")) }
             for attribute in entity.attributes {
                 separate()
-                let cell = Cell(try object.value(forKey: attribute.name))
+                let cell = Cell(try object.value(forKey: attribute.name), of: attribute)
                 if json { cell.writeJSON(to: &bytes) } else { CSVText.append(cell.field, to: &bytes) }
             }
             for (number, (relationship, prefix)) in zip(relationships, destinationPrefixes).enumerated() {

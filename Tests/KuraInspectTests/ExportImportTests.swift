@@ -22,6 +22,7 @@ import Testing
                 AttributeDescription(name: "uuid", type: .uuid, isOptional: true),
                 AttributeDescription(name: "bytes", type: .data, isOptional: true),
                 AttributeDescription(name: "link", type: .url, isOptional: true),
+                AttributeDescription(name: "details", type: .data, isOptional: true, encoding: .json),
             ], relationships: [
                 .toOne("owner", destination: "Owner"),
                 .toMany("tags", destination: "Tag", inverse: "items"),
@@ -63,6 +64,8 @@ import Testing
             try item.setValue(.uuid(UUID()), forKey: "uuid")
             try set(.data(Data((0..<(number % 5)).map { _ in UInt8.random(in: 0...255, using: &generator) })), "bytes")
             try set(.url(URL(string: "https://example.com/\(number)?q=a%20b")!), "link")
+            // A Codable value's JSON, as Kura writes it (keys sorted), with text needing escapes.
+            try set(.data(Data(#"{"name":"comma, \"quoted\" 蔵","number":\#(number),"tags":["a","b"]}"#.utf8)), "details")
             if number % 4 != 0 { try item.setObject(owners[number % 3], forKey: "owner") }
             try item.mutableSetValue(forKey: "tags").set(Array(tags.prefix(number % 4)))
         }
@@ -299,5 +302,17 @@ import Testing
         #expect(imported.status == 0 && imported.output.hasPrefix("imported 200 objects (200 Blob)"), "\(imported.output) \(imported.error)")
         let after = try KuraTool.run(["count", directory.file("compact.kura"), "Blob"]).output
         #expect(Int(after.trimmingCharacters(in: .whitespacesAndNewlines)) == (Int(before.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) + 200)
+    }
+
+    @Test func aJSONAttributeShowsAndExportsAsItsText() throws {
+        let directory = try TemporaryDirectory()
+        let source = try PersistentContainer(path: directory.file("source.kura"), model: Self.model())
+        try Self.fill(source, count: 2)
+        var lines: [String] = []
+        try ObjectExport.export(FetchRequest(entityName: "Item"), from: source, format: .jsonl) { lines.append($0) }
+        #expect(lines[0].contains(#""details":"{\"name\":\"comma, \\\"quoted\\\" 蔵\",\"number\":0,\"tags\":[\"a\",\"b\"]}""#), "\(lines[0])")
+        let context = source.newContext()
+        let row = try ObjectExport.row(of: try context.fetch(FetchRequest(entityName: "Item"))[0], entity: source.model.entity(named: "Item")!)
+        #expect(row.contains(.json(#"{"name":"comma, \"quoted\" 蔵","number":0,"tags":["a","b"]}"#)))
     }
 }

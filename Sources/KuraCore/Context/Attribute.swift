@@ -87,7 +87,10 @@ public struct Attribute<Value: AttributeValueConvertible>: AttributeDeclaration 
 
     var attributeType: AttributeType { Value.attributeType }
     var isOptional: Bool { Value.isOptionalAttribute }
-    var isEnumeration: Bool { AnyOptional.unwrappedType(Value.self) is any RawRepresentable.Type }
+    var encoding: AttributeEncoding { Value.attributeEncoding }
+    var holdsEveryStoredValue: Bool {
+        !(AnyOptional.unwrappedType(Value.self) is any RawRepresentable.Type) && Value.attributeEncoding == .plain
+    }
 }
 
 /// Options of an ``Attribute``.
@@ -107,7 +110,10 @@ protocol AttributeDeclaration {
     var attributeType: AttributeType { get }
     var isOptional: Bool { get }
     var options: AttributeOptions { get }
-    /// True for a `RawRepresentable` type: some stored values (raw values
-    /// of cases it doesn't have) are no value of it.
-    var isEnumeration: Bool { get }
+    /// How a data attribute's bytes read (JSON for a `Codable` type).
+    var encoding: AttributeEncoding { get }
+    /// False for an enumeration or a `Codable` type: some stored values
+    /// (raw values of cases it doesn't have, JSON it doesn't decode) are no
+    /// value of it.
+    var holdsEveryStoredValue: Bool { get }
 }

@@ -30,8 +30,10 @@ extension ManagedObject {
             let found: String = switch value {
             case nil: "nil"
             case let value? where T.attributeType == entity.attributes[number].type:
-                // The stored type, but no value of T: an enumeration's raw value with no case.
-                "\(value), which is no value of \(T.self) (a case this build doesn't have?)"
+                // The stored type, but no value of T: an enumeration's raw value
+                // with no case, JSON that doesn't decode.
+                "\(value.jsonText ?? "\(value)"), "
+                    + "which is no value of \(T.self) (written by a newer build?)"
             case let value?: "\(T.self) (the value is \(value.kindName))"
             }
             throw KuraError.typeMismatch(entity: entity.name, key: key, expected: entity.attributes[number].type, found: found)

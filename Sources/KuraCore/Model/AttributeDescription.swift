@@ -24,22 +24,36 @@ public struct AttributeDescription: Sendable, Hashable {
     /// `renamingIdentifier`): migrating a store renames that attribute to
     /// this one and keeps its values.
     public var renamingIdentifier: String?
+    /// How a ``AttributeType/data`` attribute's bytes read: as they are, or
+    /// as the JSON of a `Codable` value (which `kura` shows as text).
+    public var encoding: AttributeEncoding
 
     /// An attribute called `name` of `type`; `defaultValue` is what new objects start with.
     public init(name: String, type: AttributeType, isOptional: Bool = false, defaultValue: AttributeValue? = nil,
-                renamingIdentifier: String? = nil) {
+                renamingIdentifier: String? = nil, encoding: AttributeEncoding = .plain) {
         self.renamingIdentifier = renamingIdentifier
         self.name = name
         self.type = type
         self.isOptional = isOptional
         self.defaultValue = defaultValue
+        self.encoding = encoding
     }
+}
+
+/// What the bytes of a ``AttributeType/data`` attribute hold.
+public enum AttributeEncoding: String, Sendable, Hashable, Codable {
+    /// Bytes as they are (`Data`).
+    case plain
+    /// A `Codable` value as JSON: UTF-8, keys sorted, Foundation's
+    /// `JSONEncoder` defaults otherwise (dates as seconds since 2001, data
+    /// as base64), so equal values are equal bytes.
+    case json
 }
 
 extension AttributeDescription: CustomStringConvertible {
     /// `name: Type?` and the default, as `schema` shows it.
     public var description: String {
-        var text = "\(name): \(type.displayName)\(isOptional ? "?" : "")"
+        var text = "\(name): \(encoding == .json ? "JSON" : type.displayName)\(isOptional ? "?" : "")"
         if let defaultValue { text += " = \(defaultValue)" }
         return text
     }

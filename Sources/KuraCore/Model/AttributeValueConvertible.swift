@@ -6,16 +6,20 @@ import Foundation
 /// them.
 ///
 /// Typed properties (``Attribute``) and ``ManagedObject/value(forKey:as:)``
-/// convert through this protocol. Conform your enumerations to it with no
-/// code of your own (`enum Status: String, AttributeValueConvertible`): the
-/// requirements come from the raw value, which is what the store keeps (see
-/// the extension on `RawRepresentable` types). Other types of your own are
-/// not supported yet.
+/// convert through this protocol. Conform your own types to it with no code
+/// of your own: an enumeration (`enum Status: String,
+/// AttributeValueConvertible`) gets its requirements from its raw value,
+/// which is what the store keeps; a `Codable` type (a struct, an enum with
+/// payloads, arrays and dictionaries of them) is stored as its JSON (see
+/// the extensions on `RawRepresentable` and `Codable` types).
 /// The conversions are inlinable, so a typed property's accessor, which is
 /// specialized where it is declared, converts without a generic call.
 public protocol AttributeValueConvertible {
     /// The attribute type that stores this Swift type.
     static var attributeType: AttributeType { get }
+    /// How the stored bytes of a ``AttributeType/data`` attribute read:
+    /// ``AttributeEncoding/json`` for a `Codable` value's, ``AttributeEncoding/plain`` otherwise.
+    static var attributeEncoding: AttributeEncoding { get }
     /// True for `Optional`: the attribute may have no value.
     static var isOptionalAttribute: Bool { get }
     /// Makes a value from what the store holds; `nil` when it doesn't fit
@@ -27,10 +31,15 @@ public protocol AttributeValueConvertible {
 
 extension AttributeValueConvertible {
     @inlinable public static var isOptionalAttribute: Bool { false }
+    /// Plain, for a type that isn't `Codable`. (The standard types, all
+    /// `Codable`, say so themselves: the `Codable` extension's JSON would
+    /// be theirs otherwise.)
+    @inlinable public static var attributeEncoding: AttributeEncoding { .plain }
 }
 
 extension Optional: AttributeValueConvertible where Wrapped: AttributeValueConvertible {
     @inlinable public static var attributeType: AttributeType { Wrapped.attributeType }
+    @inlinable public static var attributeEncoding: AttributeEncoding { Wrapped.attributeEncoding }
     @inlinable public static var isOptionalAttribute: Bool { true }
     @inlinable public init?(attributeValue: AttributeValue?) {
         guard let attributeValue else {
@@ -45,6 +54,7 @@ extension Optional: AttributeValueConvertible where Wrapped: AttributeValueConve
 
 extension Bool: AttributeValueConvertible {
     @inlinable public static var attributeType: AttributeType { .bool }
+    @inlinable public static var attributeEncoding: AttributeEncoding { .plain }
     @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .bool(let value) = attributeValue else { return nil }
         self = value
@@ -54,6 +64,7 @@ extension Bool: AttributeValueConvertible {
 
 extension Int: AttributeValueConvertible {
     @inlinable public static var attributeType: AttributeType { .int64 }
+    @inlinable public static var attributeEncoding: AttributeEncoding { .plain }
     @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .int(let value) = attributeValue else { return nil }
         self = Int(value)
@@ -63,6 +74,7 @@ extension Int: AttributeValueConvertible {
 
 extension Int64: AttributeValueConvertible {
     @inlinable public static var attributeType: AttributeType { .int64 }
+    @inlinable public static var attributeEncoding: AttributeEncoding { .plain }
     @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .int(let value) = attributeValue else { return nil }
         self = value
@@ -72,6 +84,7 @@ extension Int64: AttributeValueConvertible {
 
 extension Int32: AttributeValueConvertible {
     @inlinable public static var attributeType: AttributeType { .int32 }
+    @inlinable public static var attributeEncoding: AttributeEncoding { .plain }
     @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .int(let value) = attributeValue, let narrowed = Int32(exactly: value) else { return nil }
         self = narrowed
@@ -81,6 +94,7 @@ extension Int32: AttributeValueConvertible {
 
 extension Int16: AttributeValueConvertible {
     @inlinable public static var attributeType: AttributeType { .int16 }
+    @inlinable public static var attributeEncoding: AttributeEncoding { .plain }
     @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .int(let value) = attributeValue, let narrowed = Int16(exactly: value) else { return nil }
         self = narrowed
@@ -90,6 +104,7 @@ extension Int16: AttributeValueConvertible {
 
 extension Double: AttributeValueConvertible {
     @inlinable public static var attributeType: AttributeType { .double }
+    @inlinable public static var attributeEncoding: AttributeEncoding { .plain }
     @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .double(let value) = attributeValue else { return nil }
         self = value
@@ -99,6 +114,7 @@ extension Double: AttributeValueConvertible {
 
 extension Float: AttributeValueConvertible {
     @inlinable public static var attributeType: AttributeType { .float }
+    @inlinable public static var attributeEncoding: AttributeEncoding { .plain }
     @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .float(let value) = attributeValue else { return nil }
         self = value
@@ -108,6 +124,7 @@ extension Float: AttributeValueConvertible {
 
 extension Decimal: AttributeValueConvertible {
     @inlinable public static var attributeType: AttributeType { .decimal }
+    @inlinable public static var attributeEncoding: AttributeEncoding { .plain }
     @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .decimal(let value) = attributeValue else { return nil }
         self = value
@@ -117,6 +134,7 @@ extension Decimal: AttributeValueConvertible {
 
 extension String: AttributeValueConvertible {
     @inlinable public static var attributeType: AttributeType { .string }
+    @inlinable public static var attributeEncoding: AttributeEncoding { .plain }
     @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .string(let value) = attributeValue else { return nil }
         self = value
@@ -126,6 +144,7 @@ extension String: AttributeValueConvertible {
 
 extension Date: AttributeValueConvertible {
     @inlinable public static var attributeType: AttributeType { .date }
+    @inlinable public static var attributeEncoding: AttributeEncoding { .plain }
     @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .date(let value) = attributeValue else { return nil }
         self = value
@@ -135,6 +154,7 @@ extension Date: AttributeValueConvertible {
 
 extension UUID: AttributeValueConvertible {
     @inlinable public static var attributeType: AttributeType { .uuid }
+    @inlinable public static var attributeEncoding: AttributeEncoding { .plain }
     @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .uuid(let value) = attributeValue else { return nil }
         self = value
@@ -144,6 +164,7 @@ extension UUID: AttributeValueConvertible {
 
 extension Data: AttributeValueConvertible {
     @inlinable public static var attributeType: AttributeType { .data }
+    @inlinable public static var attributeEncoding: AttributeEncoding { .plain }
     @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .data(let value) = attributeValue else { return nil }
         self = value
@@ -153,6 +174,7 @@ extension Data: AttributeValueConvertible {
 
 extension URL: AttributeValueConvertible {
     @inlinable public static var attributeType: AttributeType { .url }
+    @inlinable public static var attributeEncoding: AttributeEncoding { .plain }
     @inlinable public init?(attributeValue: AttributeValue?) {
         guard case .url(let value) = attributeValue else { return nil }
         self = value

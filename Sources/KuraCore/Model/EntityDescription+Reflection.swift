@@ -54,17 +54,18 @@ extension EntityDescription {
                 }
                 guard let declaration = child.value as? AttributeDeclaration else { continue }
                 let defaultValue = defaults.removeFirst()
-                if declaration.isEnumeration && !declaration.isOptional && defaultValue == nil {
+                if !declaration.holdsEveryStoredValue && !declaration.isOptional && defaultValue == nil {
                     throw KuraError.invalidModel(
-                        "\(type).\(name) is an enumeration without an initial value: give it one (`= .someCase`) or make it "
-                            + "optional, so that a raw value this build has no case for (a newer build's) reads as something")
+                        "\(type).\(name) is an enumeration or a Codable value without an initial value: give it one or make "
+                            + "it optional, so that a stored value this build can't read (a newer build's) reads as something")
                 }
                 attributes.append(AttributeDescription(
                     name: name,
                     type: declaration.attributeType,
                     isOptional: declaration.isOptional,
                     defaultValue: defaultValue,
-                    renamingIdentifier: renamed[name]))
+                    renamingIdentifier: renamed[name],
+                    encoding: declaration.encoding))
                 if declaration.options.contains(.unique) {
                     indexes.append(.unique(name))
                 } else if declaration.options.contains(.indexed) {

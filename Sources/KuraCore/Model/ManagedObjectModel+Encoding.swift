@@ -42,6 +42,8 @@ struct ModelDocument: Codable, Equatable {
         /// What a record written before the attribute existed reads as, when
         /// not nil (format 3; before it, the default).
         var absentValue: StoredValue?
+        /// `json` for a Codable value's JSON; absent for plain values.
+        var encoding: AttributeEncoding?
     }
 
     struct Index: Codable, Equatable {
@@ -91,7 +93,8 @@ extension ManagedObjectModel {
                     ModelDocument.Attribute(
                         name: attribute.name, type: attribute.type, optional: attribute.isOptional,
                         defaultValue: attribute.defaultValue.map(StoredValue.init), field: layout.attributeFields[position],
-                        absentValue: layout.absentValues[position].map(StoredValue.init))
+                        absentValue: layout.absentValues[position].map(StoredValue.init),
+                        encoding: attribute.encoding == .plain ? nil : attribute.encoding)
                 },
                 relationships: entity.relationships.isEmpty ? nil : entity.relationships.enumerated().map { number, relationship in
                     ModelDocument.Relationship(
@@ -148,7 +151,8 @@ extension ManagedObjectModel {
                             value = parsed
                         }
                         return AttributeDescription(
-                            name: attribute.name, type: attribute.type, isOptional: attribute.optional, defaultValue: value)
+                            name: attribute.name, type: attribute.type, isOptional: attribute.optional, defaultValue: value,
+                            encoding: attribute.encoding ?? .plain)
                     },
                     relationships: (entity.relationships ?? []).map {
                         RelationshipDescription(

@@ -165,6 +165,7 @@ public final class ManagedObjectModel: Sendable {
             for attribute in entity.attributes {
                 text += "attribute \(attribute.name) \(attribute.type.rawValue) \(attribute.isOptional)"
                 if let value = attribute.defaultValue { text += " \(StoredValue(value).text)" }
+                if attribute.encoding != .plain { text += " \(attribute.encoding.rawValue)" }
                 text += "\n"
             }
             for relationship in entity.relationships {

@@ -1,0 +1,98 @@
+import Foundation
+
+/// `Codable` values as attributes: a type that conforms to `Codable` and to
+/// ``AttributeValueConvertible`` (with no code of its own) is stored as its
+/// JSON in a ``AttributeType/data`` attribute whose
+/// ``AttributeDescription/encoding`` is ``AttributeEncoding/json``:
+///
+/// ```swift
+/// struct Address: Codable, Hashable, AttributeValueConvertible {
+///     var street: String
+///     var city: String
+/// }
+///
+/// final class Shop: ManagedObject {
+///     @Attribute var address: Address?
+/// }
+/// ```
+///
+/// The encoding is stable and documented: UTF-8 JSON with sorted keys and
+/// `JSONEncoder`'s defaults otherwise (dates as seconds since 2001, `Data`
+/// as base64; non-finite numbers as the strings `"NaN"`, `"Infinity"`,
+/// `"-Infinity"`), so equal values are equal bytes and a predicate compares
+/// them by equality (`\.address == home`, or `#Predicate` with a captured
+/// value). A value is decoded each time its property is read, from the
+/// record, like any attribute; `kura` shows and exports the JSON as text.
+///
+/// A stored value is kept whole: add an optional field to the type (or one
+/// with a default in a custom `init(from:)`) and stored values still
+/// decode; one that no longer decodes reads as the attribute's initial
+/// value (which such an attribute must have, or be optional) and
+/// ``ManagedObject/value(forKey:as:)`` throws naming it.
+///
+/// Standard collections (`[String]`, `[String: Int]`) don't conform by
+/// themselves; wrap them in a type of your own to store them this way.
+/// An enumeration that is both `Codable` and `RawRepresentable` is stored
+/// by its raw value (see the extension on `RawRepresentable` types).
+extension AttributeValueConvertible where Self: Codable {
+    @inlinable public static var attributeType: AttributeType { .data }
+    @inlinable public static var attributeEncoding: AttributeEncoding { .json }
+
+    @inlinable public init?(attributeValue: AttributeValue?) {
+        guard case .data(let data) = attributeValue, let value = JSONAttributeCoding.decode(Self.self, from: data) else {
+            return nil
+        }
+        self = value
+    }
+
+    @inlinable public var attributeValue: AttributeValue? { .data(JSONAttributeCoding.encode(self)) }
+}
+
+/// An enumeration that is both `Codable` and `RawRepresentable` is stored by
+/// its raw value, as any enumeration (the more specific of the two ways).
+extension AttributeValueConvertible where Self: RawRepresentable & Codable, RawValue: AttributeValueConvertible {
+    @inlinable public static var attributeType: AttributeType { RawValue.attributeType }
+    @inlinable public static var attributeEncoding: AttributeEncoding { RawValue.attributeEncoding }
+
+    @inlinable public init?(attributeValue: AttributeValue?) {
+        guard let rawValue = RawValue(attributeValue: attributeValue) else { return nil }
+        self.init(rawValue: rawValue)
+    }
+
+    @inlinable public var attributeValue: AttributeValue? { rawValue.attributeValue }
+}
+
+/// The JSON of ``AttributeEncoding/json`` attributes.
+@usableFromInline
+enum JSONAttributeCoding {
+    /// `value`'s JSON. Encoding a value of a `Codable` type fails only when
+    /// its own `encode(to:)` throws: a programming error, which stops the
+    /// program with the type's error.
+    @usableFromInline
+    static func encode<Value: Encodable>(_ value: Value) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        do {
+            return try encoder.encode(value)
+        } catch {
+            fatalError("\(Value.self)'s encode(to:) failed, so it can't be stored: \(error)")
+        }
+    }
+
+    /// The value `data` holds, or `nil` when it isn't the JSON of a `Value`.
+    @usableFromInline
+    static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) -> Value? {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return try? decoder.decode(type, from: data)
+    }
+}
+
+extension AttributeValue {
+    /// The bytes of a data value as text, for messages about a JSON attribute.
+    var jsonText: String? {
+        guard case .data(let data) = self else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

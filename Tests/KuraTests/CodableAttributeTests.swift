@@ -1,0 +1,147 @@
+import Foundation
+import Kura
+import Testing
+
+struct Address: Codable, Hashable, Sendable, AttributeValueConvertible {
+    var street: String
+    var city: String
+    var location: [Double]?
+}
+
+enum Delivery: Codable, Hashable, Sendable, AttributeValueConvertible {
+    case pickup
+    case courier(company: String, days: Int)
+}
+
+struct OpeningHours: Codable, Hashable, Sendable, AttributeValueConvertible {
+    var byDay: [String: String]
+}
+
+final class Shop: ManagedObject {
+    @Attribute var name: String = ""
+    @Attribute var address: Address?
+    @Attribute var delivery: Delivery = .pickup
+    @Attribute var hours: OpeningHours = OpeningHours(byDay: [:])
+}
+
+/// A later version of `Address`: one more field, optional, so stored values still decode.
+struct AddressWithCountry: Codable, Hashable, Sendable, AttributeValueConvertible {
+    var street: String
+    var city: String
+    var location: [Double]?
+    var country: String?
+}
+
+final class ShopWithCountry: ManagedObject {
+    override class var entityName: String { "Shop" }
+    @Attribute var name: String = ""
+    @Attribute var address: AddressWithCountry?
+    @Attribute var delivery: Delivery = .pickup
+    @Attribute var hours: OpeningHours = OpeningHours(byDay: [:])
+}
+
+/// `Codable` values as attributes: stored as JSON, compared by equality.
+@Suite struct CodableAttributeTests {
+    static let kyoto = Address(street: "Shijō-dōri 1", city: "Kyoto", location: [35.0037, 135.7681])
+
+    @Test func codableValuesAreStoredAsJSONAndReadBack() throws {
+        let store = try TestStore()
+        let model = try ManagedObjectModel(Shop.self)
+        let attributes = try #require(model.entity(named: "Shop")).attributes
+        #expect(attributes.map(\.type) == [.string, .data, .data, .data])
+        #expect(attributes.map(\.encoding) == [.plain, .json, .json, .json])
+        let container = try store.open(model)
+        let context = container.newContext()
+        let shop = Shop(context: context)
+        #expect(shop.address == nil && shop.delivery == .pickup && shop.hours.byDay.isEmpty)
+        shop.name = "Kura Books"
+        shop.address = Self.kyoto
+        shop.delivery = .courier(company: "Yamato", days: 2)
+        shop.hours = OpeningHours(byDay: ["mon": "9-18", "sun": "closed"])
+        try context.save()
+
+        let reader = container.newContext()
+        let read = try reader.existingObject(with: shop.objectID) as! Shop
+        #expect(read.address == Self.kyoto)
+        #expect(read.delivery == .courier(company: "Yamato", days: 2))
+        #expect(read.hours.byDay == ["mon": "9-18", "sun": "closed"])
+        // The documented encoding: JSON, keys sorted.
+        let stored = try #require(try read.value(forKey: "hours"))
+        #expect(stored == .data(Data(#"{"byDay":{"mon":"9-18","sun":"closed"}}"#.utf8)))
+        read.address = nil
+        try reader.save()
+        #expect(try container.newContext().fetch(FetchRequest<Shop>())[0].address == nil)
+    }
+
+    @Test func predicatesCompareCodableValuesByEquality() throws {
+        let store = try TestStore()
+        let container = try store.open(ManagedObjectModel(Shop.self))
+        let context = container.newContext()
+        for (name, city) in [("one", "Kyoto"), ("two", "Osaka"), ("three", "Kyoto")] {
+            let shop = Shop(context: context)
+            shop.name = name
+            shop.address = city == "Kyoto" ? Self.kyoto : Address(street: "Midōsuji 2", city: city)
+        }
+        Shop(context: context).name = "none"
+        try context.save()
+
+        let byKeyPath = try context.fetch(FetchRequest<Shop>(predicate: \.address == Self.kyoto))
+        #expect(byKeyPath.map(\.name).sorted() == ["one", "three"])
+        let kyoto = Optional(Self.kyoto)
+        let byFoundation = try context.fetch(FetchRequest<Shop>(predicate: #Predicate { $0.address == kyoto }))
+        #expect(byFoundation.map(\.name).sorted() == ["one", "three"])
+        #expect(try context.count(for: FetchRequest<Shop>(predicate: try FetchPredicate(format: "address == nil"))) == 1)
+        #expect(try context.count(for: FetchRequest<Shop>(predicate: \.address != Self.kyoto)) == 2)
+    }
+
+    @Test func aFieldAddedToTheTypeReadsStoredValuesAndOneThatDoesNotDecodeReadsAsTheInitialValue() throws {
+        let store = try TestStore(engine: .lmdb)
+        let older = try PersistentContainer(path: store.path, model: ManagedObjectModel(Shop.self))
+        let context = older.newContext()
+        let shop = Shop(context: context)
+        shop.address = Self.kyoto
+        shop.delivery = .courier(company: "Sagawa", days: 1)
+        try context.save()
+        older.close()
+
+        // A newer build with one more (optional) field reads the stored values.
+        let newer = try PersistentContainer(path: store.path, model: ManagedObjectModel(ShopWithCountry.self))
+        let newerContext = newer.newContext()
+        let read = try #require(try newerContext.fetch(FetchRequest<ShopWithCountry>()).first)
+        #expect(read.address == AddressWithCountry(street: Self.kyoto.street, city: "Kyoto", location: Self.kyoto.location, country: nil))
+        read.address?.country = "Japan"
+        // A payload the type has no case for (a newer build's): the initial value, and the error by name.
+        try read.setValue(.data(Data(#"{"drone":{"range":5}}"#.utf8)), forKey: "delivery")
+        try newerContext.save()
+        #expect(read.delivery == .pickup)
+        let error = try #require(throws: KuraError.self) { try read.value(forKey: "delivery", as: Delivery.self) }
+        #expect(error.code == .typeMismatch && "\(error)".contains("drone"))
+        newer.close()
+
+        // The older build decodes the newer value too: JSON keys it doesn't know are left out.
+        let again = try PersistentContainer(path: store.path, model: ManagedObjectModel(Shop.self))
+        let reread = try #require(try again.newContext().fetch(FetchRequest<Shop>()).first)
+        #expect(reread.address == Self.kyoto)
+    }
+
+    @Test func aNonOptionalCodableValueNeedsAnInitialValue() throws {
+        final class Unset: ManagedObject {
+            @Attribute var address: Address
+        }
+        let error = try #require(throws: KuraError.self) { try ManagedObjectModel(Unset.self) }
+        #expect(error.code == .invalidModel && "\(error)".contains("address"))
+    }
+
+    @Test func theStoredModelSaysWhichAttributesHoldJSON() throws {
+        let store = try TestStore(engine: .lmdb)
+        let container = try PersistentContainer(path: store.path, model: ManagedObjectModel(Shop.self))
+        container.close()
+        // Opened without the app's classes, as `kura` does.
+        var options = StoreOptions()
+        options.isReadOnly = true
+        let stored = try PersistentContainer(path: store.path, options: options)
+        let attributes = try #require(stored.model.entity(named: "Shop")).attributes
+        #expect(attributes.map(\.encoding) == [.plain, .json, .json, .json])
+        #expect(attributes[1].description == "address: JSON?")
+    }
+}
