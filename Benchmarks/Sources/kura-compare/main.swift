@@ -79,6 +79,9 @@ do {
             tables.append(resultTable(title: "Migrations, N = \(size) news (each on a fresh copy of the store)",
                                       rows: try runMigrationSuite(size: size, options: options)))
         }
+        if options.suites.contains("kinds") {
+            tables.append(try runAttributeKindsSuite(size: size, options: options))
+        }
         if options.suites.contains("upsert") {
             tables.append(try runUpsertSuite(size: size, options: options))
         }

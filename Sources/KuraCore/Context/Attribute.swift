@@ -70,19 +70,24 @@ public struct Attribute<Value: AttributeValueConvertible>: AttributeDeclaration 
                 return typed
             }
             let (number, value) = object.attributeValue(forStorage: storageKeyPath)
-            guard let typed = Value(attributeValue: value) else {
-                // A stored value the type has no value for (an enumeration's
-                // case added by a newer build): the attribute's initial value.
-                if value != nil, let initial = Value(attributeValue: object.initialValueInstead(at: number)) {
-                    return initial
-                }
-                object.missingValue(at: number)
-            }
+            guard let typed = Value(attributeValue: value) else { return valueInstead(of: value, at: number, in: object) }
             return typed
         }
         set {
             object.setAttributeValue(newValue.attributeValue, forStorage: storageKeyPath)
         }
+    }
+
+    /// What a typed property reads when the stored value is no `Value`: a
+    /// value the type can't read (an enumeration's case added by a newer
+    /// build, JSON it doesn't decode) reads as the attribute's initial
+    /// value; no value at all stops the program (read before it was set).
+    /// Out of line, so that the getter stays small enough to inline.
+    @inline(never)
+    @usableFromInline
+    static func valueInstead(of value: AttributeValue?, at number: Int, in object: ManagedObject) -> Value {
+        if value != nil, let initial = Value(attributeValue: object.initialValueInstead(at: number)) { return initial }
+        object.missingValue(at: number)
     }
 
     var attributeType: AttributeType { Value.attributeType }

@@ -280,12 +280,9 @@ extension PersistentStore {
         var indexKey: [UInt8] = []
         indexKey.reserveCapacity(64)
         for (position, insert) in inserts.enumerated() {
-            let entity = insert.objectID.entity
-            if spaces!.entity !== entity { spaces = self.spaces(for: entity) }
+            if spaces!.entity !== insert.objectID.entity { spaces = self.spaces(for: insert.objectID.entity) }
             let spaces = spaces!
-            let primaryKey = result.insertedKeys[position]
-            var values = insert.values
-            var references = insert.references.isEmpty
+            let references = insert.references.isEmpty
                 ? [] : insert.references.map { SaveResult.resolve($0, insertedKeys: result.insertedKeys) }
             if !upserts.isEmpty {
                 switch result.mergedInserts[position] {
@@ -296,30 +293,49 @@ extension PersistentStore {
                 case .intoInsert?:
                     result.insertedRecords.append(nil)  // written with the insert it merged into
                     continue
+                case nil where upserts.followers[position] != nil:
+                    let merged = upsertedContents(
+                        of: position, changes, upserts: upserts, base: (insert.values, references), insertedKeys: result.insertedKeys)
+                    result.insertedRecords.append(try writeNew(
+                        insert.objectID, merged.values, merged.references, primaryKey: result.insertedKeys[position],
+                        spaces: spaces, indexKey: &indexKey, in: txn))
+                    continue
                 case nil:
-                    (values, references) = upsertedContents(
-                        of: position, changes, upserts: upserts, base: (values, references), insertedKeys: result.insertedKeys)
+                    break
                 }
             }
-            for index in spaces.indexes {
-                let isUniqueKey = index.key(primaryKey: primaryKey, into: &indexKey) { values[$0] }
-                try putIndexEntry((indexKey, isUniqueKey), index: index, objectID: insert.objectID, primaryKey: primaryKey,
-                                  value: { values[$0] }, in: txn)
-            }
-            for (link, destination) in zip(entity.toOneLinks, references) where destination != nil {
-                try spaces.relationships[link.number].moveReference(of: primaryKey, from: nil, to: destination, in: txn)
-            }
-            let record = RecordFormat.encode(values, references: references, rowVersion: 1, layout: entity.layout)
-            do {
-                try StoreLayout.withKey(primaryKey) { key in
-                    // (Still an append after upserts: they rewrite older keys, and skip none of the new ones' order.)
-                    try record.withUnsafeBytes { try spaces.records.put($0, forKey: key, in: txn, flags: .append) }
-                }
-            } catch StorageEngineError.keyExists {
-                throw KuraError.corruptStore(path: path, reason: "the ID counter of \(entity.name) is behind its records")
-            }
-            result.insertedRecords.append(record)
+            result.insertedRecords.append(try writeNew(
+                insert.objectID, insert.values, references, primaryKey: result.insertedKeys[position],
+                spaces: spaces, indexKey: &indexKey, in: txn))
         }
+    }
+
+    /// One new object: its index entries (unique ones checked), to-one
+    /// entries and record, appended under `primaryKey`. Returns the record.
+    /// (`indexKey`: a buffer every insert of a save reuses.)
+    private func writeNew(
+        _ objectID: ObjectID, _ values: ContiguousArray<AttributeValue?>, _ references: [UInt64?], primaryKey: UInt64,
+        spaces: EntitySpaces, indexKey: inout [UInt8], in txn: any StorageTransaction
+    ) throws -> [UInt8] {
+        let entity = spaces.entity
+        for index in spaces.indexes {
+            let isUniqueKey = index.key(primaryKey: primaryKey, into: &indexKey) { values[$0] }
+            try putIndexEntry((indexKey, isUniqueKey), index: index, objectID: objectID, primaryKey: primaryKey,
+                              value: { values[$0] }, in: txn)
+        }
+        for (link, destination) in zip(entity.toOneLinks, references) where destination != nil {
+            try spaces.relationships[link.number].moveReference(of: primaryKey, from: nil, to: destination, in: txn)
+        }
+        let record = RecordFormat.encode(values, references: references, rowVersion: 1, layout: entity.layout)
+        do {
+            try StoreLayout.withKey(primaryKey) { key in
+                // (Still an append after upserts: they rewrite older keys, and skip none of the new ones' order.)
+                try record.withUnsafeBytes { try spaces.records.put($0, forKey: key, in: txn, flags: .append) }
+            }
+        } catch StorageEngineError.keyExists {
+            throw KuraError.corruptStore(path: path, reason: "the ID counter of \(entity.name) is behind its records")
+        }
+        return record
     }
 
     /// Members added to and removed from to-manys (with their reverse
