@@ -252,3 +252,20 @@ extension UpsertTests {
         #expect(stored.objectID == original.objectID)
     }
 }
+
+extension UpsertTests {
+    @Test func anObjectDeletedInTheSameSaveFreesItsValuesForANewInsert() throws {
+        let (store, container, context) = try Self.storedA(policy: .mergeByPropertyObjectTrump)
+        _ = store
+        let old = try #require(try context.fetch(FetchRequest<News>()).first)
+        context.delete(old)
+        let replacement = News(context: context)
+        replacement.objectId = "a"
+        replacement.title = "replacement"
+        try context.save()
+        let stored = try #require(try Self.stored(container)["a"])
+        #expect(stored.title == "replacement" && stored.objectID != old.objectID)
+        #expect(try container.newContext().count(for: FetchRequest<News>()) == 1)
+        #expect(try container.store.check().problems.isEmpty)
+    }
+}
