@@ -414,7 +414,7 @@ extension ManagedObject {
             throw KuraError.invalidRelationship("\(entity.name) \(objectID) is not in a context: insert it before relating it")
         }
         guard let object else { return }
-        guard object.entity === link.destination else {
+        guard object.entity === link.destination || object.entity.isKind(of: link.destination) else {
             throw KuraError.invalidRelationship(
                 "\(entity.name).\(link.name) points to \(link.destination.name), not to \(object.entity.name) (\(object.objectID))")
         }

@@ -237,6 +237,31 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         [:]
     }
 
+    /// The entity the subclass's entity is a sub-entity of: by default its
+    /// superclass's entity, when the superclass is a `ManagedObject`
+    /// subclass (`class Video: Media` makes Video a sub-entity of Media,
+    /// as SwiftData does). A model without the superclass's entity makes
+    /// the entity a root with the inherited properties its own. Override it
+    /// to return `nil` to keep a subclass a separate entity (as a store
+    /// written before Kura had inheritance holds it: an entity can't become
+    /// a sub-entity in place, its keys don't carry a sub-entity's tag).
+    open class var superentityName: String? {
+        EntityDescription.inferredSuperentityName(of: self)
+    }
+
+    /// True for an entity with no objects of its own, only its
+    /// sub-entities' (Core Data's abstract entities): override it to return
+    /// `true`. Inserting an object of an abstract entity is an error.
+    ///
+    /// The override makes the class that declares it abstract, not its
+    /// subclasses (Swift hands them the override; Kura reads a class as
+    /// abstract when it answers true and its superclass doesn't). An
+    /// abstract entity under another abstract one is made with
+    /// ``EntityDescription/init(name:superentity:isAbstract:attributes:relationships:indexes:managedObjectClass:renamingIdentifier:)``.
+    open class var isAbstract: Bool {
+        false
+    }
+
     /// Indexes of the subclass's entity beyond those its attributes declare
     /// with `.indexed` and `.unique`: compound ones, or ones with a name.
     open class var indexes: [IndexDescription] {

@@ -102,7 +102,7 @@ extension ManagedObjectContext {
             objects.append(object)
         }
         if ownChanges {
-            for object in pending where object.entity === fetch.entity && (object.isInserted || object.isUpdated) {
+            for object in pending where fetch.reads(object.entity) && (object.isInserted || object.isUpdated) {
                 if try fetch.predicate?.evaluate(on: object) ?? true { objects.append(object) }
             }
         }

@@ -83,6 +83,9 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked)
     #endif
     var pending: [ManagedObject] = []
+    /// The read transaction a fetch across sub-entities holds open for its
+    /// parts (see ``withOneSnapshot(_:)``), else `nil`.
+    var snapshot: (any StorageTransaction)?
     /// Objects changed since the last objects-did-change notification.
     #if !InternalChecks
     @exclusivity(unchecked)
@@ -142,13 +145,19 @@ public final class ManagedObjectContext {
         guard Self.isKind(type(of: object), of: object.entity.managedObjectClass) else {
             fatalError("insert(_:): \(type(of: object)) is not a \(object.entity.managedObjectClass), the class of entity \(object.entity.name)")
         }
-        let number: UInt64
+        guard !object.entity.isAbstract else {
+            fatalError("insert(_:): entity \(object.entity.name) is abstract; insert an object of one of its sub-entities")
+        }
+        // A temporary number carries the entity's tag as a key does, so a
+        // relationship to a superentity finds an inserted sub-entity's object.
+        var number: UInt64
         if let shared = sharedTemporaryNumbers {
             number = shared.take()
         } else {
             number = nextTemporaryNumber
             nextTemporaryNumber += 1
         }
+        number |= object.entity.layout.keyTag
         object.objectID = ObjectID(entity: object.entity, number: number, isTemporaryID: true)
         object.context = self
         object.state = .inserted
@@ -185,10 +194,14 @@ public final class ManagedObjectContext {
     /// Inserts a new object of the entity called `name`: an instance of the
     /// entity's class, or a plain ``ManagedObject`` for an entity without one.
     ///
-    /// - Throws: ``KuraError/unknownEntity(_:)``.
+    /// - Throws: ``KuraError/unknownEntity(_:)``; ``KuraError/invalidModel(_:)``
+    ///   for an abstract entity (``EntityDescription/isAbstract``).
     @discardableResult
     public func insertNewObject(forEntityName name: String) throws -> ManagedObject {
         let entity = try model.requireEntity(named: name)
+        guard !entity.isAbstract else {
+            throw KuraError.invalidModel("entity \(name) is abstract: insert an object of one of its sub-entities")
+        }
         return entity.managedObjectClass.init(entity: entity, insertInto: self)
     }
 
@@ -277,7 +290,7 @@ public final class ManagedObjectContext {
                 if seen.insert(ObjectIdentifier(source)).inserted { sources.append(source) }
             }
         }
-        for candidate in pending where candidate.entity === link.source && !seen.contains(ObjectIdentifier(candidate)) {
+        for candidate in pending where candidate.entity.isKind(of: link.source) && !seen.contains(ObjectIdentifier(candidate)) {
             let points = link.isToMany
                 ? try candidate.members(link).contains { $0 === object }
                 : try candidate.destination(link) === object
@@ -423,6 +436,8 @@ public final class ManagedObjectContext {
     /// In a child context, the key of an object its parent inserted is its
     /// temporary number with ``ObjectID/temporaryKeyFlag`` set.
     func object(of entity: EntityDescription, primaryKey: UInt64) -> ManagedObject {
+        // A relationship to a superentity holds its sub-entities' keys.
+        let entity = entity.concreteEntity(forKey: primaryKey)
         let registry = registry(for: entity)
         if let registered = registry.objects[primaryKey] { return registered }
         let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)

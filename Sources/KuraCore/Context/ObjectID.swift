@@ -20,8 +20,11 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     /// True until the object's first save.
     public let isTemporaryID: Bool
 
+    /// For an entity with sub-entities, `entity` may be the superentity a
+    /// relationship points to: the key's tag names the entity (see
+    /// ``EntityFamily``), which the ID gets.
     init(entity: EntityDescription, number: UInt64, isTemporaryID: Bool) {
-        self.entity = entity
+        self.entity = entity.concreteEntity(forKey: number)
         self.number = number
         self.isTemporaryID = isTemporaryID
     }

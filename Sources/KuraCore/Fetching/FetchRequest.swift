@@ -87,6 +87,11 @@ public struct FetchRequest<Object: ManagedObject>: Sendable, Hashable, CustomStr
     /// measure a plan without them, or to avoid an index the planner
     /// misjudges, as SQLite's `NOT INDEXED` does. Results are the same either way.
     public var allowsIndexes = true
+    /// Whether a fetch of an entity with sub-entities returns their objects
+    /// too (default true), as Core Data's `includesSubentities`: a fetch of
+    /// `Media` returns its `Video`s and `Audio`s, each an instance of its
+    /// own class. When false, only the entity's own objects come back.
+    public var includesSubentities = true
 
     /// The parts that hold references (the predicate and the lists),
     /// shared by copies until one changes (copy on write): a request made
@@ -115,6 +120,7 @@ public struct FetchRequest<Object: ManagedObject>: Sendable, Hashable, CustomStr
         resultType = other.resultType
         includesPendingChanges = other.includesPendingChanges
         allowsIndexes = other.allowsIndexes
+        includesSubentities = other.includesSubentities
     }
 
     /// A request for objects of `entityName`, with a predicate and sort
@@ -182,6 +188,7 @@ public struct FetchRequest<Object: ManagedObject>: Sendable, Hashable, CustomStr
             && lhs.fetchBatchSize == rhs.fetchBatchSize
             && lhs.propertiesToFetch == rhs.propertiesToFetch && lhs.includesPendingChanges == rhs.includesPendingChanges
             && lhs.allowsIndexes == rhs.allowsIndexes && lhs.relationshipKeyPathsForPrefetching == rhs.relationshipKeyPathsForPrefetching
+            && lhs.includesSubentities == rhs.includesSubentities
     }
 
     public func hash(into hasher: inout Hasher) {

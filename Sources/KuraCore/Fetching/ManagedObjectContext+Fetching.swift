@@ -70,8 +70,13 @@ extension ManagedObjectContext {
     func fetchObjects(_ request: FetchRequest<ManagedObject>) throws -> [ManagedObject] {
         mergeReceivedChanges()
         if let found = try fetchByTemplateLookup(request) { return found }
-        let fetch = try PreparedFetch(request, model: model)
+        return try fetchObjects(try PreparedFetch(request, model: model))
+    }
+
+    /// The objects of a prepared fetch.
+    func fetchObjects(_ fetch: PreparedFetch) throws -> [ManagedObject] {
         if parent != nil { return try fetchThroughParent(fetch) }
+        if fetch.readsSubentities { return try fetchAcrossSubentities(fetch) }
         let registry = registry(for: fetch.entity)
         let entity = fetch.entity
         let layout = entity.layout
@@ -109,6 +114,7 @@ extension ManagedObjectContext {
         mergeReceivedChanges()
         let fetch = try PreparedFetch(request.untyped, model: model)
         if parent != nil { return try fetchThroughParent(fetch).map(\.objectID) }
+        if fetch.readsSubentities { return try fetchAcrossSubentities(fetch).map(\.objectID) }
         let entity = fetch.entity
         return try run(fetch,
                        stored: { primaryKey, _, _ in ObjectID(entity: entity, number: primaryKey, isTemporaryID: false) },
@@ -153,6 +159,7 @@ extension ManagedObjectContext {
             try dictionary(.object(object), ObjectSource(object: object), PredicateGraph(store: store, transaction: nil, pending: [:]))
         }
         if parent != nil { return try fetchThroughParent(fetch).map(objectDictionary) }
+        if fetch.readsSubentities { return try fetchAcrossSubentities(fetch).map(objectDictionary) }
         return try run(fetch,
                        stored: { primaryKey, view, graph in
                            do {
@@ -189,9 +196,10 @@ extension ManagedObjectContext {
         mergeReceivedChanges()
         let fetch = try PreparedFetch(request.untyped, model: model)
         if parent != nil { return try fetchThroughParent(fetch).count }
+        if fetch.readsSubentities { return try countAcrossSubentities(fetch) }
         let pending = try pendingState(for: fetch)
         let spaces = store.spaces(for: fetch.entity)
-        let stored = try store.read { txn in
+        let stored = try readSnapshot { txn in
             let plan = try QueryPlanner.plan(
                 fetch, spaces: spaces, store: store, forCount: true, changedEntities: changedEntities(for: fetch), in: txn)
             return try storeQuery(fetch, plan: plan, spaces: spaces, excluded: pending.excluded).count(in: txn)
@@ -219,8 +227,9 @@ extension ManagedObjectContext {
     /// ```
     public func explain<Object>(_ request: FetchRequest<Object>) throws -> QueryPlan {
         let fetch = try PreparedFetch(request.untyped, model: model)
+        if fetch.readsSubentities { return try explainAcrossSubentities(fetch) }
         let spaces = store.spaces(for: fetch.entity)
-        return try store.read { txn in
+        return try readSnapshot { txn in
             try QueryPlanner.plan(
                 fetch, spaces: spaces, store: store, forCount: request.resultType == .count,
                 changedEntities: changedEntities(for: fetch), in: txn)
@@ -287,7 +296,7 @@ extension ManagedObjectContext {
             // per request and the plan reads in one (else it runs again in
             // a transaction: objects the first attempt registered are
             // objects this context had fetched a moment earlier).
-            return try store.readOneRequest { txn in
+            return try readSnapshotInOneRequest { txn in
                 let plan = try QueryPlanner.plan(fetch, spaces: spaces, store: store, changedEntities: changed, in: txn)
                 let query = storeQuery(fetch, plan: plan, spaces: spaces, excluded: excluded)
                 let graph = query.graph(in: txn)
@@ -315,7 +324,7 @@ extension ManagedObjectContext {
                 return elements
             }
         }
-        let storedRows: [SortableRow<Element>] = try store.read { txn in
+        let storedRows: [SortableRow<Element>] = try readSnapshot { txn in
             let plan = try QueryPlanner.plan(fetch, spaces: spaces, store: store, changedEntities: changed, in: txn)
             let query = storeQuery(fetch, plan: plan, spaces: spaces, excluded: excluded)
             let rows = try query.rows(in: txn)

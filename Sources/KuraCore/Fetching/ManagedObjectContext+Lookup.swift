@@ -13,7 +13,7 @@ extension ManagedObjectContext {
               parent == nil, request.allowsIndexes,
               request.sortDescriptors.isEmpty, request.fetchOffset == 0, request.fetchLimit >= 0, request.fetchBatchSize >= 0,
               request.relationshipKeyPathsForPrefetching.isEmpty,
-              let entity = try? model.requireEntity(of: request), entity === box.entity,
+              let entity = try? model.requireEntity(of: request), entity === box.entity, entity.family == nil,
               !(request.includesPendingChanges && pending.contains(where: { $0.entity === entity }))
         else { return nil }
         let spaces = store.spaces(for: entity)

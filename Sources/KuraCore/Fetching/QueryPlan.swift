@@ -60,6 +60,9 @@ public struct QueryPlan: Sendable, CustomStringConvertible {
 
     /// How many records the plan expects to read, when it knows.
     public let estimatedRows: Int?
+    /// For a fetch across sub-entities: each concrete entity's plan, in
+    /// family order (the fetch merges their results).
+    public var memberPlans: [QueryPlan] = []
 
     /// The name of the index the plan uses, or `nil` for a scan.
     public var indexName: String? {
@@ -76,6 +79,14 @@ public struct QueryPlan: Sendable, CustomStringConvertible {
     public var sortsInMemory: Bool { !sortDescriptors.isEmpty && !isInSortOrder }
 
     public var description: String {
+        if !memberPlans.isEmpty {
+            var text = "FOR \(entityName) AND ITS SUB-ENTITIES: "
+                + memberPlans.map { "[\($0.description)]" }.joined(separator: "; ") + ", MERGE"
+            if !fetch.sorts.isEmpty { text += " SORTED BY " + fetch.request.sortDescriptors.map(\.description).joined(separator: ", ") }
+            if let limit { text += ", LIMIT \(limit)" }
+            if offset > 0 { text += ", OFFSET \(offset)" }
+            return text
+        }
         var parts: [String] = []
         switch access {
         case .scan:

@@ -229,6 +229,7 @@ struct StoreQuery {
                 return
             }
             if var keys = plan.foundPrimaryKeys {
+                if entity.family != nil { keys.removeAll { !entity.ownsKey($0) } }
                 // In the index's order when that is the results' order; else
                 // by primary key, the order the store keeps its records in
                 // (neighbours share pages) and the order the results are
@@ -259,7 +260,9 @@ struct StoreQuery {
             try walk(index, range: .all, direction: plan.isReversed ? .reverse : .forward, readAhead: readAhead, in: txn,
                      skipping: skipping, consider)
         case .related:
-            let keys = plan.foundPrimaryKeys ?? []
+            var keys = plan.foundPrimaryKeys ?? []
+            // A relationship the family shares names its other members' objects too.
+            if entity.family != nil { keys.removeAll { !entity.ownsKey($0) } }
             try txn.readAhead { $0.read(keys: keys.map(StoreLayout.key), in: spaces.records) }
             for primaryKey in keys {
                 guard let view = try record(primaryKey, in: txn) else { continue }
@@ -275,10 +278,13 @@ struct StoreQuery {
         skipping: (UInt64, UnsafeRawBufferPointer) -> Bool, _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
         var skipped = SkipCount()
+        let entity = fetch.entity
         try txn.forEachJoined(
             in: index.space, range: range, direction: direction, readAhead: readAhead, records: spaces.records
         ) { entry, record in
             let primaryKey = try IndexSpace.primaryKey(of: entry, index: index, path: store.path)
+            // An index the family shares holds its other members' entries.
+            if !entity.ownsKey(primaryKey) { return true }
             if let record, skipping(primaryKey, record) {
                 try skipped.count()
                 return true

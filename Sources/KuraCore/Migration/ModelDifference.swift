@@ -27,6 +27,10 @@ public struct ModelDifference: Sendable, Hashable, CustomStringConvertible {
         /// Delete rule, counts, optionality, ordering, inverse or cardinality:
         /// the relationship as the store had it and as the model has it.
         case relationshipChanged(from: String, to: String)
+        /// An entity's superentity changes (or it gets or loses one): its
+        /// objects' keys carry their family's tag (see the StoreFormat
+        /// article), so they can't move in place.
+        case superentityChanged(from: String?, to: String?)
     }
 
     /// What moving a store across the difference costs.
@@ -73,6 +77,9 @@ public struct ModelDifference: Sendable, Hashable, CustomStringConvertible {
         case .attributeMadeRequired: what = "\(subject) becomes required"
         case .defaultValueChanged(let old, let new):
             what = "\(subject) defaults to \(new ?? "nil") instead of \(old ?? "nil") (for new objects)"
+        case .superentityChanged(let old, let new):
+            what = "\(entity)'s superentity changes from \(old ?? "none") to \(new ?? "none"): copy its objects into a new "
+                + "entity in a custom stage"
         case .propertiesReordered: what = "\(entity)'s properties are in another order"
         case .indexAdded(let unique): what = "\(unique ? "unique index" : "index") \(subject) is added"
         case .indexRemoved: what = "index \(subject) is removed"

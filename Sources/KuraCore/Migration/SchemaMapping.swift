@@ -57,28 +57,48 @@ struct SchemaMapping {
         var differences: [ModelDifference] = []
         var claimed = Set<ObjectIdentifier>()
         var takenStorage = Set(source.entities.map(\.layout.storageName))
-        var maps: [EntityMap] = []
-        // Entities: by renaming identifier first, then by name.
-        for entity in target.entities {
+        var mapOf: [ObjectIdentifier: EntityMap] = [:]
+        var families = FamilyNumbering(source: source)
+        // Entities: by renaming identifier first, then by name; each
+        // superentity before its sub-entities (which take its fields).
+        for entity in Self.superentitiesFirst(target.entities) {
             let match = Self.match(entity.name, entity.renamingIdentifier, in: source.entities.map(\.name))
                 .map { source.entities[$0] }
+            let parent = entity.superentity.flatMap { mapOf[ObjectIdentifier($0)] }
             if let match, claimed.insert(ObjectIdentifier(match)).inserted {
                 if match.name != entity.name {
                     differences.append(ModelDifference(entity: entity.name, change: .entityRenamed(from: match.name), cost: .modelOnly))
                 }
-                maps.append(Self.map(match, to: entity, replacingIncompatible: replacingIncompatible, differences: &differences))
+                if match.superentity?.name != entity.superentity.map({ mapOf[ObjectIdentifier($0)]?.source?.name }) ?? nil {
+                    differences.append(ModelDifference(
+                        entity: entity.name,
+                        change: .superentityChanged(from: match.superentity?.name, to: entity.superentity?.name), cost: .needsCustomStage))
+                }
+                var nextField = families.nextField(of: match, continuedBy: entity)
+                var map = Self.map(match, to: entity, replacingIncompatible: replacingIncompatible, nextField: &nextField,
+                                   differences: &differences)
+                if let parent { map = map.inheriting(from: parent, nextField: &nextField) }
+                families.setNextField(nextField, of: entity)
+                mapOf[ObjectIdentifier(entity)] = map
             } else {
                 differences.append(ModelDifference(entity: entity.name, change: .entityAdded, cost: .modelOnly))
                 let storage = Self.unique(entity.name, taken: &takenStorage)
                 let identity = RecordLayout(identityFor: entity.attributes, relationships: entity.relationships,
-                                            indexes: entity.indexes, entityName: storage)
-                maps.append(EntityMap(
+                                            indexes: entity.indexes, entityName: storage, entityTag: families.newTag(for: entity))
+                var map = EntityMap(
                     source: nil, target: entity, attributeSources: entity.attributes.map { _ in nil },
                     converted: entity.attributes.map { _ in false }, relationshipSources: entity.relationships.map { _ in nil },
                     indexSources: entity.indexes.map { _ in nil }, rebuiltRelationships: entity.relationships.map { _ in false },
-                    attributesToFill: [], layout: identity))
+                    attributesToFill: [], layout: identity)
+                if let parent {
+                    var nextField = families.nextField(ofNew: entity)
+                    map = map.inheriting(from: parent, nextField: &nextField, renumberingOwn: true)
+                }
+                families.setNextField(map.layout.fieldCount, of: entity)
+                mapOf[ObjectIdentifier(entity)] = map
             }
         }
+        var maps = target.entities.map { mapOf[ObjectIdentifier($0)]! }
         let removed = source.entities.filter { !claimed.contains(ObjectIdentifier($0)) }
         for entity in removed {
             differences.append(ModelDifference(entity: entity.name, change: .entityRemoved, cost: .touchesData))
@@ -125,10 +145,9 @@ struct SchemaMapping {
     /// indexes (which follow the attributes they cover), and the record
     /// layout they make. What differs goes into `differences`.
     private static func map(
-        _ old: EntityDescription, to new: EntityDescription, replacingIncompatible: Bool,
+        _ old: EntityDescription, to new: EntityDescription, replacingIncompatible: Bool, nextField: inout Int,
         differences: inout [ModelDifference]
     ) -> EntityMap {
-        var nextField = old.layout.fieldCount
         let attributes = mapAttributes(
             old, to: new, replacingIncompatible: replacingIncompatible, nextField: &nextField, differences: &differences)
         let relationships = mapRelationships(old, to: new, nextField: &nextField, differences: &differences)
@@ -137,7 +156,7 @@ struct SchemaMapping {
             attributes: new.attributes, relationships: new.relationships, attributeFields: attributes.fields,
             relationshipFields: relationships.fields, fieldCount: nextField, absentValues: attributes.absent,
             storageName: old.layout.storageName, relationshipStorageNames: relationships.storageNames,
-            indexStorageNames: indexes.storageNames)
+            indexStorageNames: indexes.storageNames, entityTag: old.layout.entityTag)
         return EntityMap(
             source: old, target: new, attributeSources: attributes.sources, converted: attributes.converted,
             relationshipSources: relationships.sources, indexSources: indexes.sources,
@@ -393,7 +412,8 @@ struct SchemaMapping {
                 attributes: map.target.attributes, relationships: map.target.relationships,
                 attributeFields: map.layout.attributeFields, relationshipFields: map.layout.relationshipFields,
                 fieldCount: map.layout.fieldCount, absentValues: map.layout.absentValues, storageName: map.layout.storageName,
-                relationshipStorageNames: storage, indexStorageNames: map.layout.indexStorageNames)
+                relationshipStorageNames: storage, indexStorageNames: map.layout.indexStorageNames,
+                entityTag: map.layout.entityTag)
             return EntityMap(
                 source: old, target: map.target, attributeSources: map.attributeSources, converted: map.converted,
                 relationshipSources: map.relationshipSources, indexSources: map.indexSources, rebuiltRelationships: rebuilt,

@@ -76,10 +76,44 @@ extension EntityDescription {
         guard !attributes.isEmpty || !relationships.isEmpty else {
             throw KuraError.invalidModel("\(type) declares no @Attribute or @Relationship properties")
         }
+        // A superclass's indexes come first (a sub-entity has its
+        // superentity's), each once however many classes declare it.
+        var classIndexes: [IndexDescription] = []
+        var ancestor: AnyClass? = type
+        var chain: [ManagedObject.Type] = []
+        while let current = ancestor as? ManagedObject.Type, current != ManagedObject.self {
+            chain.insert(current, at: 0)
+            ancestor = _getSuperclass(current)
+        }
+        for current in chain {
+            for index in current.indexes where !classIndexes.contains(where: { $0.name == index.name }) {
+                classIndexes.append(index)
+            }
+        }
         try self.init(
             name: type.entityName, attributes: attributes, relationships: relationships,
-            indexes: indexes + type.indexes, managedObjectClass: type, inverseResolvers: inverseResolvers,
-            renamingIdentifier: type.renamingIdentifier)
+            indexes: indexes.filter { index in !classIndexes.contains { $0.name == index.name } } + classIndexes,
+            managedObjectClass: type, inverseResolvers: inverseResolvers,
+            renamingIdentifier: type.renamingIdentifier, superentityName: type.superentityName,
+            superentityIsInferred: type.superentityName == Self.inferredSuperentityName(of: type),
+            isAbstract: Self.declaresAbstract(type))
+    }
+
+    /// True when `type` overrides ``ManagedObject/isAbstract`` to return
+    /// true: its subclasses, which inherit the override, are concrete.
+    static func declaresAbstract(_ type: ManagedObject.Type) -> Bool {
+        guard type.isAbstract else { return false }
+        guard let superclass = _getSuperclass(type) as? ManagedObject.Type else { return true }
+        return !superclass.isAbstract
+    }
+
+    /// The entity name of `type`'s superclass, when that is a subclass of
+    /// ``ManagedObject``: the default ``ManagedObject/superentityName``.
+    static func inferredSuperentityName(of type: ManagedObject.Type) -> String? {
+        guard let superclass = _getSuperclass(type) as? ManagedObject.Type, superclass != ManagedObject.self else {
+            return nil
+        }
+        return superclass.entityName
     }
 
     /// The entity of the prototype objects made while reflecting a class.

@@ -60,6 +60,27 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// `renamingIdentifier`): a store holding an entity of that name
     /// migrates it to this one, keeping its objects.
     public let renamingIdentifier: String?
+    /// The name of the entity this one is a sub-entity of (Core Data's
+    /// `superentity`), as declared; the model resolves it (see
+    /// ``superentity``).
+    public let superentityName: String?
+    /// True when the superentity was inferred from a class's superclass:
+    /// a model without that class's entity makes this entity a root.
+    let superentityIsInferred: Bool
+    /// True for an entity that has no objects of its own, only its
+    /// sub-entities' (Core Data's `isAbstract`): inserting one is an error.
+    public let isAbstract: Bool
+    /// This entity's place among its superentity and sub-entities, `nil`
+    /// for an entity with neither; set once, by the model.
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var family: EntityFamily?
+    /// The resolved ``superentityName``; set once, by the model.
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    unowned(unsafe) var resolvedSuperentity: EntityDescription?
     /// The relationships resolved by the model; set once, by the model.
     #if !InternalChecks
     @exclusivity(unchecked)
@@ -114,7 +135,8 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     init(
         name: String, attributes: [AttributeDescription], relationships: [RelationshipDescription],
         indexes: [IndexDescription], managedObjectClass: ManagedObject.Type,
-        inverseResolvers: [Int: @Sendable () -> String], renamingIdentifier: String? = nil
+        inverseResolvers: [Int: @Sendable () -> String], renamingIdentifier: String? = nil,
+        superentityName: String? = nil, superentityIsInferred: Bool = false, isAbstract: Bool = false
     ) throws {
         try Self.checkName(name, of: "entity")
         var numbers: [String: Int] = [:]
@@ -179,6 +201,9 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.relationshipKeyPaths = AttributeKeyPaths(count: relationships.count, isForRelationships: true)
         self.inverseResolvers = inverseResolvers
         self.renamingIdentifier = renamingIdentifier
+        self.superentityName = superentityName
+        self.superentityIsInferred = superentityIsInferred
+        self.isAbstract = isAbstract
         self.layout = RecordLayout(identityFor: checked, relationships: relationships, indexes: indexes, entityName: name)
     }
 
@@ -254,6 +279,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     public func hasSameSchema(as other: EntityDescription) -> Bool {
         name == other.name && attributes == other.attributes && indexes == other.indexes
             && links.map(\.description) == other.links.map(\.description)
+            && superentity?.name == other.superentity?.name && isAbstract == other.isAbstract
     }
 
     public static func == (lhs: EntityDescription, rhs: EntityDescription) -> Bool {

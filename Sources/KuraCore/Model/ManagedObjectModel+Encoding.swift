@@ -15,6 +15,13 @@ struct ModelDocument: Codable, Equatable {
         /// Fields a record has, removed properties' included; absent before
         /// format 3 (then: attributes and to-ones, in order).
         var fieldCount: Int?
+        /// The superentity's name, for a sub-entity (format 4).
+        var superentity: String?
+        /// True for an abstract entity; absent when false.
+        var abstract: Bool?
+        /// The entity's number in its family, which its primary keys carry
+        /// (see ``EntityFamily``); absent when 0.
+        var tag: Int?
     }
 
     struct Relationship: Codable, Equatable {
@@ -69,6 +76,8 @@ struct ModelDocument: Codable, Equatable {
         var resultType: FetchResultType
         var propertiesToFetch: [String]
         var includesPendingChanges: Bool
+        /// Absent when true (the default), as in stores written before it existed.
+        var includesSubentities: Bool?
     }
 
     var entities: [Entity]
@@ -109,13 +118,16 @@ extension ManagedObjectModel {
                     ModelDocument.Index(name: index.name, attributes: index.attributes, unique: index.isUnique,
                                         storedAs: stored(layout.indexStorageNames[position], index.name))
                 },
-                storedAs: stored(layout.storageName, entity.name), fieldCount: layout.fieldCount)
+                storedAs: stored(layout.storageName, entity.name), fieldCount: layout.fieldCount,
+                superentity: entity.superentity?.name, abstract: entity.isAbstract ? true : nil,
+                tag: layout.entityTag == 0 ? nil : layout.entityTag)
         }, templates: fetchRequestTemplatesByName.sorted { $0.key < $1.key }.map { name, request in
             ModelDocument.Template(
                 name: name, entity: request.entityName, predicate: request.predicate?.predicateFormat,
                 sortDescriptors: request.sortDescriptors.map { .init(key: $0.key, ascending: $0.ascending, comparison: $0.comparison) },
                 fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset, resultType: request.resultType,
-                propertiesToFetch: request.propertiesToFetch, includesPendingChanges: request.includesPendingChanges)
+                propertiesToFetch: request.propertiesToFetch, includesPendingChanges: request.includesPendingChanges,
+                includesSubentities: request.includesSubentities ? nil : false)
         }, version: versionIdentifier)
     }
 
@@ -160,7 +172,9 @@ extension ManagedObjectModel {
                             isOrdered: $0.ordered, isOptional: $0.optional, minimumCount: $0.minimumCount,
                             maximumCount: $0.maximumCount, deleteRule: $0.deleteRule)
                     },
-                    indexes: entity.indexes.map { IndexDescription($0.attributes, isUnique: $0.unique, name: $0.name) })
+                    indexes: entity.indexes.map { IndexDescription($0.attributes, isUnique: $0.unique, name: $0.name) },
+                    managedObjectClass: ManagedObject.self, inverseResolvers: [:],
+                    superentityName: entity.superentity, isAbstract: entity.abstract ?? false)
             })
         } catch let error as KuraError {
             throw ModelDecodingError(reason: "the stored model is invalid: \(error)")
@@ -169,6 +183,7 @@ extension ManagedObjectModel {
         guard Set(layouts.map(\.storageName)).count == layouts.count else {
             throw ModelDecodingError(reason: "two stored entities share their databases")
         }
+        try checkFamilies(of: model, laidOutAs: layouts)
         do {
             try model.bindLayouts(layouts)
         } catch {
@@ -186,12 +201,42 @@ extension ManagedObjectModel {
                 request.resultType = template.resultType
                 request.propertiesToFetch = template.propertiesToFetch
                 request.includesPendingChanges = template.includesPendingChanges
+                request.includesSubentities = template.includesSubentities ?? true
                 try model.setFetchRequestTemplate(request, forName: template.name)
             } catch {
                 throw ModelDecodingError(reason: "the stored template '\(template.name)' is invalid: \(error)")
             }
         }
         return model
+    }
+}
+
+extension ManagedObjectModel {
+    /// Checks what a family's stored layouts must agree on: each member's
+    /// tag is its own, in range, and a sub-entity's inherited properties
+    /// are at its superentity's fields (see ``EntityFamily``).
+    ///
+    /// - Throws: ``ModelDecodingError``.
+    static func checkFamilies(of model: ManagedObjectModel, laidOutAs layouts: [RecordLayout]) throws {
+        var layoutOf: [ObjectIdentifier: RecordLayout] = [:]
+        for (entity, layout) in zip(model.entities, layouts) { layoutOf[ObjectIdentifier(entity)] = layout }
+        var tags: [ObjectIdentifier: Set<Int>] = [:]
+        for (entity, layout) in zip(model.entities, layouts) {
+            guard let family = entity.family else {
+                guard layout.entityTag == 0 else { throw ModelDecodingError(reason: "\(entity.name) has a tag but no family") }
+                continue
+            }
+            let root = ObjectIdentifier(family.members[0].entity)
+            guard tags[root, default: []].insert(layout.entityTag).inserted else {
+                throw ModelDecodingError(reason: "two entities of \(family.members[0].entity.name)'s family share a tag")
+            }
+            guard let parent = entity.superentity, let parentLayout = layoutOf[ObjectIdentifier(parent)] else { continue }
+            guard layout.attributeFields.prefix(parent.attributes.count).elementsEqual(parentLayout.attributeFields),
+                  layout.relationshipFields.prefix(parent.declaredRelationships.count).elementsEqual(parentLayout.relationshipFields)
+            else {
+                throw ModelDecodingError(reason: "the stored fields of \(entity.name) differ from its superentity \(parent.name)'s")
+            }
+        }
     }
 }
 
@@ -218,6 +263,10 @@ extension RecordLayout {
         guard fieldCount >= 0, fieldCount <= Int(UInt16.max) else {
             throw ModelDecodingError(reason: "the stored field count of \(entity.name) is out of range")
         }
+        // Checked before it is shifted into a key tag (a negative one would trap).
+        guard (0...EntityFamily.maximumTag).contains(stored.tag ?? 0) else {
+            throw ModelDecodingError(reason: "the stored tag of \(entity.name) is out of range")
+        }
         var used = Set<Int>()
         for field in attributeFields + relationshipFields.compactMap({ $0 }) {
             guard field >= 0, field < fieldCount, used.insert(field).inserted else {
@@ -236,6 +285,6 @@ extension RecordLayout {
                   attributeFields: attributeFields, relationshipFields: relationshipFields, fieldCount: fieldCount,
                   absentValues: absentValues, storageName: stored.storedAs ?? stored.name,
                   relationshipStorageNames: relationships.map { $0.storedAs ?? $0.name },
-                  indexStorageNames: stored.indexes.map { $0.storedAs ?? $0.name })
+                  indexStorageNames: stored.indexes.map { $0.storedAs ?? $0.name }, entityTag: stored.tag ?? 0)
     }
 }

@@ -38,6 +38,8 @@ extension ManagedObjectModel {
         }
         for entity in entities {
             for (number, relationship) in entity.declaredRelationships.enumerated() {
+                // An inherited relationship is its owner's, inverse included.
+                if entity.relationshipOwner(number) !== entity { continue }
                 guard let destination = byName[relationship.destinationEntityName] else {
                     throw KuraError.invalidModel(
                         "\(name(entity, number)) points to entity \(relationship.destinationEntityName), which is not in the model")
@@ -46,6 +48,11 @@ extension ManagedObjectModel {
                 guard let inverseNumber = destination.relationshipNumbers[inverseName] else {
                     throw KuraError.invalidModel(
                         "the inverse of \(name(entity, number)), \(destination.name).\(inverseName), is not a relationship of \(destination.name)")
+                }
+                guard destination.relationshipOwner(inverseNumber) === destination else {
+                    throw KuraError.invalidModel(
+                        "the inverse of \(name(entity, number)), \(destination.name).\(inverseName), is inherited from "
+                            + "\(destination.relationshipOwner(inverseNumber).name): point the relationship at that entity")
                 }
                 let inverse = destination.declaredRelationships[inverseNumber]
                 guard inverse.destinationEntityName == entity.name else {
@@ -64,7 +71,7 @@ extension ManagedObjectModel {
         for entity in entities {
             entity.links = entity.declaredRelationships.enumerated().map { number, declared in
                 let destination = byName[declared.destinationEntityName]!
-                let inverse = inverseOf[End(entity: ObjectIdentifier(entity), number: number)]
+                let inverse = inverseOf[End(entity: ObjectIdentifier(entity.relationshipOwner(number)), number: number)]
                 var resolved = declared
                 resolved.inverseName = inverse.map { $0.0.declaredRelationships[$0.1].name }
                 return RelationshipLink(

@@ -80,11 +80,16 @@ public final class ManagedObjectModel: Sendable {
                 }
             }
         }
+        try Self.resolveInheritance(of: entities, byName: byName)
         try Self.resolveRelationships(of: entities, byName: byName)
+        // A link without inverse to an entity reaches its sub-entities too;
+        // an inherited link is its owner's (same entries).
         var incoming: [IdentityKey: [RelationshipLink]] = [:]
         for entity in entities {
-            for link in entity.links where link.inverseNumber == nil {
-                incoming[IdentityKey(link.destination), default: []].append(link)
+            for link in entity.links where link.inverseNumber == nil && link.source.relationshipOwner(link.number) === link.source {
+                for destination in link.destination.descendantsIncludingSelf {
+                    incoming[IdentityKey(destination), default: []].append(link)
+                }
             }
         }
         self.linksWithoutInverseTo = incoming
@@ -162,6 +167,8 @@ public final class ManagedObjectModel: Sendable {
         var text = ""
         for entity in entities {
             text += "entity \(entity.name)\n"
+            if let superentity = entity.superentity { text += "superentity \(superentity.name)\n" }
+            if entity.isAbstract { text += "abstract\n" }
             for attribute in entity.attributes {
                 text += "attribute \(attribute.name) \(attribute.type.rawValue) \(attribute.isOptional)"
                 if let value = attribute.defaultValue { text += " \(StoredValue(value).text)" }

@@ -36,6 +36,13 @@ final class RecordLayout: Sendable, Equatable {
     let indexStorageNames: [String]
     /// True when every attribute's field is its position (no indirection).
     let isIdentity: Bool
+    /// The entity's number in its family (see ``EntityFamily``): 0 for a
+    /// root, 1 and up for sub-entities, never reused. Every primary key of
+    /// the entity carries it in bits 48–62 (``keyTag``), so a key alone says
+    /// which entity's records hold it.
+    let entityTag: Int
+    /// ``entityTag`` where primary keys carry it.
+    let keyTag: UInt64
 
     /// The tag of each field, or ``retiredTag`` for a field no property has now.
     let fieldTags: [UInt8]
@@ -55,7 +62,9 @@ final class RecordLayout: Sendable, Equatable {
 
     init(attributes: [AttributeDescription], relationships: [RelationshipDescription],
          attributeFields: [Int], relationshipFields: [Int?], fieldCount: Int, absentValues: [AttributeValue?],
-         storageName: String, relationshipStorageNames: [String], indexStorageNames: [String]) {
+         storageName: String, relationshipStorageNames: [String], indexStorageNames: [String], entityTag: Int = 0) {
+        self.entityTag = entityTag
+        keyTag = UInt64(entityTag) << EntityFamily.keyTagShift
         self.attributeFields = attributeFields
         self.relationshipFields = relationshipFields
         self.fieldCount = fieldCount
@@ -89,7 +98,7 @@ final class RecordLayout: Sendable, Equatable {
     /// The layout of a new store: fields in declaration order, attributes
     /// first, then to-one relationships; storage names are the names.
     convenience init(identityFor attributes: [AttributeDescription], relationships: [RelationshipDescription],
-                     indexes: [IndexDescription], entityName: String) {
+                     indexes: [IndexDescription], entityName: String, entityTag: Int = 0) {
         var next = attributes.count
         let relationshipFields: [Int?] = relationships.map { relationship in
             guard !relationship.isToMany else { return nil }
@@ -99,13 +108,71 @@ final class RecordLayout: Sendable, Equatable {
         self.init(attributes: attributes, relationships: relationships,
                   attributeFields: Array(attributes.indices), relationshipFields: relationshipFields, fieldCount: next,
                   absentValues: attributes.map(\.defaultValue), storageName: entityName,
-                  relationshipStorageNames: relationships.map(\.name), indexStorageNames: indexes.map(\.name))
+                  relationshipStorageNames: relationships.map(\.name), indexStorageNames: indexes.map(\.name),
+                  entityTag: entityTag)
+    }
+
+    /// The layout of a new sub-entity of an entity laid out as `parent`:
+    /// the properties it inherits (the first ones) keep the superentity's
+    /// fields, so a superentity's property is at the same field in every
+    /// record of the family; its own take the fields after the
+    /// superentity's last.
+    convenience init(identityFor entity: EntityDescription, inheriting parent: EntityDescription, entityTag: Int) {
+        let layout = parent.layout
+        var next = layout.fieldCount
+        var attributeFields = layout.attributeFields
+        var absentValues = layout.absentValues
+        for attribute in entity.attributes.dropFirst(parent.attributes.count) {
+            attributeFields.append(next)
+            absentValues.append(attribute.defaultValue)
+            next += 1
+        }
+        var relationshipFields = layout.relationshipFields
+        var relationshipStorageNames = layout.relationshipStorageNames
+        for relationship in entity.declaredRelationships.dropFirst(parent.declaredRelationships.count) {
+            relationshipStorageNames.append(relationship.name)
+            guard !relationship.isToMany else {
+                relationshipFields.append(nil)
+                continue
+            }
+            relationshipFields.append(next)
+            next += 1
+        }
+        self.init(attributes: entity.attributes, relationships: entity.declaredRelationships,
+                  attributeFields: attributeFields, relationshipFields: relationshipFields, fieldCount: next,
+                  absentValues: absentValues, storageName: entity.name, relationshipStorageNames: relationshipStorageNames,
+                  indexStorageNames: entity.indexes.map(\.name), entityTag: entityTag)
+    }
+
+    /// This layout with another ``entityTag``.
+    func withEntityTag(_ tag: Int) -> RecordLayout {
+        guard tag != entityTag else { return self }
+        return RecordLayout(fields: self, entityTag: tag)
+    }
+
+    /// A copy of `other` with another tag.
+    private init(fields other: RecordLayout, entityTag: Int) {
+        attributeFields = other.attributeFields
+        relationshipFields = other.relationshipFields
+        fieldCount = other.fieldCount
+        absentValues = other.absentValues
+        storageName = other.storageName
+        relationshipStorageNames = other.relationshipStorageNames
+        indexStorageNames = other.indexStorageNames
+        isIdentity = other.isIdentity
+        self.entityTag = entityTag
+        keyTag = UInt64(entityTag) << EntityFamily.keyTagShift
+        fieldTags = other.fieldTags
+        fieldPayloadSizes = other.fieldPayloadSizes
+        attributeAtField = other.attributeAtField
+        referenceAtField = other.referenceAtField
+        hasParsedValues = other.hasParsedValues
     }
 
     static func == (lhs: RecordLayout, rhs: RecordLayout) -> Bool {
         lhs.attributeFields == rhs.attributeFields && lhs.relationshipFields == rhs.relationshipFields
             && lhs.fieldCount == rhs.fieldCount && lhs.absentValues == rhs.absentValues
             && lhs.storageName == rhs.storageName && lhs.relationshipStorageNames == rhs.relationshipStorageNames
-            && lhs.indexStorageNames == rhs.indexStorageNames
+            && lhs.indexStorageNames == rhs.indexStorageNames && lhs.entityTag == rhs.entityTag
     }
 }

@@ -52,6 +52,8 @@ struct PredicateGraph {
     /// record; `nil` when neither exists (a reference left by no-action) or
     /// the context deleted it.
     func node(_ entity: EntityDescription, _ key: UInt64) throws -> GraphNode? {
+        // A relationship to a superentity reaches its sub-entities' records.
+        let entity = entity.concreteEntity(forKey: key)
         if let object = pending[PendingKey(entity: ObjectIdentifier(entity), number: key)] {
             return object.isDeleted ? nil : .object(object)
         }

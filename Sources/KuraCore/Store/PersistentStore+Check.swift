@@ -94,16 +94,20 @@ extension PersistentStore {
             problem("the meta database is damaged: the objects can't be checked")
             return
         }
+        // The entries each index space should hold, with the record they
+        // point to: a space a family shares (an index declared on a
+        // superentity) gets every member's, and is checked once, with its owner.
+        var expected: [String: [[UInt8]: UInt64]] = [:]
+        var reports: [StoreCheckReport.EntityReport?] = []
         for entity in model.entities {
             let spaces = spaces(for: entity)
             let indexNames = entity.indexes.indices.map { StoreLayout.indexSpaceName(entity, $0) }
             guard readable(StoreLayout.recordsSpaceName(entity)) else {
                 problem("\(entity.name): its records' pages are damaged; its objects and indexes were not checked")
+                reports.append(nil)
                 continue
             }
             var entityReport = StoreCheckReport.EntityReport(entity: entity.name, records: 0, indexEntries: [:])
-            // The entries each index should hold, with the record they point to.
-            var expected = [[[UInt8]: UInt64]](repeating: [:], count: spaces.indexes.count)
             var largestKey: UInt64 = 0
             try spaces.records.forEach(in: txn, readAhead: .max) { entry in
                 try CancellationCheck.check()
@@ -114,6 +118,9 @@ extension PersistentStore {
                 }
                 let primaryKey = StoreLayout.primaryKey(fromSuffixOf: entry.key)
                 largestKey = max(largestKey, primaryKey)
+                if !entity.ownsKey(primaryKey) {
+                    problem("\(entity.name): record \(primaryKey)'s key carries another entity's tag")
+                }
                 let view: RecordView
                 do {
                     view = try RecordView(validating: entry.value, entity: entity)
@@ -123,18 +130,32 @@ extension PersistentStore {
                 }
                 for (position, index) in spaces.indexes.enumerated() {
                     let key = index.key(primaryKey: primaryKey) { view.value($0, of: entity) }.key
-                    if let other = expected[position].updateValue(primaryKey, forKey: key) {
+                    if let other = expected[indexNames[position], default: [:]].updateValue(primaryKey, forKey: key) {
                         problem("\(entity.name): records \(other) and \(primaryKey) have the same values in unique index \(index.description.name)")
                     }
                 }
                 return true
             }
+            let counter = try meta.value(forKey: StoreLayout.counterKey(entity), in: txn)
+                .flatMap { StoreLayout.littleEndian($0, as: UInt64.self) } ?? (entity.layout.keyTag | 1)
+            if largestKey >= counter {
+                problem("\(entity.name): the ID counter (\(counter)) is not past the largest primary key (\(largestKey))")
+            }
+            reports.append(entityReport)
+        }
+        for (entity, report) in zip(model.entities, reports) {
+            guard var entityReport = report else { continue }
+            let spaces = spaces(for: entity)
             for (position, index) in spaces.indexes.enumerated() {
-                guard readable(indexNames[position]) else {
+                let name = StoreLayout.indexSpaceName(entity, position)
+                // An inherited index's space is its superentity's to check.
+                guard entity.indexOwner(position).entity === entity else { continue }
+                guard readable(name) else {
                     problem("\(entity.name) index \(index.description.name): its pages are damaged; it was not checked")
                     continue
                 }
                 var entries = 0
+                var left = expected.removeValue(forKey: name) ?? [:]
                 try index.space.forEach(in: txn, readAhead: .max) { entry in
                     try CancellationCheck.check()
                     entries += 1
@@ -144,22 +165,17 @@ extension PersistentStore {
                     }
                     let pointsTo = StoreLayout.primaryKey(fromSuffixOf: entry.value)
                     let key = Array(entry.key)
-                    if expected[position][key] == pointsTo {
-                        expected[position][key] = nil
+                    if left[key] == pointsTo {
+                        left[key] = nil
                     } else {
                         problem("\(entity.name) index \(index.description.name): an entry names record \(pointsTo), which is missing or has other values")
                     }
                     return true
                 }
-                for primaryKey in expected[position].values.sorted() {
-                    problem("\(entity.name) record \(primaryKey) has no entry in index \(index.description.name)")
+                for primaryKey in left.values.sorted() {
+                    problem("\(entity.concreteEntity(forKey: primaryKey).name) record \(primaryKey) has no entry in index \(index.description.name)")
                 }
                 entityReport.indexEntries[index.description.name] = entries
-            }
-            let counter = try meta.value(forKey: StoreLayout.counterKey(entity), in: txn)
-                .flatMap { StoreLayout.littleEndian($0, as: UInt64.self) } ?? 1
-            if largestKey >= counter {
-                problem("\(entity.name): the ID counter (\(counter)) is not past the largest primary key (\(largestKey))")
             }
             try checkRelationships(of: entity, in: txn, readable: readable, problem: problem, report: &entityReport)
             addEntity(entityReport)

@@ -9,9 +9,9 @@ extension PersistentStore {
     func upgradeFormat() throws {
         try engine.write { txn in
             let stored = try meta.value(forKey: StoreLayout.formatKey, in: txn)
-                .flatMap { StoreLayout.littleEndian($0, as: UInt32.self) } ?? StoreLayout.formatVersion
+                .flatMap { StoreLayout.littleEndian($0, as: UInt32.self) } ?? StoreLayout.baseFormatVersion
             // Another process may have upgraded it since this one looked.
-            guard stored < StoreLayout.formatVersion else { return }
+            guard stored < StoreLayout.baseFormatVersion else { return }
             if stored < 2 { try rebuildDecimalIndexes(in: txn) }
             // Format 3: the model document numbers every field (the
             // numbering older stores had implicitly); records don't change.

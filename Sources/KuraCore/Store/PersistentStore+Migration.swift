@@ -135,7 +135,7 @@ extension PersistentStore {
     func writeModel(_ model: ManagedObjectModel, change: String?, in txn: any StorageTransaction) throws {
         try meta.put(try model.encoded(), forKey: StoreLayout.modelKey, in: txn)
         try meta.put(Array(model.fingerprint.utf8), forKey: StoreLayout.fingerprintKey, in: txn)
-        try meta.put(StoreLayout.littleEndianBytes(StoreLayout.formatVersion), forKey: StoreLayout.formatKey, in: txn)
+        try meta.put(StoreLayout.littleEndianBytes(StoreLayout.formatVersion(for: model)), forKey: StoreLayout.formatKey, in: txn)
         guard let change else { return }
         var history = try Self.history(meta, in: txn)
         history.append(ModelHistoryEntry(

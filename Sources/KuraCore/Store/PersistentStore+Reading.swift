@@ -82,6 +82,8 @@ extension PersistentStore {
                     throw KuraError.corruptStore(path: path, reason: "an entry of index \(index.description.name) has a \(value.count)-byte value")
                 }
                 let primaryKey = StoreLayout.primaryKey(fromSuffixOf: value)
+                // In an index a family shares, the values may be another member's.
+                guard spaces.entity.ownsKey(primaryKey) else { return }
                 guard let record else {
                     throw KuraError.corruptStore(
                         path: path, reason: "an index of \(spaces.entity.name) names record \(primaryKey), which is missing")

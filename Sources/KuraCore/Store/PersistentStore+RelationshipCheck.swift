@@ -11,7 +11,9 @@ extension PersistentStore {
         of entity: EntityDescription, in txn: any StorageTransaction, readable: (String) -> Bool,
         problem: (String) -> Void, report: inout StoreCheckReport.EntityReport
     ) throws {
-        for storage in spaces(for: entity).relationships {
+        // An inherited relationship's entries are its superentity's to check
+        // (they are the family's: see EntityFamily).
+        for storage in spaces(for: entity).relationships where entity.relationshipOwner(storage.link.number) === entity {
             let link = storage.link
             let label = "\(entity.name).\(link.name)"
             guard link.spaceNames.allSatisfy({ readable($0.name) }) else {
@@ -27,8 +29,10 @@ extension PersistentStore {
     }
 
     /// True when `entity` has a record `primaryKey`.
+    /// For an entity with sub-entities, the key's tag says whose records to look in.
     func exists(_ primaryKey: UInt64, of entity: EntityDescription, in txn: any StorageTransaction) throws -> Bool {
-        try spaces(for: entity).records.contains(StoreLayout.key(primaryKey), in: txn)
+        let entity = entity.concreteEntity(forKey: primaryKey)
+        return try entity.ownsKey(primaryKey) && spaces(for: entity).records.contains(StoreLayout.key(primaryKey), in: txn)
     }
 }
 

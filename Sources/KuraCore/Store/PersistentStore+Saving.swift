@@ -378,7 +378,9 @@ extension PersistentStore {
     /// The next primary key of `entity`: its counter, which only grows, so a
     /// key is never reused even after deletions.
     private func nextPrimaryKey(of entity: EntityDescription, in txn: any StorageTransaction) throws -> UInt64 {
-        guard let bytes = try meta.value(forKey: StoreLayout.counterKey(entity), in: txn) else { return 1 }
+        // A sub-entity's keys carry its tag (see EntityFamily): its counter
+        // starts there, and is stored with it.
+        guard let bytes = try meta.value(forKey: StoreLayout.counterKey(entity), in: txn) else { return entity.layout.keyTag | 1 }
         guard let next = StoreLayout.littleEndian(bytes, as: UInt64.self) else {
             throw KuraError.corruptStore(path: path, reason: "the ID counter of \(entity.name) is damaged")
         }

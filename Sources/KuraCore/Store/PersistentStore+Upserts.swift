@@ -75,6 +75,9 @@ extension PersistentStore {
                 if let holder = holders[unique] {
                     found = .insert(holder)
                 } else if let primaryKey = try storedPrimaryKey(made.key, in: index, txn) {
+                    // Another member of the family holds the values (an index
+                    // declared on a superentity): an object can't change entity.
+                    guard entity.ownsKey(primaryKey) else { throw violation(of: index, by: insert) }
                     let objectID = ObjectID(entity: entity, number: primaryKey, isTemporaryID: false)
                     if updated == nil {
                         updated = Dictionary(changes.updates.filter(\.rewritesRecord).map { ($0.objectID, $0) }) { first, _ in first }

@@ -76,23 +76,23 @@ public final class PersistentStore: Sendable {
             try model.bindLayouts(model.entities.map(\.layout))
             try engine.prepare(toOpen: model, alongside: nil)
             try Self.initialize(engine, with: model)
-            try self.init(opening: engine, model: model, options: options, format: StoreLayout.formatVersion)
+            try self.init(opening: engine, model: model, options: options, format: StoreLayout.formatVersion(for: model))
             return
         }
         try engine.prepare(toOpen: storedModel, alongside: model)
 
         // The store as it is, on its own model; an older format is upgraded
         // now when the store is writable, else read as it is.
-        let upgrading = format < StoreLayout.formatVersion && !engine.isReadOnly
+        let upgrading = format < StoreLayout.baseFormatVersion && !engine.isReadOnly
         var current = try PersistentStore(
             opening: engine, model: storedModel, options: options,
-            format: upgrading ? StoreLayout.formatVersion : format)
+            format: upgrading ? StoreLayout.baseFormatVersion : format)
         if upgrading { try current.upgradeFormat() }
         if let model {
             current = try current.opening(model, migration: migration)
         }
         try self.init(opening: engine, model: current.model, options: options,
-                      format: upgrading ? StoreLayout.formatVersion : format, lastMigration: current.lastMigration)
+                      format: upgrading ? StoreLayout.baseFormatVersion : format, lastMigration: current.lastMigration)
     }
 
     /// A store on an open engine, with `model` (whose layouts are set).
@@ -175,7 +175,7 @@ public final class PersistentStore: Sendable {
         let modelBytes = try model.encoded()
         try engine.write { txn in
             let meta = try txn.createSpace(named: StoreLayout.metaSpaceName)
-            try meta.put(StoreLayout.littleEndianBytes(StoreLayout.formatVersion), forKey: StoreLayout.formatKey, in: txn)
+            try meta.put(StoreLayout.littleEndianBytes(StoreLayout.formatVersion(for: model)), forKey: StoreLayout.formatKey, in: txn)
             try meta.put(modelBytes, forKey: StoreLayout.modelKey, in: txn)
             try meta.put(Array(model.fingerprint.utf8), forKey: StoreLayout.fingerprintKey, in: txn)
             try meta.put(try ModelHistoryEntry.encode([ModelHistoryEntry(

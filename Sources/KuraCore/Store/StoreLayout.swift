@@ -30,8 +30,11 @@ package enum StoreLayout {
     }
     static func recordsSpaceName(_ entity: EntityDescription) -> String { "kura.records.\(entity.layout.storageName)" }
     /// The space of the index at `position` in `entity`'s indexes.
+    /// An index a sub-entity inherits is its superentity's space, which
+    /// holds the entries of the whole family below it.
     static func indexSpaceName(_ entity: EntityDescription, _ position: Int) -> String {
-        "kura.index.\(entity.layout.storageName).\(entity.layout.indexStorageNames[position])"
+        let (owner, position) = entity.indexOwner(position)
+        return "kura.index.\(owner.layout.storageName).\(owner.layout.indexStorageNames[position])"
     }
 
     static func referenceSpaceName(_ entity: String, _ relationship: String) -> String { "kura.ref.\(entity).\(relationship)" }
@@ -67,7 +70,22 @@ package enum StoreLayout {
     ///   removed, renamed and reordered without touching records. Records
     ///   are unchanged: a format-2 store's fields were numbered in
     ///   declaration order, which the upgrade writes down.
-    static let formatVersion: UInt32 = 3
+    /// - 4: a store whose model has sub-entities (``EntityFamily``): its
+    ///   model document names superentities and tags, its primary keys
+    ///   carry tags, its families share index and relationship spaces. Only
+    ///   such a store is written in format 4 (a store without inheritance
+    ///   stays format 3, which older versions of Kura read), so a version
+    ///   that doesn't know inheritance refuses the store instead of writing
+    ///   a sub-entity's objects without their superentity's indexes.
+    static let formatVersion: UInt32 = 4
+    /// The format of a store whose model has no sub-entities, which an
+    /// older format is upgraded to when opened read-write.
+    static let baseFormatVersion: UInt32 = 3
+
+    /// The format a store of `model` is written in: see ``formatVersion``.
+    static func formatVersion(for model: ManagedObjectModel) -> UInt32 {
+        model.entities.contains { $0.family != nil } ? formatVersion : baseFormatVersion
+    }
     /// The oldest format this version of Kura reads (and upgrades).
     static let oldestReadableFormat: UInt32 = 1
 

@@ -40,12 +40,13 @@ final class InverseReferences: RelationshipStorage {
         pointingTo keys: [UInt64], cap: Int, store: PersistentStore, in txn: any StorageTransaction
     ) throws -> [UInt64]? {
         let inverse = link.inverse!
-        let records = store.spaces(for: link.destination).records
         var sources: [UInt64] = []
         for key in keys {
+            // The inverse's field is the same in every record of the family.
+            let destination = link.destination.concreteEntity(forKey: key)
             let owner: UInt64?? = try StoreLayout.withKey(key) { bytes in
-                try records.withValue(forKey: bytes, in: txn) { record in
-                    try store.validatedRecord(record, of: link.destination, values: []).reference(inverse.field!)
+                try store.spaces(for: destination).records.withValue(forKey: bytes, in: txn) { record in
+                    try store.validatedRecord(record, of: destination, values: []).reference(inverse.field!)
                 }
             }
             if let owner = owner ?? nil { sources.append(owner) }

@@ -123,10 +123,13 @@ extension RelationshipLink {
     /// The names of the spaces this relationship keeps.
     var spaceNames: [RelationshipSpaceName] { storageType.spaceNames(of: self) }
 
-    /// `kind` of the relationship's space named for its entity and storage name.
+    /// `kind` of the relationship's space named for its entity and storage
+    /// name: for an inherited relationship, the superentity's that has it
+    /// (the family shares its entries).
     func spaceName(_ kind: (String, String) -> String, part: String) -> RelationshipSpaceName {
-        RelationshipSpaceName(
-            name: kind(source.layout.storageName, source.layout.relationshipStorageNames[number]), part: part)
+        let owner = source.relationshipOwner(number)
+        return RelationshipSpaceName(
+            name: kind(owner.layout.storageName, owner.layout.relationshipStorageNames[number]), part: part)
     }
 }
 

@@ -94,18 +94,21 @@ final class ToOneReferences: RelationshipStorage {
     }
 
     /// Every (record, destination) pair the records hold.
+    /// Every record of the source's family below it holds the reference
+    /// at the same field (see ``EntityFamily``).
     private func referencePairs(store: PersistentStore, in txn: any StorageTransaction) throws -> [(UInt64, UInt64)] {
-        let entity = link.source
         var pairs: [(UInt64, UInt64)] = []
-        try store.spaces(for: entity).records.forEach(in: txn, readAhead: .max) { entry in
-            guard entry.key.count == 8 else { return true }
-            guard let view = try? RecordView(checkingHeader: entry.value, entity: entity) else {
-                return true  // reported by the record check
+        for entity in link.source.descendantsIncludingSelf {
+            try store.spaces(for: entity).records.forEach(in: txn, readAhead: .max) { entry in
+                guard entry.key.count == 8 else { return true }
+                guard let view = try? RecordView(checkingHeader: entry.value, entity: entity) else {
+                    return true  // reported by the record check
+                }
+                if let destination = view.reference(link.field!) {
+                    pairs.append((StoreLayout.primaryKey(fromSuffixOf: entry.key), destination))
+                }
+                return true
             }
-            if let destination = view.reference(link.field!) {
-                pairs.append((StoreLayout.primaryKey(fromSuffixOf: entry.key), destination))
-            }
-            return true
         }
         return pairs
     }
@@ -114,7 +117,7 @@ final class ToOneReferences: RelationshipStorage {
     private func reference(
         _ link: RelationshipLink, of owner: UInt64, store: PersistentStore, in txn: any StorageTransaction
     ) throws -> UInt64? {
-        let entity = link.source
+        let entity = link.source.concreteEntity(forKey: owner)
         let found: UInt64?? = try store.spaces(for: entity).records.withValue(forKey: StoreLayout.key(owner), in: txn) { bytes in
             try? RecordView(checkingHeader: bytes, entity: entity).reference(link.field!)
         }

@@ -1,0 +1,129 @@
+/// Fetches of an entity with sub-entities (``FetchRequest/includesSubentities``).
+///
+/// Each concrete entity of the family below the fetched one keeps its
+/// records in a space of its own, so such a fetch is one fetch per entity
+/// (each with its own plan: an index the family shares is read with the
+/// entity's own keys picked out, see ``EntityFamily``), all in one read
+/// transaction, then merged: sorted by the request's sort descriptors (by
+/// primary key, whose tag puts each entity's objects together, when it has
+/// none), the offset and limit applied to the whole. Each part fetches at
+/// most offset + limit objects.
+extension PreparedFetch {
+    /// True when the fetch reads the objects of sub-entities too.
+    var readsSubentities: Bool {
+        request.includesSubentities && entity.hasSubentities
+    }
+
+    /// The concrete entities whose objects the fetch reads.
+    var memberEntities: [EntityDescription] {
+        readsSubentities ? entity.descendantsIncludingSelf.filter { !$0.isAbstract } : [entity]
+    }
+
+    /// True when objects of `other` are among what the fetch reads.
+    func reads(_ other: EntityDescription) -> Bool {
+        other === entity || (readsSubentities && other.isKind(of: entity))
+    }
+
+    /// The fetch of `member`'s own objects that is part of this one: the
+    /// same predicate (compiled for `member`) and sorts, offset + limit as
+    /// its limit, no offset.
+    func part(for member: EntityDescription, model: ManagedObjectModel) throws -> PreparedFetch {
+        var request = request
+        let predicate = request.predicate
+        request.entityName = member.name
+        request.predicate = predicate
+        request.fetchOffset = 0
+        request.fetchLimit = window ?? 0
+        request.includesSubentities = false
+        request.resultType = .managedObject
+        return try PreparedFetch(request, model: model)
+    }
+}
+
+extension ManagedObjectContext {
+    /// The objects of a fetch that reads sub-entities: each member's, in one
+    /// snapshot, merged into the request's order, offset and limit applied.
+    func fetchAcrossSubentities(_ fetch: PreparedFetch) throws -> [ManagedObject] {
+        let parts = try fetch.memberEntities.map { try fetch.part(for: $0, model: model) }
+        let ordering = RowOrdering(sorts: fetch.sorts)
+        var rows: [SortableRow<ManagedObject>] = []
+        try withOneSnapshot {
+            for part in parts {
+                for object in try fetchObjects(part) {
+                    try object.loadValues()
+                    rows.append(SortableRow(
+                        keys: fetch.sorts.isEmpty ? .none : try ordering.keys(of: ObjectSource(object: object)),
+                        tier: object.isInserted ? 1 : 0, number: object.objectID.number, payload: object))
+                }
+            }
+        }
+        ordering.sort(&rows)
+        let start = min(fetch.offset, rows.count)
+        let end = fetch.limit.map { min($0, rows.count - start) + start } ?? rows.count
+        return rows[start..<end].map(\.payload)
+    }
+
+    /// How many objects a fetch that reads sub-entities matches, limit and
+    /// offset applied.
+    func countAcrossSubentities(_ fetch: PreparedFetch) throws -> Int {
+        var total = 0
+        try withOneSnapshot {
+            for member in fetch.memberEntities {
+                var part = try fetch.part(for: member, model: model).request
+                part.fetchLimit = 0
+                total += try count(for: part)
+            }
+        }
+        total = max(0, total - fetch.offset)
+        return fetch.limit.map { min($0, total) } ?? total
+    }
+
+    /// The plan of a fetch that reads sub-entities: each member's.
+    func explainAcrossSubentities(_ fetch: PreparedFetch) throws -> QueryPlan {
+        let plans = try withOneSnapshot {
+            try fetch.memberEntities.map { member in
+                var part = try fetch.part(for: member, model: model).request
+                part.resultType = fetch.request.resultType
+                return try explain(part)
+            }
+        }
+        return QueryPlan(merging: plans, of: fetch)
+    }
+
+    /// Runs `body` with every store read of this context's fetches in one
+    /// read transaction (one snapshot), unless one is open already.
+    func withOneSnapshot<Result>(_ body: () throws -> Result) throws -> Result {
+        if snapshot != nil || parent != nil { return try body() }
+        return try store.read { txn in
+            snapshot = txn
+            defer { snapshot = nil }
+            return try body()
+        }
+    }
+
+    /// ``PersistentStore/read(_:)`` in the snapshot a fetch across
+    /// sub-entities holds open, if any.
+    func readSnapshot<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
+        if let snapshot { return try body(snapshot) }
+        return try store.read(body)
+    }
+
+    /// ``PersistentStore/readOneRequest(_:)`` in the snapshot a fetch
+    /// across sub-entities holds open, if any.
+    func readSnapshotInOneRequest<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
+        if let snapshot { return try body(snapshot) }
+        return try store.readOneRequest(body)
+    }
+}
+
+extension QueryPlan {
+    /// The plan of a fetch across sub-entities: its members' plans, merged.
+    init(merging plans: [QueryPlan], of fetch: PreparedFetch) {
+        let first = plans[0]
+        self.init(
+            access: first.access, entityName: fetch.entity.name, isInSortOrder: false, isReversed: false, topK: nil,
+            fetch: fetch, isOrdered: first.isOrdered, limit: fetch.limit, offset: fetch.offset, foundPrimaryKeys: nil,
+            estimatedRows: plans.allSatisfy { $0.estimatedRows != nil } ? plans.reduce(0) { $0 + $1.estimatedRows! } : nil,
+            memberPlans: plans)
+    }
+}

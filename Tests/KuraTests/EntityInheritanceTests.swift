@@ -1,0 +1,227 @@
+import Foundation
+@testable import KuraCore
+import Kura
+import Testing
+
+/// Sub-entities (`class Video: Medium`): the model, fetches of a
+/// superentity, indexes and unique constraints across a family,
+/// relationships to a superentity, and a reopen.
+@Suite struct EntityInheritanceTests {
+    /// A store with `count` media: videos, clips and tracks in turn, with
+    /// ranks that repeat every 10.
+    static func filled(_ count: Int, function: String = #function) throws -> (EngineStore, PersistentContainer) {
+        let store = try EngineStore(.underTest, function: function)
+        let container = try store.open(.library())
+        let context = container.newContext()
+        for number in 0..<count {
+            let medium: Medium = switch number % 3 {
+            case 0: Video(context: context)
+            case 1: Clip(context: context)
+            default: Track(context: context)
+            }
+            medium.code = "m\(number)"
+            medium.rank = number % 10
+            medium.title = "title \(number)"
+        }
+        try context.save()
+        return (store, container)
+    }
+
+    @Test func aSubclassOfAnEntityClassIsItsSubEntity() throws {
+        let model = try ManagedObjectModel.library()
+        let medium = try #require(model.entity(named: "Medium"))
+        let video = try #require(model.entity(named: "Video"))
+        let clip = try #require(model.entity(named: "Clip"))
+        #expect(medium.isAbstract && !video.isAbstract)
+        #expect(video.superentity === medium && clip.superentity === video && medium.superentity == nil)
+        #expect(medium.subentities.map(\.name) == ["Video", "Track"])
+        #expect(clip.isKind(of: medium) && !medium.isKind(of: clip))
+        #expect(clip.attributes.map(\.name) == ["code", "rank", "title", "seconds", "source"])
+        #expect(clip.relationships.map(\.name) == ["rack", "notes", "sequel"])
+        #expect(Set(clip.indexes.map(\.name)) == Set(medium.indexes.map(\.name)))
+    }
+
+    class Base: ManagedObject {
+        @Attribute var shared: String = ""
+    }
+
+    final class Derived: Base {
+        @Attribute var own: Int = 0
+    }
+
+    final class Flat: Base {
+        override class var superentityName: String? { nil }
+        @Attribute var own: Int = 0
+    }
+
+    @Test func aModelWithoutTheSuperclassesEntityMakesTheSubclassARoot() throws {
+        let both = try ManagedObjectModel(Base.self, Derived.self, Flat.self)
+        #expect(both.entity(named: "Derived")?.superentity?.name == "Base")
+        #expect(both.entity(named: "Flat")?.superentity == nil)
+        let alone = try ManagedObjectModel(Derived.self)
+        let derived = try #require(alone.entity(named: "Derived"))
+        #expect(derived.superentity == nil && derived.attributes.map(\.name) == ["shared", "own"])
+    }
+
+    @Test func aSubEntityMustBeginWithItsSuperentitysProperties() throws {
+        let base = try EntityDescription(name: "Base", attributes: [AttributeDescription(name: "a", type: .string)])
+        let wrong = try EntityDescription(name: "Wrong", attributes: [AttributeDescription(name: "b", type: .string)],
+                                          relationships: [], indexes: [], managedObjectClass: ManagedObject.self,
+                                          inverseResolvers: [:], superentityName: "Base")
+        #expect(throws: KuraError.self) { try ManagedObjectModel(entities: [base, wrong]) }
+        let orphan = try EntityDescription(name: "Orphan", superentity: base, isAbstract: false, attributes: [])
+        #expect(throws: KuraError.self) { try ManagedObjectModel(entities: [orphan]) }
+    }
+
+    @Test func anAbstractEntityHasNoObjectsOfItsOwn() throws {
+        let store = try TestStore()
+        let container = try store.open(.library())
+        #expect(throws: KuraError.self) { try container.newContext().insertNewObject(forEntityName: "Medium") }
+    }
+
+    @Test func aFetchOfTheSuperentityReturnsEveryMembersObjectsAsTheirClass() throws {
+        let (_, container) = try Self.filled(30)
+        let context = container.newContext()
+        let all = try context.fetch(FetchRequest<Medium>())
+        #expect(all.count == 30)
+        #expect(all.filter { $0 is Clip }.count == 10 && all.filter { $0 is Track }.count == 10)
+        #expect(all.filter { type(of: $0) == Video.self }.count == 10)
+        #expect(Set(all.map(\.code)) == Set((0..<30).map { "m\($0)" }))
+        // Video includes its Clips, unless asked not to.
+        #expect(try context.fetch(FetchRequest<Video>()).count == 20)
+        var own = FetchRequest<Video>()
+        own.includesSubentities = false
+        #expect(try context.fetch(own).count == 10)
+        #expect(try context.count(for: FetchRequest<Medium>()) == 30)
+        #expect(try context.count(for: own) == 10)
+        #expect(try context.fetchObjectIDs(FetchRequest<Medium>()).map(\.entity.name).filter { $0 == "Track" }.count == 10)
+    }
+
+    /// The superentity's fetch, checked against a brute-force filter of
+    /// every object, with unsaved inserts, changes and deletions of each member.
+    @Test func aSuperentityFetchMatchesBruteForceWithUnsavedChanges() throws {
+        let (_, container) = try Self.filled(60)
+        let context = container.newContext()
+        let clip = Clip(context: context)
+        clip.code = "new clip"
+        clip.rank = 3
+        let track = Track(context: context)
+        track.code = "new track"
+        track.rank = 7
+        let stored = try context.fetch(FetchRequest<Medium>().sorted(by: "code"))
+        stored[0].rank = 3             // a video now matches rank == 3
+        context.delete(stored[1])     // a clip gone
+        stored[2].title = "changed"
+
+        let everything = try context.fetch(FetchRequest<Medium>())
+        let byRankThenCode: (Medium, Medium) -> Bool = { ($0.rank, $0.code) < ($1.rank, $1.code) }
+        let cases: [(FetchRequest<Medium>, (Medium) -> Bool, ((Medium, Medium) -> Bool)?)] = [
+            (FetchRequest<Medium>(predicate: try FetchPredicate(format: "rank == 3")), { $0.rank == 3 }, nil),
+            (FetchRequest<Medium>(predicate: try FetchPredicate(format: "rank >= 5 AND title BEGINSWITH 'title'"))
+                .sorted(by: "rank", ascending: false).sorted(by: "code"),
+             { $0.rank >= 5 && $0.title.hasPrefix("title") }, { ($1.rank, $0.code) < ($0.rank, $1.code) }),
+            (FetchRequest<Medium>(predicate: try FetchPredicate(format: "code IN {'m1', 'm2', 'new clip', 'new track'}")),
+             { ["m1", "m2", "new clip", "new track"].contains($0.code) }, nil),
+            (FetchRequest<Medium>().sorted(by: "rank").sorted(by: "code").limited(to: 7, offset: 4), { _ in true }, byRankThenCode),
+        ]
+        for (request, matches, order) in cases {
+            var brute = everything.filter(matches)
+            if let order { brute.sort(by: order) }
+            let expected = Array(brute.dropFirst(request.fetchOffset).prefix(request.fetchLimit == 0 ? .max : request.fetchLimit))
+            let fetched = try context.fetch(request)
+            if order == nil {
+                #expect(Set(fetched.map(\.code)) == Set(expected.map(\.code)), "\(request)")
+            } else {
+                #expect(fetched.map(\.code) == expected.map(\.code), "\(request)")
+            }
+            #expect(try context.count(for: request) == expected.count, "\(request)")
+        }
+        #expect(!everything.contains { $0 === stored[1] })
+        #expect(everything.contains { $0 === clip } && everything.contains { $0 === track })
+    }
+
+    @Test func aUniqueConstraintOfTheSuperentityHoldsAcrossItsSubEntities() throws {
+        let (_, container) = try Self.filled(3)
+        let context = container.newContext()
+        let track = Track(context: context)
+        track.code = "m0"   // a Video's
+        #expect(throws: KuraError.self) { try context.save() }
+        #expect(context.hasChanges)
+        // A merge policy can't make a Track of a Video: still a violation.
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        #expect(throws: KuraError.self) { try context.save() }
+        track.code = "m99"
+        try context.save()
+        #expect(try container.store.check().isConsistent)
+    }
+
+    @Test func anIndexOfTheSuperentityAnswersForEveryMember() throws {
+        let (_, container) = try Self.filled(900)
+        let context = container.newContext()
+        let request = FetchRequest<Medium>(predicate: try FetchPredicate(format: "rank == 4"))
+        let lookup = FetchRequest<Medium>(predicate: try FetchPredicate(format: "code == 'm400'"))
+        let plan = try context.explain(lookup).description
+        #expect(plan.contains("UNIQUE INDEX code") && plan.contains("SUB-ENTITIES"), "\(plan)")
+        #expect(try context.fetch(lookup).map(\.code) == ["m400"])
+        #expect(try context.fetch(lookup).first is Clip)
+        #expect(try context.fetch(request).count == 90)
+        let tracks = FetchRequest<Track>(predicate: try FetchPredicate(format: "rank == 4"))
+        #expect(try context.fetch(tracks).allSatisfy { $0.rank == 4 })
+        #expect(try context.fetch(tracks).count == 30)
+        let byCode = FetchRequest<Clip>(predicate: try FetchPredicate(format: "code == 'm0'"))
+        #expect(try context.fetch(byCode).isEmpty)  // m0 is a Video, not a Clip
+        #expect(try context.fetch(FetchRequest<Video>(predicate: try FetchPredicate(format: "code == 'm1'"))).first is Clip)
+    }
+
+    @Test func aRelationshipToTheSuperentityHoldsAnyMember() throws {
+        let (_, container) = try Self.filled(6)
+        let context = container.newContext()
+        let rack = Rack(context: context)
+        rack.name = "front"
+        let media = try context.fetch(FetchRequest<Medium>())
+        for medium in media { medium.rack = rack }
+        rack.featured = media.first { $0 is Track }
+        let note = Note(context: context)
+        note.text = "good"
+        note.subject = media.first { $0 is Clip }
+        try context.save()
+
+        let reader = container.newContext()
+        let stored = try #require(try reader.first(FetchRequest<Rack>()))
+        #expect(stored.media.count == 6)
+        #expect(Set(stored.media.map { String(describing: type(of: $0)) }) == ["Video", "Clip", "Track"])
+        #expect(stored.featured is Track)
+        let storedNote = try #require(try reader.first(FetchRequest<Note>()))
+        #expect(storedNote.subject is Clip)
+        #expect((storedNote.subject as? Clip)?.notes.count == 1)
+        // A predicate through the relationship reads each member's record.
+        let onRack = FetchRequest<Medium>(predicate: try FetchPredicate(format: "rack.name == 'front'"))
+        #expect(try reader.fetch(onRack).count == 6)
+        let aboutClips = FetchRequest<Note>(predicate: try FetchPredicate(format: "subject.code == %@", "m1"))
+        #expect(try reader.fetch(aboutClips).count == 1)
+        // Cascade from a sub-entity's inherited relationship.
+        reader.delete(try #require(storedNote.subject))
+        try reader.save()
+        #expect(try reader.count(for: FetchRequest<Note>()) == 0)
+        #expect(try container.store.check().isConsistent)
+    }
+
+    @Test func aStoreWithSubEntitiesSurvivesAReopen() throws {
+        let (store, container) = try Self.filled(12)
+        let ids = try container.newContext().fetchObjectIDs(FetchRequest<Medium>().sorted(by: "code"))
+        let again = try store.reopen(container, .library())
+        let context = again.newContext()
+        let fetched = try context.fetch(FetchRequest<Medium>().sorted(by: "code"))
+        #expect(fetched.map(\.objectID.uriRepresentation) == ids.map(\.uriRepresentation))
+        let clip = Clip(context: context)
+        clip.code = "after"
+        try context.save()
+        #expect(try again.store.check().isConsistent)
+        // Opened without the app's classes: the stored model has the family.
+        if store.engine != .memory { again.close() }
+        let plain = try PersistentContainer(store: store.description())
+        let stored = try #require(plain.model.entity(named: "Clip"))
+        #expect(stored.superentity?.name == "Video" && plain.model.entity(named: "Medium")?.isAbstract == true)
+        #expect(try plain.newContext().count(for: FetchRequest(entityName: "Medium")) == 13)
+    }
+}
