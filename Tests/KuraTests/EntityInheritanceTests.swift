@@ -225,3 +225,24 @@ import Testing
         #expect(try plain.newContext().count(for: FetchRequest(entityName: "Medium")) == 13)
     }
 }
+
+extension EntityInheritanceTests {
+    @Test func entityInAPredicateNamesOneMemberOfTheFamily() throws {
+        let (_, container) = try Self.filled(30)
+        let context = container.newContext()
+        let unsaved = Clip(context: context)
+        unsaved.code = "unsaved"
+        let videos = try context.fetch(FetchRequest<Medium>(predicate: try FetchPredicate(format: "entity == 'Video'")))
+        #expect(videos.count == 10 && videos.allSatisfy { type(of: $0) == Video.self })
+        let notTracks = FetchRequest<Medium>(predicate: try FetchPredicate(format: "entity != 'Track' AND rank < 5"))
+        #expect(try context.fetch(notTracks).allSatisfy { !($0 is Track) && $0.rank < 5 })
+        #expect(try context.count(for: notTracks) == 11)  // 10 stored of rank < 5, and the unsaved clip
+        let either = FetchRequest<Medium>(predicate: try FetchPredicate(format: "entity.name IN {'Clip', 'Track'}"))
+        #expect(try context.count(for: either) == 21)
+        // Through a child context, pending objects are judged by their own entity.
+        let child = context.newChildContext()
+        #expect(try child.fetch(FetchRequest<Medium>(predicate: try FetchPredicate(format: "entity == 'Clip'"))).count == 11)
+        #expect(throws: KuraError.self) { try context.fetch(FetchRequest<Medium>(predicate: try FetchPredicate(format: "entity == 'Rack'"))) }
+        #expect(throws: KuraError.self) { try context.fetch(FetchRequest<Medium>(predicate: try FetchPredicate(format: "entity > 'Clip'"))) }
+    }
+}

@@ -102,8 +102,13 @@ extension ManagedObjectContext {
             objects.append(object)
         }
         if ownChanges {
+            // A sub-entity's object is judged by the predicate compiled for
+            // its entity (`entity == 'Video'` differs by entity).
+            var predicates: [ObjectIdentifier: CompiledPredicate?] = [ObjectIdentifier(fetch.entity): fetch.predicate]
             for object in pending where fetch.reads(object.entity) && (object.isInserted || object.isUpdated) {
-                if try fetch.predicate?.evaluate(on: object) ?? true { objects.append(object) }
+                let key = ObjectIdentifier(object.entity)
+                if predicates[key] == nil { predicates[key] = try fetch.part(for: object.entity, model: model).predicate }
+                if try predicates[key]!?.evaluate(on: object) ?? true { objects.append(object) }
             }
         }
         if !fetch.sorts.isEmpty {

@@ -58,7 +58,49 @@ private struct PredicateCompiler {
         case .and(let nodes): return .and(try nodes.map { try compile($0) })
         case .or(let nodes): return .or(try nodes.map { try compile($0) })
         case .comparison(let left, let operation, let right, let options, let quantifier):
+            if quantifier == .direct, let folded = try entityTest(left, operation, right) { return folded }
             return try compileComparison(left, operation, right, options, quantifier)
+        }
+    }
+
+    /// `entity == 'Video'` (or `entity.name`, `!=`, `IN {…}`, either side),
+    /// for an entity with no property called `entity`: a constant for the
+    /// entity compiled for (true when it is named, exactly: its sub-entities
+    /// are not). A fetch across sub-entities compiles its predicate for each
+    /// of them, so each gets its answer. `nil` when the comparison is no
+    /// such test.
+    private func entityTest(
+        _ left: FetchPredicate.Expression, _ operation: FetchPredicate.Operator, _ right: FetchPredicate.Expression
+    ) throws -> CompiledNode? {
+        guard case .evaluated = origin, scopes.isEmpty,
+              entity.attributeNumber(named: "entity") == nil, entity.relationship(named: "entity") == nil else { return nil }
+        func isEntityKey(_ expression: FetchPredicate.Expression) -> Bool {
+            if case .key(let key) = expression { return key == "entity" || key == "entity.name" }
+            return false
+        }
+        let named: FetchPredicate.Expression
+        if isEntityKey(left) { named = right } else if isEntityKey(right), operation != .in { named = left } else { return nil }
+        func name(_ expression: FetchPredicate.Expression) throws -> String {
+            guard case .value(.string(let name)?) = expression else {
+                throw KuraError.invalidPredicate("entity is compared with an entity's name, as a string ('Video')")
+            }
+            // Any member of the family: a fetch across sub-entities compiles
+            // the predicate for each of them.
+            let family = entity.family?.members.map(\.entity.name) ?? [entity.name]
+            guard family.contains(name) else {
+                throw KuraError.invalidPredicate(
+                    "entity == '\(name)': \(name) is not \(entity.name)\(family.count > 1 ? " or an entity of its family" : "")")
+            }
+            return name
+        }
+        switch operation {
+        case .equal: return .constant(try name(named) == entity.name)
+        case .notEqual: return .constant(try name(named) != entity.name)
+        case .in:
+            guard case .list(let elements) = named else { return nil }
+            return .constant(try elements.map(name).contains(entity.name))
+        default:
+            throw KuraError.invalidPredicate("entity can be compared with ==, != or IN, not \(operation.rawValue)")
         }
     }
 

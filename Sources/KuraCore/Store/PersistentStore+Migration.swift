@@ -84,6 +84,8 @@ extension PersistentStore {
                 guard blocked.isEmpty else {
                     throw KuraError.migrationFailed(path: path, failures: blocked.map { MigrationFailure(.needsCustomStage($0)) })
                 }
+                let orphans = try current.removedSubentitiesWithObjects(by: mapping, in: txn)
+                guard orphans.isEmpty else { throw KuraError.migrationFailed(path: path, failures: orphans) }
                 if stage.isInferred && !mayRemoveData {
                     let removed = try current.removedData(by: mapping, in: txn)
                     guard removed.isEmpty else { throw KuraError.migrationFailed(path: path, failures: removed) }

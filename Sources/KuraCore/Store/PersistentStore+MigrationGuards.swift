@@ -13,6 +13,22 @@ extension PersistentStore {
             given: ModelHistoryEntry.describe(version: model.versionIdentifier, fingerprint: model.fingerprint))
     }
 
+    /// The sub-entities `mapping` removes that still have objects, which no
+    /// migration removes even when it may remove data: their superentity's
+    /// index and relationship entries, which the family shares, name them.
+    /// (Delete them first, or remove the whole family.)
+    func removedSubentitiesWithObjects(by mapping: SchemaMapping, in txn: any StorageTransaction) throws -> [MigrationFailure] {
+        let kept = Set(mapping.entities.compactMap { $0.source.map(ObjectIdentifier.init) })
+        return try mapping.removedEntities.compactMap { entity in
+            // Part of a family that stays (some member is kept).
+            guard let family = entity.family, family.members.contains(where: { kept.contains(ObjectIdentifier($0.entity)) }) else {
+                return nil
+            }
+            let count = try spaces(for: entity).records.count(in: txn)
+            return count == 0 ? nil : MigrationFailure(.wouldRemoveData(entity: entity.name, property: nil, count: count))
+        }
+    }
+
     /// The entities, attributes and relationships `mapping` removes that
     /// hold data in this store (read in `txn`), with how many objects hold it.
     ///

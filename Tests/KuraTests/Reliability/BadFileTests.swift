@@ -54,9 +54,9 @@ import Testing
         do {
             let environment = try Environment(path: future)
             let meta = try #require(try environment.database(named: "kura.meta"))
-            try environment.write { txn in try meta.put([4, 0, 0, 0], forKey: Array("format".utf8), in: txn) }
+            try environment.write { txn in try meta.put([5, 0, 0, 0], forKey: Array("format".utf8), in: txn) }
         }
-        #expect(throws: KuraError.unsupportedFormatVersion(path: future, found: 4, supported: 3)) {
+        #expect(throws: KuraError.unsupportedFormatVersion(path: future, found: 5, supported: 4)) {
             try PersistentContainer(path: future, model: model)
         }
 
