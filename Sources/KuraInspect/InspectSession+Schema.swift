@@ -41,16 +41,20 @@ extension InspectSession {
         let context = newContext()
         let hasRelationships = model.entities.contains { !$0.relationships.isEmpty }
         var rows: [[String]] = []
-        for entity in model.entities {
+        // As a tree: each sub-entity under its superentity, indented; a
+        // superentity's count includes its sub-entities' objects.
+        for (entity, depth) in Self.entityTree(model) {
             let count = try context.count(for: FetchRequest(entityName: entity.name))
             if mode.isJSON {
                 emitJSON([
                     "name": entity.name, "objects": count,
+                    "superentity": entity.superentity?.name as Any, "abstract": entity.isAbstract,
                     "attributes": entity.attributes.map(\.name), "relationships": entity.relationships.map(\.name),
                     "indexes": entity.indexes.map(\.name),
                 ] as [String: Any])
             } else {
-                rows.append([entity.name, String(count), entity.attributes.map(\.name).joined(separator: ", ")]
+                let name = String(repeating: "  ", count: depth) + entity.name + (entity.isAbstract ? " (abstract)" : "")
+                rows.append([name, String(count), entity.attributes.map(\.name).joined(separator: ", ")]
                     + (hasRelationships ? [entity.relationships.map(\.name).joined(separator: ", ")] : [])
                     + [entity.indexes.map(\.description).joined(separator: ", ")])
             }
@@ -59,6 +63,18 @@ extension InspectSession {
             let headers = ["entity", "objects", "attributes"] + (hasRelationships ? ["relationships"] : []) + ["indexes"]
             emit(headers: headers, text: rows, rightAligned: [1])
         }
+    }
+
+    /// The model's entities, each root followed by its sub-entities (depth
+    /// first), with their depth below their root.
+    static func entityTree(_ model: ManagedObjectModel) -> [(EntityDescription, Int)] {
+        var tree: [(EntityDescription, Int)] = []
+        func add(_ entity: EntityDescription, _ depth: Int) {
+            tree.append((entity, depth))
+            for subentity in entity.subentities { add(subentity, depth + 1) }
+        }
+        for entity in model.entities where entity.superentity == nil { add(entity, 0) }
+        return tree
     }
 
     /// One entity's schema, or (for `nil`) every entity's, a blank line between them.
@@ -74,6 +90,8 @@ extension InspectSession {
         if mode.isJSON {
             emitJSON([
                 "name": entity.name,
+                "superentity": entity.superentity?.name as Any, "abstract": entity.isAbstract,
+                "subentities": entity.subentities.map(\.name),
                 "attributes": entity.attributes.map { attribute in
                     ["name": attribute.name, "type": attribute.type.displayName, "optional": attribute.isOptional,
                      "default": Cell(attribute.defaultValue).json] as [String: Any]
@@ -89,7 +107,11 @@ extension InspectSession {
             ] as [String: Any])
             return
         }
-        print("entity \(entity.name)")
+        var heading = "entity \(entity.name)"
+        if entity.isAbstract { heading += " (abstract)" }
+        if let superentity = entity.superentity { heading += ", a sub-entity of \(superentity.name)" }
+        if !entity.subentities.isEmpty { heading += "; sub-entities: " + entity.subentities.map(\.name).joined(separator: ", ") }
+        print(heading)
         emit(
             headers: ["attribute", "type", "optional", "default"],
             text: entity.attributes.map { attribute in

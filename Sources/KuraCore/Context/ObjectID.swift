@@ -52,8 +52,11 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
 
     /// The ID as a URI: `kura://News/42`, or `kura://News/t3` while temporary.
     /// ``ManagedObjectModel/objectID(forURIRepresentation:)`` reads it back.
+    ///
+    /// The key is shown without the tag that a sub-entity's keys carry
+    /// (see the StoreFormat article): `kura://Video/7`.
     public var uriRepresentation: String {
-        "kura://\(entity.name)/\(isTemporaryID ? "t" : "")\(number)"
+        "kura://\(entity.name)/\(isTemporaryID ? "t" : "")\(number & ~EntityFamily.keyTagMask)"
     }
 
     public var description: String { uriRepresentation }
@@ -101,9 +104,13 @@ extension ManagedObjectModel {
         if parsed.isTemporary {
             throw KuraError.invalidObjectID("'\(uri)' is a temporary ID, which only its own context knows")
         }
-        guard let number = parsed.key, number > 0 else {
+        guard let number = parsed.key, number & ~EntityFamily.keyTagMask > 0, number & ObjectID.temporaryKeyFlag == 0 else {
             throw KuraError.invalidObjectID("'\(uri)' has no valid primary key")
         }
-        return ObjectID(entity: entity, number: number, isTemporaryID: false)
+        // A URI leaves out the sub-entity's tag its keys carry (see EntityFamily).
+        guard number & EntityFamily.keyTagMask == 0 || number & EntityFamily.keyTagMask == entity.layout.keyTag else {
+            throw KuraError.invalidObjectID("'\(uri)' is not a key of \(entity.name)")
+        }
+        return ObjectID(entity: entity, number: number | entity.layout.keyTag, isTemporaryID: false)
     }
 }
