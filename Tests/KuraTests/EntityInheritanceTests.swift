@@ -80,7 +80,8 @@ import Testing
     }
 
     @Test func aFetchOfTheSuperentityReturnsEveryMembersObjectsAsTheirClass() throws {
-        let (_, container) = try Self.filled(30)
+        let (store, container) = try Self.filled(30)
+        defer { withExtendedLifetime(store) {} }
         let context = container.newContext()
         let all = try context.fetch(FetchRequest<Medium>())
         #expect(all.count == 30)
@@ -100,7 +101,8 @@ import Testing
     /// The superentity's fetch, checked against a brute-force filter of
     /// every object, with unsaved inserts, changes and deletions of each member.
     @Test func aSuperentityFetchMatchesBruteForceWithUnsavedChanges() throws {
-        let (_, container) = try Self.filled(60)
+        let (store, container) = try Self.filled(60)
+        defer { withExtendedLifetime(store) {} }
         let context = container.newContext()
         let clip = Clip(context: context)
         clip.code = "new clip"
@@ -141,7 +143,8 @@ import Testing
     }
 
     @Test func aUniqueConstraintOfTheSuperentityHoldsAcrossItsSubEntities() throws {
-        let (_, container) = try Self.filled(3)
+        let (store, container) = try Self.filled(3)
+        defer { withExtendedLifetime(store) {} }
         let context = container.newContext()
         let track = Track(context: context)
         track.code = "m0"   // a Video's
@@ -156,7 +159,8 @@ import Testing
     }
 
     @Test func anIndexOfTheSuperentityAnswersForEveryMember() throws {
-        let (_, container) = try Self.filled(900)
+        let (store, container) = try Self.filled(900)
+        defer { withExtendedLifetime(store) {} }
         let context = container.newContext()
         let request = FetchRequest<Medium>(predicate: try FetchPredicate(format: "rank == 4"))
         let lookup = FetchRequest<Medium>(predicate: try FetchPredicate(format: "code == 'm400'"))
@@ -174,7 +178,8 @@ import Testing
     }
 
     @Test func aRelationshipToTheSuperentityHoldsAnyMember() throws {
-        let (_, container) = try Self.filled(6)
+        let (store, container) = try Self.filled(6)
+        defer { withExtendedLifetime(store) {} }
         let context = container.newContext()
         let rack = Rack(context: context)
         rack.name = "front"
@@ -228,7 +233,8 @@ import Testing
 
 extension EntityInheritanceTests {
     @Test func entityInAPredicateNamesOneMemberOfTheFamily() throws {
-        let (_, container) = try Self.filled(30)
+        let (store, container) = try Self.filled(30)
+        defer { withExtendedLifetime(store) {} }
         let context = container.newContext()
         let unsaved = Clip(context: context)
         unsaved.code = "unsaved"
@@ -244,5 +250,28 @@ extension EntityInheritanceTests {
         #expect(try child.fetch(FetchRequest<Medium>(predicate: try FetchPredicate(format: "entity == 'Clip'"))).count == 11)
         #expect(throws: KuraError.self) { try context.fetch(FetchRequest<Medium>(predicate: try FetchPredicate(format: "entity == 'Rack'"))) }
         #expect(throws: KuraError.self) { try context.fetch(FetchRequest<Medium>(predicate: try FetchPredicate(format: "entity > 'Clip'"))) }
+    }
+}
+
+extension EntityInheritanceTests {
+    @Test(.timeLimit(.minutes(2))) func anObservedFetchOfTheSuperentityHearsOfEverySubEntitysSaves() async throws {
+        let (store, container) = try Self.filled(3)
+        defer { withExtendedLifetime(store) {} }
+        let observer = container.newContext()
+        var results = observer.results(for: FetchRequest<Medium>().sorted(by: "code")).makeAsyncIterator()
+        let first = try #require(try await results.next())
+        #expect(first.objects.map(\.code) == ["m0", "m1", "m2"])
+        let writer = container.newContext()
+        let clip = Clip(context: writer)
+        clip.code = "m3"
+        try writer.save()
+        let second = try #require(try await results.next())
+        #expect(second.objects.map(\.code) == ["m0", "m1", "m2", "m3"])
+        #expect(second.difference.inserted == [3])
+        let track = try #require(try writer.first(FetchRequest<Track>()))
+        track.code = "a"
+        try writer.save()
+        let third = try #require(try await results.next())
+        #expect(third.objects.map(\.code) == ["a", "m0", "m1", "m3"])
     }
 }

@@ -82,6 +82,9 @@ do {
         if options.suites.contains("kinds") {
             tables.append(try runAttributeKindsSuite(size: size, options: options))
         }
+        if options.suites.contains("inheritance") {
+            tables.append(try runInheritanceSuite(size: size, options: options))
+        }
         if options.suites.contains("upsert") {
             tables.append(try runUpsertSuite(size: size, options: options))
         }

@@ -146,11 +146,14 @@ extension PreparedFetch {
     /// every entity a key path of the predicate, a sort or a property
     /// fetched passes through.
     var entitiesRead: Set<ObjectIdentifier> {
-        var entities: Set<ObjectIdentifier> = [ObjectIdentifier(entity)]
+        // An entity with sub-entities stands for them too: a fetch of it
+        // (with includesSubentities) reads them, a hop to it reaches them.
+        var entities = Set((readsSubentities ? entity.descendantsIncludingSelf : [entity]).map(ObjectIdentifier.init))
         func add(_ path: CompiledPath) {
             for hop in path.hops {
-                entities.insert(ObjectIdentifier(hop.source))
-                entities.insert(ObjectIdentifier(hop.destination))
+                for member in hop.source.descendantsIncludingSelf + hop.destination.descendantsIncludingSelf {
+                    entities.insert(ObjectIdentifier(member))
+                }
             }
         }
         predicate?.root.forEachPath(add)
