@@ -108,6 +108,7 @@ struct ImportRecordReader: Sendable {
             guard let entity = model.entity(named: entityName) else {
                 throw fail(line, "unknown entity '\(entityName)'")
             }
+            guard !entity.isAbstract else { throw fail(line, "\(entityName) is abstract: name one of its sub-entities") }
             return ImportRecord(line: line, entity: entity, oldID: nil)
         }
         let objectID: ObjectID
@@ -118,6 +119,9 @@ struct ImportRecordReader: Sendable {
         }
         if let entityName, entityName != objectID.entity.name {
             throw fail(line, "objectID '\(id)' is not a \(entityName)")
+        }
+        guard !objectID.entity.isAbstract else {
+            throw fail(line, "objectID '\(id)' names \(objectID.entity.name), which is abstract: name one of its sub-entities")
         }
         return ImportRecord(line: line, entity: objectID.entity, oldID: objectID)
     }

@@ -64,35 +64,69 @@ public enum ObjectExport {
         _ request: FetchRequest<ManagedObject>?, from container: PersistentContainer, format: ExportFormat,
         write: (String) throws -> Void
     ) throws -> Int {
-        let requests = request.map { [$0] } ?? container.model.entities.map { FetchRequest(entityName: $0.name) }
+        // The whole store: each entity's own objects (a superentity's
+        // fetch would repeat its sub-entities').
+        let requests = request.map { [$0] } ?? container.model.entities.map { entity in
+            var request = FetchRequest(entityName: entity.name)
+            request.includesSubentities = false
+            return request
+        }
         guard format == .jsonl || requests.count == 1 else {
             throw InspectError("CSV holds one entity: export ENTITY --format csv")
         }
         var written = 0
         for request in requests {
-            let entity = try container.model.requireEntity(named: request.entityName)
-            let columns = try columns(of: entity)
-            if format == .csv { try write(CSVText.record(columns)) }
-            let keys = jsonKeys(columns)
-            let ids = try container.newContext().fetchObjectIDs(request)
-            let batches = stride(from: 0, to: ids.count, by: batchSize).map { Array(ids[$0..<min($0 + batchSize, ids.count)]) }
-            // Batches are read and written two at a time, one per core (each
-            // in a context of its own), and printed in order.
-            var next = 0
-            while next < batches.count {
-                try Task.checkCancellation()
-                let group = Array(batches[next..<min(next + parallelBatches, batches.count)])
-                let results = BatchResults(count: group.count)
-                DispatchQueue.concurrentPerform(iterations: group.count) { slot in
-                    results.store(slot, Result { try Self.lines(of: group[slot], entity: entity, keys: keys, format: format, in: container) })
+            // A superentity's objects are written each with its own entity's
+            // columns, one entity after another.
+            let found = try container.newContext().fetchObjectIDs(request)
+            var groups: [(entity: EntityDescription, ids: [ObjectID])] = []
+            for id in found {
+                if let last = groups.indices.last, groups[last].entity === id.entity {
+                    groups[last].ids.append(id)
+                } else if let known = groups.firstIndex(where: { $0.entity === id.entity }) {
+                    groups[known].ids.append(id)
+                } else {
+                    groups.append((id.entity, [id]))
                 }
-                for result in results.all {
-                    let (text, count) = try result.get()
-                    if count > 0 { try write(text) }
-                    written += count
-                }
-                next += group.count
             }
+            if groups.isEmpty { groups = [(try container.model.requireEntity(named: request.entityName), [])] }
+            guard format == .jsonl || groups.count == 1 else {
+                throw InspectError("CSV holds one entity, and \(request.entityName)'s objects are of \(groups.count): "
+                    + "export each of " + groups.map(\.entity.name).joined(separator: ", ") + " --format csv, or use jsonl")
+            }
+            for (entity, ids) in groups {
+                written += try export(ids, of: entity, from: container, format: format, write: write)
+            }
+        }
+        return written
+    }
+
+    /// Writes the objects `ids` of `entity`, a batch at a time.
+    private static func export(
+        _ ids: [ObjectID], of entity: EntityDescription, from container: PersistentContainer, format: ExportFormat,
+        write: (String) throws -> Void
+    ) throws -> Int {
+        var written = 0
+        let columns = try columns(of: entity)
+        if format == .csv { try write(CSVText.record(columns)) }
+        let keys = jsonKeys(columns)
+        let batches = stride(from: 0, to: ids.count, by: batchSize).map { Array(ids[$0..<min($0 + batchSize, ids.count)]) }
+        // Batches are read and written two at a time, one per core (each
+        // in a context of its own), and printed in order.
+        var next = 0
+        while next < batches.count {
+            try Task.checkCancellation()
+            let group = Array(batches[next..<min(next + parallelBatches, batches.count)])
+            let results = BatchResults(count: group.count)
+            DispatchQueue.concurrentPerform(iterations: group.count) { slot in
+                results.store(slot, Result { try Self.lines(of: group[slot], entity: entity, keys: keys, format: format, in: container) })
+            }
+            for result in results.all {
+                let (text, count) = try result.get()
+                if count > 0 { try write(text) }
+                written += count
+            }
+            next += group.count
         }
         return written
     }
@@ -131,7 +165,7 @@ public enum ObjectExport {
             // its IDs (from the records and entries: no object per member).
             let objects = try context.existingObjects(with: ids)
             let destinations = try entity.relationships.map { try context.objectIDs(forRelationshipNamed: $0.name, of: objects) }
-            let writer = RowWriter(entity: entity, keys: keys, format: format)
+            let writer = RowWriter(entity: entity, model: container.model, keys: keys, format: format)
             var bytes: [UInt8] = []
             bytes.reserveCapacity(objects.count * 256)
             for (row, object) in objects.enumerated() {
@@ -151,17 +185,23 @@ public enum ObjectExport {
         let relationships: [RelationshipDescription]
         let keys: [[UInt8]]
         let format: ExportFormat
-        /// `kura://News/` for the entity, then for each relationship's destination.
-        let idPrefix: [UInt8]
-        let destinationPrefixes: [[UInt8]]
+        /// `kura://News/` for the entity, then for each relationship's
+        /// destination; `nil` for an entity of a family, whose IDs may name
+        /// its sub-entities (each is written as its URI).
+        let idPrefix: [UInt8]?
+        let destinationPrefixes: [[UInt8]?]
 
-        init(entity: EntityDescription, keys: [[UInt8]], format: ExportFormat) {
+        init(entity: EntityDescription, model: ManagedObjectModel, keys: [[UInt8]], format: ExportFormat) {
             self.entity = entity
             relationships = entity.relationships
             self.keys = keys
             self.format = format
-            idPrefix = Array("kura://\(entity.name)/".utf8)
-            destinationPrefixes = relationships.map { Array("kura://\($0.destinationEntityName)/".utf8) }
+            func prefix(_ entity: EntityDescription?) -> [UInt8]? {
+                guard let entity, entity.superentity == nil, entity.subentities.isEmpty else { return nil }
+                return Array("kura://\(entity.name)/".utf8)
+            }
+            idPrefix = prefix(entity)
+            destinationPrefixes = relationships.map { prefix(model.entity(named: $0.destinationEntityName)) }
         }
 
         /// Writes `object`'s row; its relationships' IDs are
@@ -179,8 +219,8 @@ public enum ObjectExport {
                 }
                 column += 1
             }
-            func id(_ prefix: [UInt8], _ id: ObjectID) {
-                if let key = id.primaryKey {
+            func id(_ prefix: [UInt8]?, _ id: ObjectID) {
+                if let prefix, let key = id.primaryKey {
                     bytes += prefix
                     bytes += String(key).utf8
                 } else {

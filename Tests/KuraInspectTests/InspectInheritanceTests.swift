@@ -50,4 +50,31 @@ import Testing
         let (shown, showError) = try runSession(path: path, ["show kura://Clip/1"])
         #expect(showError == nil && shown.contains("c1"), "\(shown)")
     }
+
+    @Test func anExportOfAFamilyWritesEachObjectAsItsOwnEntityAndImportsBack() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("media.kura")
+        try Self.mediaStore(path)
+        let source = try PersistentContainer(path: path)
+        var whole: [String] = []
+        #expect(try ObjectExport.export(nil, from: source, format: .jsonl) { whole.append($0) } == 4)
+        let text = whole.joined(separator: "\n")
+        #expect(text.contains("kura://Clip/1") && text.contains("kura://Audio/2") && !text.contains("kura://Media/"))
+        var media: [String] = []
+        #expect(try ObjectExport.export(FetchRequest(entityName: "Media"), from: source, format: .jsonl) { media.append($0) } == 4)
+        #expect(media.joined(separator: "\n").contains("\"seconds\":0"), "a Video's own columns")
+        #expect(throws: InspectError.self) {
+            try ObjectExport.export(FetchRequest(entityName: "Media"), from: source, format: .csv) { _ in }
+        }
+
+        let copyPath = directory.file("copy.kura")
+        let copy = try PersistentContainer(path: copyPath, model: source.model)
+        let summary = try ObjectImport.run(text, format: .jsonl, into: copy)
+        #expect(summary.insertedCounts == ["Video": 1, "Clip": 1, "Audio": 2])
+        #expect(try copy.newContext().count(for: FetchRequest(entityName: "Media")) == 4)
+        #expect(try copy.store.check().isConsistent)
+        #expect(throws: (any Error).self) {
+            try ObjectImport.run("{\"code\":\"x\"}", format: .jsonl, entityName: "Media", into: copy)
+        }
+    }
 }
