@@ -44,18 +44,30 @@ extension ManagedObjectContext {
     /// The objects of a fetch that reads sub-entities: each member's, in one
     /// snapshot, merged into the request's order, offset and limit applied.
     func fetchAcrossSubentities(_ fetch: PreparedFetch) throws -> [ManagedObject] {
-        let parts = try fetch.memberEntities.map { try fetch.part(for: $0, model: model) }
-        let ordering = RowOrdering(sorts: fetch.sorts)
-        var rows: [SortableRow<ManagedObject>] = []
+        // In key order (the tags'), so that without sort descriptors and
+        // unsaved inserts the parts' results, each in key order, are the
+        // whole's in order.
+        let members = fetch.memberEntities.sorted { $0.layout.keyTag < $1.layout.keyTag }
+        let parts = try members.map { try fetch.part(for: $0, model: model) }
+        var objects: [ManagedObject] = []
         try withOneSnapshot {
-            for part in parts {
-                for object in try fetchObjects(part) {
-                    try object.loadValues()
-                    rows.append(SortableRow(
-                        keys: fetch.sorts.isEmpty ? .none : try ordering.keys(of: ObjectSource(object: object)),
-                        tier: object.isInserted ? 1 : 0, number: object.objectID.number, payload: object))
-                }
+            for part in parts { objects += try fetchObjects(part) }
+        }
+        let ordering = RowOrdering(sorts: fetch.sorts)
+        if fetch.sorts.isEmpty && !objects.contains(where: \.isInserted) {
+            let start = min(fetch.offset, objects.count)
+            let end = fetch.limit.map { min($0, objects.count - start) + start } ?? objects.count
+            return start == 0 && end == objects.count ? objects : Array(objects[start..<end])
+        }
+        var rows: [SortableRow<ManagedObject>] = []
+        rows.reserveCapacity(objects.count)
+        for object in objects {
+            var keys = SortKeys.none
+            if !fetch.sorts.isEmpty {
+                try object.loadValues()
+                keys = try ordering.keys(of: ObjectSource(object: object))
             }
+            rows.append(SortableRow(keys: keys, tier: object.isInserted ? 1 : 0, number: object.objectID.number, payload: object))
         }
         ordering.sort(&rows)
         let start = min(fetch.offset, rows.count)
