@@ -93,6 +93,7 @@ public struct Attribute<Value: AttributeValueConvertible>: AttributeDeclaration 
     var attributeType: AttributeType { Value.attributeType }
     var isOptional: Bool { Value.isOptionalAttribute }
     var encoding: AttributeEncoding { Value.attributeEncoding }
+    var elementType: AttributeType? { Value.attributeElementType }
     var holdsEveryStoredValue: Bool {
         !(AnyOptional.unwrappedType(Value.self) is any RawRepresentable.Type) && Value.attributeEncoding == .plain
     }
@@ -117,6 +118,8 @@ protocol AttributeDeclaration {
     var options: AttributeOptions { get }
     /// How a data attribute's bytes read (JSON for a `Codable` type).
     var encoding: AttributeEncoding { get }
+    /// The elements' type of a list of scalars (`[String]`).
+    var elementType: AttributeType? { get }
     /// False for an enumeration or a `Codable` type: some stored values
     /// (raw values of cases it doesn't have, JSON it doesn't decode) are no
     /// value of it.

@@ -94,7 +94,8 @@ enum IndexBounds {
         var constraints: Constraints = []
         let entity = predicate.entity
         func visit(_ term: CompiledNode, at position: Int) {
-            guard case .comparison(let comparison) = term, comparison.options.isEmpty,
+            // (A list's element test reads no index: its key is the whole list.)
+            guard case .comparison(let comparison) = term, comparison.options.isEmpty, comparison.listElementType == nil,
                   case .attribute(let number) = comparison.left else { return }
             let type = entity.attributes[number].type
             let existing = constraints.firstIndex { $0.number == number }

@@ -27,10 +27,16 @@ public struct AttributeDescription: Sendable, Hashable {
     /// How a ``AttributeType/data`` attribute's bytes read: as they are, or
     /// as the JSON of a `Codable` value (which `kura` shows as text).
     public var encoding: AttributeEncoding
+    /// For a list of values (`[String]`, `[Int]`, stored as a JSON array in
+    /// a ``AttributeEncoding/json`` data attribute): the type of its
+    /// elements, which predicates test one by one (`ANY tags == 'swift'`,
+    /// `'swift' IN tags`, `tags CONTAINS 'swift'`). `nil` for other attributes.
+    public var elementType: AttributeType?
 
     /// An attribute called `name` of `type`; `defaultValue` is what new objects start with.
     public init(name: String, type: AttributeType, isOptional: Bool = false, defaultValue: AttributeValue? = nil,
-                renamingIdentifier: String? = nil, encoding: AttributeEncoding = .plain) {
+                renamingIdentifier: String? = nil, encoding: AttributeEncoding = .plain, elementType: AttributeType? = nil) {
+        self.elementType = elementType
         self.renamingIdentifier = renamingIdentifier
         self.name = name
         self.type = type
@@ -53,7 +59,8 @@ public enum AttributeEncoding: String, Sendable, Hashable, Codable {
 extension AttributeDescription: CustomStringConvertible {
     /// `name: Type?` and the default, as `schema` shows it.
     public var description: String {
-        var text = "\(name): \(encoding == .json ? "JSON" : type.displayName)\(isOptional ? "?" : "")"
+        let kind = elementType.map { "[\($0.displayName)]" } ?? (encoding == .json ? "JSON" : type.displayName)
+        var text = "\(name): \(kind)\(isOptional ? "?" : "")"
         if let defaultValue { text += " = \(defaultValue)" }
         return text
     }

@@ -30,8 +30,9 @@ import Foundation
 /// value (which such an attribute must have, or be optional) and
 /// ``ManagedObject/value(forKey:as:)`` throws naming it.
 ///
-/// Standard collections (`[String]`, `[String: Int]`) don't conform by
-/// themselves; wrap them in a type of your own to store them this way.
+/// Arrays of values that conform (`[String]`, `[Int]`, `[Status]`) conform
+/// too (see the extension on `Array`); dictionaries don't: wrap one in a
+/// type of your own.
 /// An enumeration that is both `Codable` and `RawRepresentable` is stored
 /// by its raw value (see the extension on `RawRepresentable` types).
 extension AttributeValueConvertible where Self: Codable {
@@ -89,6 +90,28 @@ enum JSONAttributeCoding {
     }
 }
 
+extension JSONAttributeCoding {
+    /// The elements of a list's JSON array as values of `type`, or `nil`
+    /// when `data` isn't one (what a predicate reads of a list attribute).
+    static func elements(of data: Data, as type: AttributeType) -> [AttributeValue]? {
+        func decoded<Element: Decodable>(_: Element.Type, _ wrap: (Element) -> AttributeValue) -> [AttributeValue]? {
+            decode([Element].self, from: data)?.map(wrap)
+        }
+        return switch type {
+        case .bool: decoded(Bool.self, AttributeValue.bool)
+        case .int16, .int32, .int64: decoded(Int64.self, AttributeValue.int)
+        case .double: decoded(Double.self, AttributeValue.double)
+        case .float: decoded(Float.self, AttributeValue.float)
+        case .decimal: decoded(Decimal.self, AttributeValue.decimal)
+        case .string: decoded(String.self, AttributeValue.string)
+        case .date: decoded(Date.self, AttributeValue.date)
+        case .uuid: decoded(UUID.self, AttributeValue.uuid)
+        case .url: decoded(URL.self, AttributeValue.url)
+        case .data: nil
+        }
+    }
+}
+
 extension AttributeValue {
     /// The bytes of a data value as text, for messages about a JSON attribute.
     var jsonText: String? {
@@ -96,3 +119,23 @@ extension AttributeValue {
         return String(decoding: data, as: UTF8.self)
     }
 }
+
+/// An array of attribute values is an attribute: its JSON array, in a data
+/// attribute. An array of scalars (`[String]`, `[Int]`, `[Date]`, an
+/// enumeration's raw values) is a *list*, whose elements predicates test
+/// one by one: `ANY tags == 'swift'`, `'swift' IN tags`,
+/// `tags CONTAINS 'swift'` (membership), `ALL tags BEGINSWITH 's'`, and
+/// `#Predicate { $0.tags.contains("swift") }`. No index serves such a test
+/// (a fetch by one reads every record of the entity); an index over a list
+/// keys the whole list.
+extension Array: AttributeValueConvertible where Element: AttributeValueConvertible & Codable {
+    public static var attributeElementType: AttributeType? {
+        Element.attributeEncoding == .plain && Element.attributeType != .data && !Element.isOptionalAttribute
+            ? Element.attributeType : nil
+    }
+}
+
+/// Marks the lists a `#Predicate` may search with `contains`.
+protocol AttributeList {}
+
+extension Array: AttributeList where Element: AttributeValueConvertible & Codable {}

@@ -20,6 +20,9 @@ public protocol AttributeValueConvertible {
     /// How the stored bytes of a ``AttributeType/data`` attribute read:
     /// ``AttributeEncoding/json`` for a `Codable` value's, ``AttributeEncoding/plain`` otherwise.
     static var attributeEncoding: AttributeEncoding { get }
+    /// For a list of scalars (`[String]`): its elements' type, which
+    /// predicates test one by one; `nil` otherwise.
+    static var attributeElementType: AttributeType? { get }
     /// True for `Optional`: the attribute may have no value.
     static var isOptionalAttribute: Bool { get }
     /// Makes a value from what the store holds; `nil` when it doesn't fit
@@ -31,6 +34,7 @@ public protocol AttributeValueConvertible {
 
 extension AttributeValueConvertible {
     @inlinable public static var isOptionalAttribute: Bool { false }
+    @inlinable public static var attributeElementType: AttributeType? { nil }
     /// Plain, for a type that isn't `Codable`. (The standard types, all
     /// `Codable`, say so themselves: the `Codable` extension's JSON would
     /// be theirs otherwise.)
@@ -40,6 +44,7 @@ extension AttributeValueConvertible {
 extension Optional: AttributeValueConvertible where Wrapped: AttributeValueConvertible {
     @inlinable public static var attributeType: AttributeType { Wrapped.attributeType }
     @inlinable public static var attributeEncoding: AttributeEncoding { Wrapped.attributeEncoding }
+    @inlinable public static var attributeElementType: AttributeType? { Wrapped.attributeElementType }
     @inlinable public static var isOptionalAttribute: Bool { true }
     @inlinable public init?(attributeValue: AttributeValue?) {
         guard let attributeValue else {

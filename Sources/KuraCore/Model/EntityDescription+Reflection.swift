@@ -65,7 +65,7 @@ extension EntityDescription {
                     isOptional: declaration.isOptional,
                     defaultValue: defaultValue,
                     renamingIdentifier: renamed[name],
-                    encoding: declaration.encoding))
+                    encoding: declaration.encoding, elementType: declaration.elementType))
                 if declaration.options.contains(.unique) {
                     indexes.append(.unique(name))
                 } else if declaration.options.contains(.indexed) {

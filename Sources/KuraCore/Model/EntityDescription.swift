@@ -147,6 +147,12 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
                 throw KuraError.invalidModel("entity \(name) has two attributes named '\(attribute.name)'")
             }
             var attribute = attribute
+            if let element = attribute.elementType {
+                guard attribute.type == .data, attribute.encoding == .json, element != .data else {
+                    throw KuraError.invalidModel(
+                        "\(name).\(attribute.name) is a list of \(element.displayName): a JSON data attribute of scalar elements")
+                }
+            }
             if let value = attribute.defaultValue {
                 guard let converted = value.converted(to: attribute.type) else {
                     throw KuraError.invalidModel(

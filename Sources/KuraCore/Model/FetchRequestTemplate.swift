@@ -65,7 +65,7 @@ final class FetchRequestTemplate: Sendable {
         var variableOfAttribute: [Int: String] = [:]
         for term in terms {
             guard case .comparison(let comparison) = term, comparison.operation == .equal, comparison.options.isEmpty,
-                  case .attribute(let number) = comparison.left, case .variable(let name) = comparison.right,
+                  comparison.listElementType == nil, case .attribute(let number) = comparison.left, case .variable(let name) = comparison.right,
                   variableOfAttribute.updateValue(name, forKey: number) == nil else { return nil }
         }
         let entity = compiled.entity

@@ -51,6 +51,8 @@ struct ModelDocument: Codable, Equatable {
         var absentValue: StoredValue?
         /// `json` for a Codable value's JSON; absent for plain values.
         var encoding: AttributeEncoding?
+        /// A list's elements' type; absent for other attributes.
+        var elementType: AttributeType?
     }
 
     struct Index: Codable, Equatable {
@@ -103,7 +105,7 @@ extension ManagedObjectModel {
                         name: attribute.name, type: attribute.type, optional: attribute.isOptional,
                         defaultValue: attribute.defaultValue.map(StoredValue.init), field: layout.attributeFields[position],
                         absentValue: layout.absentValues[position].map(StoredValue.init),
-                        encoding: attribute.encoding == .plain ? nil : attribute.encoding)
+                        encoding: attribute.encoding == .plain ? nil : attribute.encoding, elementType: attribute.elementType)
                 },
                 relationships: entity.relationships.isEmpty ? nil : entity.relationships.enumerated().map { number, relationship in
                     ModelDocument.Relationship(
@@ -164,7 +166,7 @@ extension ManagedObjectModel {
                         }
                         return AttributeDescription(
                             name: attribute.name, type: attribute.type, isOptional: attribute.optional, defaultValue: value,
-                            encoding: attribute.encoding ?? .plain)
+                            encoding: attribute.encoding ?? .plain, elementType: attribute.elementType)
                     },
                     relationships: (entity.relationships ?? []).map {
                         RelationshipDescription(

@@ -173,6 +173,7 @@ public final class ManagedObjectModel: Sendable {
                 text += "attribute \(attribute.name) \(attribute.type.rawValue) \(attribute.isOptional)"
                 if let value = attribute.defaultValue { text += " \(StoredValue(value).text)" }
                 if attribute.encoding != .plain { text += " \(attribute.encoding.rawValue)" }
+                if let element = attribute.elementType { text += " list \(element.rawValue)" }
                 text += "\n"
             }
             for relationship in entity.relationships {

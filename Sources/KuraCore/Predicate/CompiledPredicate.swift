@@ -145,6 +145,10 @@ struct CompiledComparison: Sendable {
     /// True when an operand follows relationships, so the comparison is
     /// evaluated on the object graph.
     var followsRelationships = false
+    /// For a test of a list attribute's elements (`ANY tags == 'swift'`):
+    /// the elements' type; the left operand is the list attribute, tested
+    /// element by element as `quantifier` says.
+    var listElementType: AttributeType?
 }
 
 extension CompiledComparison {

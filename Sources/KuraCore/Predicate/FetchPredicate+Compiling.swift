@@ -59,8 +59,60 @@ private struct PredicateCompiler {
         case .or(let nodes): return .or(try nodes.map { try compile($0) })
         case .comparison(let left, let operation, let right, let options, let quantifier):
             if quantifier == .direct, let folded = try entityTest(left, operation, right) { return folded }
+            if let test = try listTest(left, operation, right, options, quantifier) { return test }
             return try compileComparison(left, operation, right, options, quantifier)
         }
+    }
+
+    /// A test of a list attribute's elements (``AttributeDescription/elementType``):
+    /// `ANY`/`ALL`/`NONE tags op value`, `tags op value` (as `ANY`, as for a
+    /// to-many), `value IN tags`, and `tags CONTAINS value` (membership, as
+    /// NSPredicate's `CONTAINS` on a collection; `ANY tags CONTAINS 'x'`
+    /// searches each string). `tags == nil` tests the list itself. `nil`
+    /// when the comparison has no list attribute.
+    private mutating func listTest(
+        _ left: FetchPredicate.Expression, _ operation: FetchPredicate.Operator, _ right: FetchPredicate.Expression,
+        _ options: FetchPredicate.ComparisonOptions, _ quantifier: FetchPredicate.Quantifier
+    ) throws -> CompiledNode? {
+        guard case .evaluated = origin, scopes.isEmpty else { return nil }
+        func list(_ expression: FetchPredicate.Expression) -> (number: Int, elementType: AttributeType)? {
+            guard case .key(let key) = expression, let number = entity.attributeNumber(named: key),
+                  let elementType = entity.attributes[number].elementType else { return nil }
+            return (number, elementType)
+        }
+        var operation = operation
+        var quantifier = quantifier
+        var other = right
+        let found: (number: Int, elementType: AttributeType)
+        if let onLeft = list(left) {
+            found = onLeft
+            if quantifier == .direct {
+                if case .value(nil) = right, operation == .equal || operation == .notEqual { return nil }
+                if operation == .contains { operation = .equal }
+                quantifier = .any
+            }
+        } else if let onRight = list(right), operation == .in, quantifier == .direct {
+            found = onRight
+            other = left
+            operation = .equal
+            quantifier = .any
+        } else {
+            return nil
+        }
+        let typedOther = try typed(other)
+        if case .path = typedOther.operand {
+            throw KuraError.invalidPredicate(
+                "the elements of \(entity.name).\(entity.attributes[found.number].name) are compared with values or attributes of the same object")
+        }
+        let element = AttributeDescription(name: entity.attributes[found.number].name, type: found.elementType, isOptional: true)
+        var comparison = CompiledComparison(
+            left: .attribute(found.number), operation: operation, right: typedOther.operand, options: [],
+            pattern: nil, likePattern: nil, regularExpression: nil, quantifier: quantifier, followsRelationships: false)
+        comparison.right = try coerceGraph(comparison.right, to: element, operation: operation, isLeft: false)
+        if found.elementType.isTextual { comparison.options = options.subtracting(.normalized) }
+        comparison.listElementType = found.elementType
+        try comparison.preparePatterns()
+        return .comparison(comparison)
     }
 
     /// `entity == 'Video'` (or `entity.name`, `!=`, `IN {…}`, either side),

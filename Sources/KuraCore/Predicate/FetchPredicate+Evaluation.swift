@@ -87,6 +87,7 @@ extension CompiledComparison {
     /// strings compare folded by `[c]`/`[d]`; string operators never match nil.
     func evaluate<Source: AttributeSource>(on source: Source) throws -> Bool {
         if followsRelationships { return try source.evaluateOnGraph(self) }
+        if let listElementType { return try evaluateElements(of: listElementType, on: source) }
         let value = resolve(left, source)
         switch operation {
         case .equal:
@@ -104,6 +105,26 @@ extension CompiledComparison {
         case .beginsWith, .endsWith, .contains, .like, .matches:
             guard let text = Self.text(value) else { return false }
             return matchString(text, pattern: Self.text(resolve(right, source)))
+        }
+    }
+
+    /// A list attribute's elements tested one by one: `ANY` (one passes),
+    /// `ALL` (none fails; true for an empty or absent list), `NONE`.
+    private func evaluateElements<Source: AttributeSource>(of type: AttributeType, on source: Source) throws -> Bool {
+        guard case .attribute(let number) = left else { return false }
+        var elements: [AttributeValue] = []
+        if case .data(let data)? = source.attributeValue(number) {
+            elements = JSONAttributeCoding.elements(of: data, as: type) ?? []
+        }
+        var test = self
+        test.listElementType = nil
+        func passes(_ element: AttributeValue) throws -> Bool {
+            try test.evaluate(on: ElementSource(base: source, number: number, element: element))
+        }
+        return switch quantifier {
+        case .all: try elements.allSatisfy(passes)
+        case .none: try !elements.contains(where: passes)
+        case .any, .direct: try elements.contains(where: passes)
         }
     }
 
@@ -195,5 +216,25 @@ extension CompiledComparison {
         case .matches: return (try? RegularExpression.compiled(pattern, caseInsensitive: options.contains(.caseInsensitive)))?.matches(text) ?? false
         default: return false
         }
+    }
+}
+
+/// A source whose list attribute `number` reads as one of its elements (the
+/// other attributes as the object's): what a list's element test evaluates.
+struct ElementSource<Base: AttributeSource>: AttributeSource {
+    let base: Base
+    let number: Int
+    let element: AttributeValue
+
+    func attributeValue(_ number: Int) -> AttributeValue? {
+        number == self.number ? element : base.attributeValue(number)
+    }
+
+    func evaluateOnGraph(_ comparison: CompiledComparison) throws -> Bool {
+        try base.evaluateOnGraph(comparison)
+    }
+
+    func value(of path: CompiledPath) throws -> AttributeValue? {
+        try base.value(of: path)
     }
 }

@@ -260,6 +260,7 @@ extension FoundationPredicateConversion {
         if let relationship = type as? any RelationshipValue.Type { return relationship.isToMany ? .toMany : .toOne }
         let value = AnyOptional.unwrappedType(type)
         if value == String.self { return .string }
+        if value is any AttributeList.Type { return .list }
         if value is any BinaryInteger.Type { return .integer }
         if value == Double.self { return .floating }
         if value is any BinaryFloatingPoint.Type || value == Decimal.self { return .inexact }

@@ -279,7 +279,7 @@ extension PredicateExpressions.SequenceContains: KuraPredicateConvertible {
                 case .path(_, _, .string), .constant(is String):
                     // A string's characters: `title.contains("a" as Character)`.
                     return try conversion.stringSearch(collection, .contains, member, describing: self)
-                case .constant, .variable, .path(_, _, .toMany), .subquery:
+                case .constant, .variable, .path(_, _, .toMany), .path(_, _, .list), .subquery:
                     return .comparison(try conversion.expression(of: member), .in, try conversion.expression(of: collection), [], .direct)
                 default:
                     throw FoundationPredicateConversion.Unsupported(

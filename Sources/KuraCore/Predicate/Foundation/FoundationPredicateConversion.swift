@@ -115,6 +115,8 @@ struct FoundationPredicateConversion {
         case string
         case toOne
         case toMany
+        /// A list attribute (`[String]`): `contains` tests its elements.
+        case list
     }
 
     /// An error naming the expression that has no meaning in the store.
