@@ -142,4 +142,45 @@ final class NewerTicket: ManagedObject {
         let error = try #require(throws: KuraError.self) { try ManagedObjectModel(Untitled.self) }
         #expect(error.code == .invalidModel && "\(error)".contains("status"))
     }
+
+    /// Version 2 of `Ticket`: priorities by name (raw values of another type).
+    enum NamedPriority: String, AttributeValueConvertible {
+        case low, normal, urgent
+    }
+
+    final class TicketV2: ManagedObject {
+        override class var entityName: String { "Ticket" }
+        @Attribute var title: String = ""
+        @Attribute(.indexed) var status: TicketStatus = .open
+        @Attribute var priority: NamedPriority = .normal
+        @Attribute var previous: TicketStatus?
+    }
+
+    @Test func aRawValueTypeChangeIsACustomStageThatMapsTheOldRawValues() throws {
+        let store = try EngineStore(.underTest)
+        let v1 = try ManagedObjectModel(Ticket.self, versionIdentifier: "1")
+        let container = try store.open(v1)
+        let context = container.newContext()
+        for (title, priority) in [("a", TicketPriority.low), ("b", .urgent), ("c", .normal)] {
+            let ticket = Ticket(context: context)
+            ticket.title = title
+            ticket.priority = priority
+        }
+        try context.save()
+        let v2 = try ManagedObjectModel(TicketV2.self, versionIdentifier: "2")
+        // Inferred, an Int64 attribute can't become a String one: the open
+        // says which stage is needed and changes nothing.
+        #expect(throws: KuraError.self) { try store.reopen(container, v2) }
+        let names: [Int64: NamedPriority] = [1: .low, 5: .normal, 9: .urgent]
+        let stage = MigrationStage.custom(from: v1, to: v2, didMigrate: { migration in
+            for ticket in try migration.context.fetch(FetchRequest<TicketV2>()) {
+                guard case .int(let old)? = try migration.oldValue(forKey: "priority", of: ticket) else { continue }
+                ticket.priority = names[old] ?? .normal
+            }
+        })
+        let migrated = try store.open(v2, migration: MigrationOptions(plan: MigrationPlan([stage])))
+        let tickets = try migrated.newContext().fetch(FetchRequest<TicketV2>().sorted(by: \.title))
+        #expect(tickets.map(\.priority) == [.low, .urgent, .normal])
+        #expect(try migrated.newContext().count(for: FetchRequest<TicketV2>(predicate: \.priority == .urgent)) == 1)
+    }
 }

@@ -56,7 +56,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     /// The key is shown without the tag that a sub-entity's keys carry
     /// (see the StoreFormat article): `kura://Video/7`.
     public var uriRepresentation: String {
-        "kura://\(entity.name)/\(isTemporaryID ? "t" : "")\(number & ~EntityFamily.keyTagMask)"
+        "kura://\(entity.name)/\(isTemporaryID ? "t" : "")\(entity.family == nil ? number : number & ~EntityFamily.keyTagMask)"
     }
 
     public var description: String { uriRepresentation }
@@ -104,12 +104,14 @@ extension ManagedObjectModel {
         if parsed.isTemporary {
             throw KuraError.invalidObjectID("'\(uri)' is a temporary ID, which only its own context knows")
         }
-        guard let number = parsed.key, number & ~EntityFamily.keyTagMask > 0, number & ObjectID.temporaryKeyFlag == 0 else {
+        guard let number = parsed.key, number > 0 else {
             throw KuraError.invalidObjectID("'\(uri)' has no valid primary key")
         }
-        // A URI leaves out the sub-entity's tag its keys carry (see EntityFamily).
-        guard number & EntityFamily.keyTagMask == 0 || number & EntityFamily.keyTagMask == entity.layout.keyTag else {
-            throw KuraError.invalidObjectID("'\(uri)' is not a key of \(entity.name)")
+        guard entity.family != nil else { return ObjectID(entity: entity, number: number, isTemporaryID: false) }
+        // A URI leaves out the tag a family's keys carry (see EntityFamily).
+        guard number & ~EntityFamily.keyTagMask > 0, number & ObjectID.temporaryKeyFlag == 0,
+              number & EntityFamily.keyTagMask == 0 || number & EntityFamily.keyTagMask == entity.layout.keyTag else {
+            throw KuraError.invalidObjectID("'\(uri)' has no valid primary key of \(entity.name)")
         }
         return ObjectID(entity: entity, number: number | entity.layout.keyTag, isTemporaryID: false)
     }

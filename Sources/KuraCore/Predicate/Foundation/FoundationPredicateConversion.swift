@@ -226,6 +226,10 @@ struct FoundationPredicateConversion {
         case let character as Character: return .value(.string(String(character)))
         case let text as Substring: return .value(.string(String(text)))
         case let string as String: return .value(.string(string))
+        // An array is a list of values (`[1, 2].contains(…)`), though a
+        // list attribute's type stores one whole.
+        case let sequence as any Sequence where value is any AttributeList:
+            return .list(try sequence.map { try constant($0) })
         case let convertible as any AttributeValueConvertible: return .value(convertible.attributeValue)
         case let raw as any RawRepresentable: return try constant(raw.rawValue)
         case let sequence as any Sequence:
