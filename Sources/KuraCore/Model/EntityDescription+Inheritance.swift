@@ -46,39 +46,6 @@ final class EntityFamily: @unchecked Sendable {
 }
 
 extension EntityDescription {
-    /// Makes a sub-entity of `superentity`: its attributes, relationships
-    /// and indexes come first, then these.
-    ///
-    /// ```swift
-    /// let media = try EntityDescription(name: "Media", isAbstract: true, attributes: [
-    ///     AttributeDescription(name: "title", type: .string),
-    /// ], indexes: [.unique("title")])
-    /// let video = try EntityDescription(name: "Video", superentity: media, attributes: [
-    ///     AttributeDescription(name: "duration", type: .double),
-    /// ])
-    /// let model = try ManagedObjectModel(entities: [media, video])
-    /// ```
-    ///
-    /// - Throws: ``KuraError/invalidModel(_:)`` as the other initializer,
-    ///   and for a property or index of the same name as one of the superentity's.
-    public convenience init(
-        name: String,
-        superentity: EntityDescription? = nil,
-        isAbstract: Bool,
-        attributes: [AttributeDescription],
-        relationships: [RelationshipDescription] = [],
-        indexes: [IndexDescription] = [],
-        managedObjectClass: ManagedObject.Type = ManagedObject.self,
-        renamingIdentifier: String? = nil
-    ) throws {
-        try self.init(
-            name: name, attributes: (superentity?.attributes ?? []) + attributes,
-            relationships: (superentity?.declaredRelationships ?? []) + relationships,
-            indexes: (superentity?.indexes ?? []) + indexes, managedObjectClass: managedObjectClass,
-            inverseResolvers: superentity?.inverseResolvers ?? [:], renamingIdentifier: renamingIdentifier,
-            superentityName: superentity?.name, isAbstract: isAbstract)
-    }
-
     /// The entity this one is a sub-entity of, once in a model; `nil` for a root.
     public var superentity: EntityDescription? { resolvedSuperentity }
 

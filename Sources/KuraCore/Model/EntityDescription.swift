@@ -117,19 +117,39 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
 
     /// Makes an entity from plain values.
     ///
+    /// A sub-entity of `superentity` (see ``superentity``) has its
+    /// attributes, relationships and indexes first, then these:
+    ///
+    /// ```swift
+    /// let media = try EntityDescription(name: "Media", isAbstract: true, attributes: [
+    ///     AttributeDescription(name: "title", type: .string),
+    /// ], indexes: [.unique("title")])
+    /// let video = try EntityDescription(name: "Video", superentity: media, attributes: [
+    ///     AttributeDescription(name: "duration", type: .double),
+    /// ])
+    /// let model = try ManagedObjectModel(entities: [media, video])
+    /// ```
+    ///
     /// - Throws: ``KuraError/invalidModel(_:)`` for an empty or invalid name,
-    ///   duplicate attribute or index names, an index over an unknown
-    ///   attribute, or a default value that doesn't fit its attribute.
+    ///   duplicate attribute or index names (a superentity's included), an
+    ///   index over an unknown attribute, or a default value that doesn't fit
+    ///   its attribute.
     public convenience init(
         name: String,
+        superentity: EntityDescription? = nil,
+        isAbstract: Bool = false,
         attributes: [AttributeDescription],
         relationships: [RelationshipDescription] = [],
         indexes: [IndexDescription] = [],
         managedObjectClass: ManagedObject.Type = ManagedObject.self,
         renamingIdentifier: String? = nil
     ) throws {
-        try self.init(name: name, attributes: attributes, relationships: relationships, indexes: indexes,
-                      managedObjectClass: managedObjectClass, inverseResolvers: [:], renamingIdentifier: renamingIdentifier)
+        try self.init(
+            name: name, attributes: (superentity?.attributes ?? []) + attributes,
+            relationships: (superentity?.declaredRelationships ?? []) + relationships,
+            indexes: (superentity?.indexes ?? []) + indexes, managedObjectClass: managedObjectClass,
+            inverseResolvers: superentity?.inverseResolvers ?? [:], renamingIdentifier: renamingIdentifier,
+            superentityName: superentity?.name, isAbstract: isAbstract)
     }
 
     init(
