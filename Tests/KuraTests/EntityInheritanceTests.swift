@@ -275,3 +275,32 @@ extension EntityInheritanceTests {
         #expect(third.objects.map(\.code) == ["a", "m0", "m1", "m3"])
     }
 }
+
+extension EntityInheritanceTests {
+    @Test func batchedFetchesAndPrefetchingLoadEachMemberAsItsClass() throws {
+        let (store, container) = try Self.filled(30)
+        defer { withExtendedLifetime(store) {} }
+        let writer = container.newContext()
+        for medium in try writer.fetch(FetchRequest<Medium>()) {
+            let note = Note(context: writer)
+            note.text = medium.code
+            note.subject = medium
+        }
+        try writer.save()
+
+        let context = container.newContext()
+        var request = FetchRequest<Medium>().sorted(by: "code")
+        request.fetchBatchSize = 7
+        let batched = try context.fetchBatched(request)
+        #expect(batched.count == 30)
+        #expect(batched.map(\.code) == (0..<30).map { "m\($0)" }.sorted())
+        #expect(batched.filter { $0 is Track }.count == 10 && batched.filter { $0 is Clip }.count == 10)
+
+        let reader = container.newContext()
+        var notes = FetchRequest<Note>().sorted(by: "text")
+        notes.relationshipKeyPathsForPrefetching = ["subject"]
+        let fetched = try reader.fetch(notes)
+        #expect(fetched.allSatisfy { $0.subject?.code == $0.text })
+        #expect(Set(fetched.compactMap { $0.subject.map { String(describing: type(of: $0)) } }) == ["Video", "Clip", "Track"])
+    }
+}

@@ -27,8 +27,10 @@ extension ManagedObjectContext {
         let batchSize = request.fetchBatchSize == 0 ? FetchRequest<Object>.defaultBatchSize : request.fetchBatchSize
         var keys: [UInt64] = []
         var pending: [Int: ManagedObject] = [:]
-        if parent != nil {
-            let objects = try fetchThroughParent(fetch)
+        if parent != nil || fetch.readsSubentities {
+            // Through the parent, or across sub-entities: the objects, made
+            // now (a fetch across sub-entities merges its members' objects).
+            let objects = parent != nil ? try fetchThroughParent(fetch) : try fetchAcrossSubentities(fetch)
             keys = objects.map(\.objectID.number)
             for (position, object) in objects.enumerated() { pending[position] = object }
         } else {
@@ -58,12 +60,20 @@ extension ManagedObjectContext {
         _ keys: [UInt64?], of entity: EntityDescription, pending: [ManagedObject?],
         prefetching paths: [[RelationshipLink]], failuresAsFaults: Bool
     ) throws -> [ManagedObject] {
-        let registry = registry(for: entity)
-        let records = store.spaces(for: entity).records
+        // A fetch across sub-entities gives keys of several entities: each
+        // key's entity is its tag's (see EntityFamily).
+        var registry = registry(for: entity)
+        var records = store.spaces(for: entity).records
+        var entity = entity
         let objects: [ManagedObject] = try store.read { txn in
             try keys.indices.map { position -> ManagedObject in
                 if let object = pending[position] { return object }
                 let key = keys[position]!
+                if !entity.ownsKey(key) {
+                    entity = entity.concreteEntity(forKey: key)
+                    registry = self.registry(for: entity)
+                    records = store.spaces(for: entity).records
+                }
                 if let registered = registry.objects[key], !registered.isFault { return registered }
                 try CancellationCheck.check()
                 do {

@@ -98,6 +98,8 @@ extension ManagedObjectContext {
     /// The registered object with its values loaded: registered already, or
     /// made from its record; `nil` when the record is gone.
     private func loadedObject(of entity: EntityDescription, primaryKey: UInt64, in txn: any StorageTransaction) throws -> ManagedObject? {
+        // A relationship to a superentity holds its sub-entities' keys.
+        let entity = entity.concreteEntity(forKey: primaryKey)
         let registry = registry(for: entity)
         if let registered = registry.objects[primaryKey], !registered.isFault { return registered }
         guard let record = try store.record(of: ObjectID(entity: entity, number: primaryKey, isTemporaryID: false), in: txn) else {

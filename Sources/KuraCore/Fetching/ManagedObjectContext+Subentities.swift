@@ -7,7 +7,8 @@
 /// transaction, then merged: sorted by the request's sort descriptors (by
 /// primary key, whose tag puts each entity's objects together, when it has
 /// none), the offset and limit applied to the whole. Each part fetches at
-/// most offset + limit objects.
+/// most offset + limit objects. A batched fetch (``ManagedObjectContext/fetchBatched(_:)``)
+/// of a superentity makes its objects at once, as a child context's does.
 extension PreparedFetch {
     /// True when the fetch reads the objects of sub-entities too.
     var readsSubentities: Bool {
