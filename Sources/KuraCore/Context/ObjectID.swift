@@ -23,6 +23,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     /// For an entity with sub-entities, `entity` may be the superentity a
     /// relationship points to: the key's tag names the entity (see
     /// ``EntityFamily``), which the ID gets.
+    @inline(__always)
     init(entity: EntityDescription, number: UInt64, isTemporaryID: Bool) {
         self.entity = entity.concreteEntity(forKey: number)
         self.number = number

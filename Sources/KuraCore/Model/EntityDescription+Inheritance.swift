@@ -82,8 +82,14 @@ extension EntityDescription {
     /// an entity with no family (or a key of no member).
     @inline(__always)
     func concreteEntity(forKey key: UInt64) -> EntityDescription {
-        guard let family else { return self }
-        return family.entity(forKey: key) ?? self
+        guard isInFamily else { return self }
+        return familyMember(forKey: key)
+    }
+
+    /// ``concreteEntity(forKey:)`` for an entity of a family.
+    @inline(never)
+    private func familyMember(forKey key: UInt64) -> EntityDescription {
+        family?.entity(forKey: key) ?? self
     }
 
     /// True when `key` is a key of this entity's own objects (not a
@@ -91,7 +97,7 @@ extension EntityDescription {
     /// names one of them.
     @inline(__always)
     func ownsKey(_ key: UInt64) -> Bool {
-        family == nil || key & EntityFamily.keyTagMask == layout.keyTag
+        !isInFamily || key & EntityFamily.keyTagMask == layout.keyTag
     }
 
     /// The entity whose space holds this entity's index at `position`: the

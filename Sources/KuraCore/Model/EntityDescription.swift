@@ -75,7 +75,15 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     #if !InternalChecks
     @exclusivity(unchecked)
     #endif
-    var family: EntityFamily?
+    var family: EntityFamily? {
+        didSet { isInFamily = family != nil }
+    }
+    /// `family != nil`, read without retaining the family: every object ID
+    /// made asks it.
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    private(set) var isInFamily = false
     /// The resolved ``superentityName``; set once, by the model.
     #if !InternalChecks
     @exclusivity(unchecked)
