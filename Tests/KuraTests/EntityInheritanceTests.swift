@@ -304,3 +304,39 @@ extension EntityInheritanceTests {
         #expect(Set(fetched.compactMap { $0.subject.map { String(describing: type(of: $0)) } }) == ["Video", "Clip", "Track"])
     }
 }
+
+extension EntityInheritanceTests {
+    @Test func otherContextsMergeASubEntitysChangesFromSavesAndFromTheHistory() throws {
+        let store = try EngineStore(.underTest)
+        var options = StoreOptions()
+        options.tracksHistory = true
+        let container = try store.open(.library(), options: options)
+        let writer = container.newContext()
+        let clip = Clip(context: writer)
+        clip.code = "c"
+        clip.title = "first"
+        let track = Track(context: writer)
+        track.code = "t"
+        try writer.save()
+
+        let reader = container.newContext()
+        reader.automaticallyMergesChangesFromParent = true
+        let held = try #require(try reader.first(FetchRequest<Medium>(predicate: \.code == "c")) as? Clip)
+        let token = try container.store.lastHistoryToken()
+        clip.title = "second"
+        writer.delete(track)
+        try writer.save()
+        #expect(try reader.count(for: FetchRequest<Medium>()) == 1)
+        #expect(held.title == "second", "merged at the reader's next fetch")
+
+        let history = try container.store.history(after: token)
+        let changes = try #require(history.last?.changes)
+        #expect(changes.updatedObjectIDs.map(\.entity.name) == ["Clip"])
+        #expect(changes.deletedObjectIDs.map(\.entity.name) == ["Track"])
+        let other = container.newContext()
+        let stale = try #require(try other.first(FetchRequest<Clip>()))
+        other.mergeChanges(changes)
+        #expect(stale.title == "second")
+        #expect(try other.existingObject(with: clip.objectID, as: Clip.self) === stale)
+    }
+}
