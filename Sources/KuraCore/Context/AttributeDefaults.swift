@@ -24,7 +24,16 @@ enum AttributeDefaults {
     /// How many threads are reflecting a class now.
     @usableFromInline static let reflecting = Atomic<Int>(0)
     /// The values recorded so far, by reflecting thread.
-    private static let recorded = Mutex<[UInt: [AttributeValue?]]>([:])
+    private static let recorded = Mutex<[UInt: [RecordedDefault]]>([:])
+
+    /// What one property recorded.
+    enum RecordedDefault {
+        /// An ``Attribute``'s initial value.
+        case value(AttributeValue?)
+        /// A ``Composite``'s fields, from its initial value, or why it
+        /// can't be one.
+        case composite(Result<[CompositeField], KuraError>)
+    }
 
     /// Records `value`, the initial value of an attribute being initialized,
     /// if this thread is reflecting a class. Inlined into the attribute's
@@ -37,10 +46,23 @@ enum AttributeDefaults {
 
     @usableFromInline
     static func recordIfReflecting(_ value: AttributeValue?) {
+        append(.value(value))
+    }
+
+    /// Records the fields of `value`, the initial value of a composite
+    /// being initialized, if this thread is reflecting a class.
+    static func recordComposite<Value: Encodable>(_ value: @autoclosure () -> Value) {
+        guard reflecting.load(ordering: .relaxed) > 0 else { return }
+        let fields = Result { () throws(KuraError) in try CompositeFields.fields(of: value()) }
+        if case .success(let found) = fields { CompositeFields.register(found, of: Value.self) }
+        append(.composite(fields))
+    }
+
+    private static func append(_ recordedDefault: RecordedDefault) {
         let thread = currentThread
         recorded.withLock { recorded in
             guard recorded[thread] != nil else { return }
-            recorded[thread]!.append(value)
+            recorded[thread]!.append(recordedDefault)
         }
     }
 
@@ -48,7 +70,7 @@ enum AttributeDefaults {
     /// what it returns with the initial values its attributes recorded, in
     /// the order they were initialized: the class's own first, then its
     /// superclass's, each class's in declaration order.
-    static func recording<Result>(_ body: () throws -> Result) rethrows -> (Result, [AttributeValue?]) {
+    static func recording<Made>(_ body: () throws -> Made) rethrows -> (Made, [RecordedDefault]) {
         let thread = currentThread
         let outer = recorded.withLock { recorded in recorded.updateValue([], forKey: thread) }
         reflecting.add(1, ordering: .relaxed)

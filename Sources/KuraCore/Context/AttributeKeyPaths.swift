@@ -39,12 +39,16 @@ final class AttributeKeyPaths: @unchecked Sendable {
         let number: Int
     }
 
-    /// True for the key paths of relationships, false for attributes'.
-    private let isForRelationships: Bool
+    /// What the positions are of.
+    enum Kind {
+        case attributes, relationships, composites
+    }
 
-    init(count: Int, isForRelationships: Bool = false) {
+    private let kind: Kind
+
+    init(count: Int, kind: Kind = .attributes) {
         self.count = count
-        self.isForRelationships = isForRelationships
+        self.kind = kind
         identities = .allocate(capacity: max(count, 1))
         for number in 0..<max(count, 1) { (identities + number).initialize(to: Atomic(0)) }
         var size = 8
@@ -85,10 +89,19 @@ final class AttributeKeyPaths: @unchecked Sendable {
     private func resolve(_ keyPath: AnyKeyPath, in entity: EntityDescription) -> Int {
         if let known = others.withLock({ $0[ObjectIdentifier(keyPath)]?.number }) { return known }
         let name = Self.attributeName(of: keyPath)
-        let found = isForRelationships ? entity.relationshipNumbers[name] : entity.attributeNumber(named: name)
+        let found = switch kind {
+        case .attributes: entity.attributeNumber(named: name)
+        case .relationships: entity.relationshipNumbers[name]
+        case .composites: entity.composites.firstIndex { $0.name == name }
+        }
         guard let number = found else {
+            let what = switch kind {
+            case .attributes: "an attribute"
+            case .relationships: "a relationship"
+            case .composites: "a composite attribute"
+            }
             fatalError(
-                "\(keyPath) is not \(isForRelationships ? "a relationship" : "an attribute") of entity \(entity.name). "
+                "\(keyPath) is not \(what) of entity \(entity.name). "
                     + "Properties can't be read in init(entity:insertInto:); use awakeFromInsert().")
         }
         let resolved = Resolved(keyPath: keyPath, number: number)

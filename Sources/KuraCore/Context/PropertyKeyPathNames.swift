@@ -52,16 +52,23 @@ enum PropertyKeyPathNames {
     static func propertyNames(of keyPath: AnyKeyPath, root: ManagedObject.Type) -> [String]? {
         if let known = names.withLock({ $0[ObjectIdentifier(keyPath)]?.names }) { return known }
         var found: [String]?
-        for variant in 0..<2 {
+        var fieldPaths: Set<String>?
+        for variant in 0..<PropertyProbe.variants {
             let probe = PropertyProbe(variant: variant)
             let result = probeObject(of: root, noting: probe)[keyPath: keyPath] as Any
             // A to-one's probe notes into `probe`, which holds it as what was
             // given: let go of it once read, or the two keep each other.
             defer { probe.given = nil }
-            guard !probe.names.isEmpty, found == nil || found == probe.names, probe.gave(result) else { return nil }
+            guard probe.gave(result), !probe.names.isEmpty, found == nil || found == probe.names else { return nil }
             found = probe.names
+            if let paths = probe.fieldPaths { fieldPaths = fieldPaths.map { $0.intersection(paths) } ?? paths }
         }
-        guard let found else { return nil }
+        guard var found else { return nil }
+        if let fieldPaths {
+            // A composite's field: the one every variant gave.
+            guard fieldPaths.count == 1 else { return nil }
+            found.append(fieldPaths.first!)
+        }
         let entry = Entry(keyPath: keyPath, names: found)
         names.withLock { $0[ObjectIdentifier(keyPath)] = entry }
         return found
@@ -72,7 +79,13 @@ enum PropertyKeyPathNames {
     static func probeObject(of type: ManagedObject.Type, noting probe: PropertyProbe) -> ManagedObject {
         let entity = entity(of: type)
         let object = type.init(entity: entity, insertInto: nil)
-        object.values = ContiguousArray(entity.attributes.map { Optional(Self.placeholder(for: $0.type, variant: probe.variant)) })
+        var values = ContiguousArray(entity.attributes.map { Optional(Self.placeholder(for: $0.type, variant: probe.variant)) })
+        for composite in entity.composites {
+            // (Each field its own value, so the one a key path gives is known.)
+            let placeholders = CompositeProbe.placeholders(for: composite.attributeNumbers.map { entity.attributes[$0].type }, variant: probe.variant)
+            for (number, placeholder) in zip(composite.attributeNumbers, placeholders) { values[number] = placeholder }
+        }
+        object.values = values
         object.isFullyDecoded = true
         object.propertyProbe = probe
         return object
@@ -91,7 +104,7 @@ enum PropertyKeyPathNames {
 
     /// The value a probe holds for an attribute of `type`: two sets, the
     /// second unlike what a transformation of the first would give.
-    private static func placeholder(for type: AttributeType, variant: Int) -> AttributeValue {
+    static func placeholder(for type: AttributeType, variant: Int) -> AttributeValue {
         let second = variant != 0
         return switch type {
         case .bool: .bool(second)
@@ -114,10 +127,16 @@ enum PropertyKeyPathNames {
 final class PropertyProbe {
     /// Which set of placeholders the probe objects hold.
     let variant: Int
+    /// How many sets there are: two tell a property from a computation on
+    /// it; the third tells up to eight `Bool` fields of a composite apart.
+    static let variants = 3
     /// The names of the properties read, in order.
     var names: [String] = []
     /// What the last property read gave.
     var given: Given?
+    /// For a key path into a composite value: the fields whose values
+    /// it gave (several may hold this variant's value).
+    var fieldPaths: Set<String>?
 
     /// What a probe's property gives.
     enum Given {
@@ -127,6 +146,8 @@ final class PropertyProbe {
         case toOne(ManagedObject)
         /// A to-many's one member, a probe object.
         case toMany(ManagedObject)
+        /// A composite value of this type, with these fields.
+        case composite([CompositeField], Any.Type)
     }
 
     init(variant: Int) {
@@ -135,9 +156,16 @@ final class PropertyProbe {
 
     /// Whether `result`, what a key path gave, is what its last property
     /// read gave: a key path of stored properties, not a computation on them.
+    /// A field of a composite value is found from what it gave, and its
+    /// path noted.
     func gave(_ result: Any) -> Bool {
         let value = AnyOptional.unwrapped(result)
         switch given {
+        case .composite(let fields, let type):
+            if let value, Swift.type(of: value) == type { return true }
+            let paths = CompositeProbe.paths(giving: value, among: fields)
+            fieldPaths = paths
+            return !paths.isEmpty
         case .attribute(let placeholder):
             return (value as? any AttributeValueConvertible)?.attributeValue == placeholder
         case .toOne(let destination):

@@ -25,13 +25,13 @@ extension EntityDescription {
         // class initializes its own properties before its superclass's),
         // each class's in declaration order. The mirrors go from the
         // topmost class down.
-        let counts = mirrors.map { $0.children.count { $0.value is AttributeDeclaration } }
+        let counts = mirrors.map { $0.children.count { $0.value is AttributeDeclaration || $0.value is CompositeDeclaration } }
         guard counts.reduce(0, +) == initialValues.count else {
             throw KuraError.invalidModel(
                 "\(type) initialized its @Attribute properties \(initialValues.count) times for \(counts.reduce(0, +)) declared; "
                     + "give attributes their initial values in their declarations, not in an initializer")
         }
-        var defaultsByMirror: [ArraySlice<AttributeValue?>] = []
+        var defaultsByMirror: [ArraySlice<AttributeDefaults.RecordedDefault>] = []
         var next = initialValues[...]
         for count in counts.reversed() {
             defaultsByMirror.insert(next.prefix(count), at: 0)
@@ -52,8 +52,18 @@ extension EntityDescription {
                         deleteRule: declaration.deleteRule, renamingIdentifier: renamed[name]))
                     continue
                 }
+                if child.value is CompositeDeclaration {
+                    guard case .composite(let fields) = defaults.removeFirst() else { throw Self.outOfOrder(type) }
+                    switch fields {
+                    case .success(let fields): attributes += fields.map { $0.attribute(of: name, renamingIdentifier: nil) }
+                    case .failure(let error):
+                        guard case .invalidModel(let reason) = error.detail else { throw error }
+                        throw KuraError.invalidModel("\(type).\(name), a \(reason)")
+                    }
+                    continue
+                }
                 guard let declaration = child.value as? AttributeDeclaration else { continue }
-                let defaultValue = defaults.removeFirst()
+                guard case .value(let defaultValue) = defaults.removeFirst() else { throw Self.outOfOrder(type) }
                 if !declaration.holdsEveryStoredValue && !declaration.isOptional && defaultValue == nil {
                     throw KuraError.invalidModel(
                         "\(type).\(name) is an enumeration or a Codable value without an initial value: give it one or make "
@@ -97,6 +107,14 @@ extension EntityDescription {
             renamingIdentifier: type.renamingIdentifier, superentityName: type.superentityName,
             superentityIsInferred: type.superentityName == Self.inferredSuperentityName(of: type),
             isAbstract: Self.declaresAbstract(type))
+    }
+
+    /// The error for a class whose properties recorded their initial values
+    /// in another order than they are declared.
+    private static func outOfOrder(_ type: ManagedObject.Type) -> KuraError {
+        KuraError.invalidModel(
+            "\(type) initialized its @Attribute and @Composite properties out of order; "
+                + "give them their initial values in their declarations, not in an initializer")
     }
 
     /// True when `type` overrides ``ManagedObject/isAbstract`` to return

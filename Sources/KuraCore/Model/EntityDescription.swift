@@ -112,6 +112,10 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     let keyPaths: AttributeKeyPaths
     /// Resolves typed relationship properties to relationship positions.
     let relationshipKeyPaths: AttributeKeyPaths
+    /// The composite attributes (see ``Composite``), in order.
+    let composites: [CompositeLayout]
+    /// Resolves ``Composite`` properties to positions in ``composites``.
+    let compositeKeyPaths: AttributeKeyPaths
     /// For entities made from a class: how to find the name of an inverse
     /// declared with a key path, by relationship position.
     let inverseResolvers: [Int: @Sendable () -> String]
@@ -170,7 +174,10 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         var numbers: [String: Int] = [:]
         var checked: [AttributeDescription] = []
         for attribute in attributes {
-            try Self.checkName(attribute.name, of: "attribute of \(name)")
+            for component in attribute.name.split(separator: ".", omittingEmptySubsequences: false) {
+                // (A dotted name is a composite attribute's field.)
+                try Self.checkName(String(component), of: "attribute of \(name)", whole: attribute.name)
+            }
             guard numbers.updateValue(checked.count, forKey: attribute.name) == nil else {
                 throw KuraError.invalidModel("entity \(name) has two attributes named '\(attribute.name)'")
             }
@@ -232,7 +239,9 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.indexedAttributeNumbers = Set(indexNumbers.joined()).sorted()
         self.requiredAttributeNumbers = checked.indices.filter { !checked[$0].isOptional }
         self.keyPaths = AttributeKeyPaths(count: checked.count)
-        self.relationshipKeyPaths = AttributeKeyPaths(count: relationships.count, isForRelationships: true)
+        self.relationshipKeyPaths = AttributeKeyPaths(count: relationships.count, kind: .relationships)
+        self.composites = try Self.composites(of: checked, relationshipNames: relationshipNumbers.keys, entity: name)
+        self.compositeKeyPaths = AttributeKeyPaths(count: composites.count, kind: .composites)
         self.inverseResolvers = inverseResolvers
         self.renamingIdentifier = renamingIdentifier
         self.superentityName = superentityName
@@ -243,12 +252,14 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
 
     /// Names are identifiers (a letter or `_`, then letters, digits and `_`),
     /// so every key can be written in a predicate.
-    private static func checkName(_ name: String, of what: String) throws {
+    /// An attribute's name may be a composite attribute's field: identifiers
+    /// joined with dots (`address.city`), each checked as a name.
+    private static func checkName(_ name: String, of what: String, whole: String? = nil) throws {
         guard let first = name.unicodeScalars.first,
               first == "_" || first.properties.isAlphabetic,
               name.unicodeScalars.allSatisfy({ $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) })
         else {
-            throw KuraError.invalidModel("'\(name)' is not a valid name for an \(what): use letters, digits and _")
+            throw KuraError.invalidModel("'\(whole ?? name)' is not a valid name for an \(what): use letters, digits and _")
         }
     }
 

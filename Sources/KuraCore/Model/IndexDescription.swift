@@ -15,7 +15,7 @@
 /// must fit LMDB's 511-byte key together with the other indexed values.
 public struct IndexDescription: Sendable, Hashable {
     /// The index's name, unique within its entity. Defaults to the attribute
-    /// names joined with `_`.
+    /// names joined with `_` (with `_` for the dots of composite fields).
     public var name: String
     /// The indexed attributes, most significant first.
     public var attributes: [String]
@@ -26,7 +26,8 @@ public struct IndexDescription: Sendable, Hashable {
     public init(_ attributes: [String], isUnique: Bool = false, name: String? = nil) {
         self.attributes = attributes
         self.isUnique = isUnique
-        self.name = name ?? attributes.joined(separator: "_")
+        // (A composite's field, `address.city`, names the index `address_city`.)
+        self.name = name ?? String(attributes.joined(separator: "_").map { $0 == "." ? "_" : $0 })
     }
 
     /// A non-unique index over `attributes`.

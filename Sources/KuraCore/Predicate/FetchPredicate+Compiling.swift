@@ -202,6 +202,17 @@ struct PredicateCompiler {
                 current = link.destination
                 continue
             }
+            // A composite's field takes the rest of the path (`address.city`).
+            let rest = components[position...].joined(separator: ".")
+            if position < components.count - 1, let number = current.attributeNumber(named: rest) {
+                let compiled = CompiledPath(origin: origin, hops: hops, attribute: number, entity: current)
+                return Typed(operand: .path(compiled), kind: .attribute(current.attributes[number], current),
+                             isCollection: compiled.isToMany, isSimple: false)
+            }
+            if current.composite(named: name) != nil {
+                throw KuraError.invalidPredicate(
+                    "\(path): \(current.name).\(name) is a composite attribute: compare its fields (\(name).\(current.composite(named: name)!.table.paths[0]))")
+            }
             if let number = current.attributeNumber(named: name) {
                 guard position == components.count - 1 else {
                     throw KuraError.invalidPredicate(

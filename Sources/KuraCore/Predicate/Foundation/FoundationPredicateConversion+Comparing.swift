@@ -262,6 +262,7 @@ extension FoundationPredicateConversion {
         if value == String.self { return .string }
         if value is any AttributeList.Type { return .list }
         if value is any BinaryInteger.Type { return .integer }
+        if CompositeFields.registered(value) != nil && !(value is any AttributeValueConvertible.Type) { return .composite }
         if value == Double.self { return .floating }
         if value is any BinaryFloatingPoint.Type || value == Decimal.self { return .inexact }
         return .value

@@ -28,6 +28,13 @@ extension PredicateExpressions.KeyPath: KuraPredicateConvertible {
         if let kind {
             return try conversion.lifted(base) { try Self.collectionProperty(kind, of: $0, self) }
         }
+        if case .path(let origin, let components, .composite) = base {
+            // A field of a composite value: `$0.address.city`.
+            guard let field = CompositeProbe.fieldPath(of: keyPath, in: Root.Output.self) else {
+                throw FoundationPredicateConversion.Unsupported(reason: "\(readableKeyPath.1) is not a stored field of a composite attribute")
+            }
+            return .path(origin, components + [field], FoundationPredicateConversion.pathKind(of: Output.self))
+        }
         guard let type = Self.objectType, let names = PropertyKeyPathNames.propertyNames(of: keyPath, root: type), names.count == 1 else {
             throw FoundationPredicateConversion.Unsupported(reason: "\(readableKeyPath.1) is not a stored property (only @Attribute and @Relationship properties are in the store)")
         }
@@ -76,7 +83,10 @@ extension PredicateExpressions.KeyPath: ReadableKeyPathExpression {
         case .bidirectionalCollectionLast?: return ("\(keyPath)", ".last")
         default: break
         }
-        guard let type = Self.objectType else { return ("\(keyPath)", "\\\(Root.Output.self).<a property of a value>") }
+        guard let type = Self.objectType else {
+            let field = CompositeProbe.fieldPath(of: keyPath, in: Root.Output.self) ?? "<a property of a value>"
+            return ("\(keyPath)", "\\\(Root.Output.self).\(field)")
+        }
         let names = PropertyKeyPathNames.propertyNames(of: keyPath, root: type)?.joined(separator: ".") ?? "<a computed property>"
         return ("\(keyPath)", "\\\(type).\(names)")
     }

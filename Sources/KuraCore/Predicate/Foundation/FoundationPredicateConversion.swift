@@ -117,6 +117,8 @@ struct FoundationPredicateConversion {
         case toMany
         /// A list attribute (`[String]`): `contains` tests its elements.
         case list
+        /// A composite attribute (see ``Composite``): its fields are read.
+        case composite
     }
 
     /// An error naming the expression that has no meaning in the store.
