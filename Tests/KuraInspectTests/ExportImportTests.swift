@@ -315,4 +315,36 @@ import Testing
         let row = try ObjectExport.row(of: try context.fetch(FetchRequest(entityName: "Item"))[0], entity: source.model.entity(named: "Item")!)
         #expect(row.contains(.json(#"{"name":"comma, \"quoted\" 蔵","number":0,"tags":["a","b"]}"#)))
     }
+
+    @Test func aCompositesFieldsAreColumnsNamedByTheirPathsAndImportBack() throws {
+        let directory = try TemporaryDirectory()
+        let venue = try EntityDescription(name: "Venue", attributes: [
+            AttributeDescription(name: "title", type: .string),
+            AttributeDescription(name: "place.city", type: .string),
+            AttributeDescription(name: "place.location.latitude", type: .double, isOptional: true),
+        ], indexes: [.index("place.city")])
+        let path = directory.file("venues.kura")
+        let source = try PersistentContainer(path: path, model: ManagedObjectModel(entities: [venue]))
+        let context = source.newContext()
+        for (title, city, latitude) in [("hall", "Nara", 34.68), ("park", "Kyoto", nil)] as [(String, String, Double?)] {
+            let object = try context.insertNewObject(forEntityName: "Venue")
+            try object.setValue(title, forKey: "title")
+            try object.setValue(city, forKey: "place.city")
+            try object.setValue(latitude.map(AttributeValue.double), forKey: "place.location.latitude")
+        }
+        try context.save()
+        var csv: [String] = []
+        try ObjectExport.export(FetchRequest(entityName: "Venue"), from: source, format: .csv) { csv.append($0) }
+        #expect(csv.first?.contains("place.city,place.location.latitude") == true, "\(csv)")
+        var jsonl: [String] = []
+        try ObjectExport.export(FetchRequest(entityName: "Venue"), from: source, format: .jsonl) { jsonl.append($0) }
+        #expect(jsonl[0].contains(#""place.city":"Nara""#) && jsonl[0].contains(#""place.location.latitude":34.68"#), "\(jsonl)")
+        let copy = try PersistentContainer(path: directory.file("copy.kura"), model: source.model)
+        _ = try ObjectImport.run(jsonl.joined(separator: "\n"), format: .jsonl, into: copy)
+        let found = try copy.newContext().fetch(FetchRequest(entityName: "Venue", predicate: try FetchPredicate(format: "place.city == 'Nara'")))
+        #expect(try found.map { try $0.value(forKey: "place.location.latitude") } == [.double(34.68)])
+        source.close()
+        let (schema, error) = try runSession(path: path, ["schema Venue", "fetch Venue where place.city == 'Kyoto'"])
+        #expect(error == nil && schema.contains("place.location.latitude  Double  yes") && schema.contains("park") && !schema.contains("hall"), "\(schema)")
+    }
 }

@@ -41,45 +41,57 @@ struct JSONTreeDecoder: Decoder {
         return try Value(from: self)
     }
 
+    /// Compares metatypes (a pointer each), not casts: this runs for every
+    /// value read.
     private func scalar<Value>(_ type: Value.Type) throws -> Value? {
-        switch type {
-        case is String.Type: return try text() as? Value
-        case is Bool.Type:
-            guard case .bool(let value) = tree else { throw Self.mismatch(Bool.self, "not a Bool") }
-            return value as? Value
-        case is Int.Type: return try integer(Int.self) as? Value
-        case is Int64.Type: return try integer(Int64.self) as? Value
-        case is Int32.Type: return try integer(Int32.self) as? Value
-        case is Int16.Type: return try integer(Int16.self) as? Value
-        case is Int8.Type: return try integer(Int8.self) as? Value
-        case is UInt.Type: return try integer(UInt.self) as? Value
-        case is UInt64.Type: return try integer(UInt64.self) as? Value
-        case is UInt32.Type: return try integer(UInt32.self) as? Value
-        case is UInt16.Type: return try integer(UInt16.self) as? Value
-        case is UInt8.Type: return try integer(UInt8.self) as? Value
-        case is Double.Type: return try floatingPoint(Double.self) as? Value
-        case is Float.Type: return try floatingPoint(Float.self) as? Value
-        case is Data.Type:
-            guard let data = Data(base64Encoded: try text()) else { throw Self.mismatch(Data.self, "not base64") }
-            return data as? Value
-        case is URL.Type:
-            guard let url = URL(string: try text()) else { throw Self.mismatch(URL.self, "not a URL") }
-            return url as? Value
-        case is Decimal.Type:
-            guard case .number(let text) = tree, let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
-                throw Self.mismatch(Decimal.self, "not a number")
-            }
-            return decimal as? Value
-        default: return nil
-        }
+        if Value.self == String.self { return try string() as? Value }
+        if Value.self == Int.self { return try integer(Int.self) as? Value }
+        if Value.self == Double.self { return try floatingPoint(Double.self) as? Value }
+        if Value.self == Bool.self { return try bool() as? Value }
+        if Value.self == Data.self { return try data() as? Value }
+        if Value.self == URL.self { return try url() as? Value }
+        if Value.self == Decimal.self { return try decimal() as? Value }
+        if Value.self == Float.self { return try floatingPoint(Float.self) as? Value }
+        if Value.self == Int64.self { return try integer(Int64.self) as? Value }
+        if Value.self == Int32.self { return try integer(Int32.self) as? Value }
+        if Value.self == Int16.self { return try integer(Int16.self) as? Value }
+        if Value.self == Int8.self { return try integer(Int8.self) as? Value }
+        if Value.self == UInt.self { return try integer(UInt.self) as? Value }
+        if Value.self == UInt64.self { return try integer(UInt64.self) as? Value }
+        if Value.self == UInt32.self { return try integer(UInt32.self) as? Value }
+        if Value.self == UInt16.self { return try integer(UInt16.self) as? Value }
+        if Value.self == UInt8.self { return try integer(UInt8.self) as? Value }
+        return nil
     }
 
-    private func text() throws -> String {
+    func bool() throws -> Bool {
+        guard case .bool(let value) = tree else { throw Self.mismatch(Bool.self, "not a Bool") }
+        return value
+    }
+
+    func data() throws -> Data {
+        guard let data = Data(base64Encoded: try string()) else { throw Self.mismatch(Data.self, "not base64") }
+        return data
+    }
+
+    func url() throws -> URL {
+        guard let url = URL(string: try string()) else { throw Self.mismatch(URL.self, "not a URL") }
+        return url
+    }
+
+    func decimal() throws -> Decimal {
+        guard case .number(let text) = tree, let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+            throw Self.mismatch(Decimal.self, "not a number")
+        }
+        return decimal
+    }
+
+    func string() throws -> String {
         guard case .string(let text) = tree else { throw Self.mismatch(String.self, "not a string") }
         return text
     }
 
-    private func integer<Integer: FixedWidthInteger>(_ type: Integer.Type) throws -> Integer {
+    func integer<Integer: FixedWidthInteger>(_ type: Integer.Type) throws -> Integer {
         guard case .number(let text) = tree else { throw Self.mismatch(Integer.self, "not a number") }
         if let value = Integer(text) { return value }
         // `1e3` or `2.0`: an integer written another way.
@@ -89,7 +101,7 @@ struct JSONTreeDecoder: Decoder {
         return value
     }
 
-    private func floatingPoint<Number: BinaryFloatingPoint & LosslessStringConvertible>(_ type: Number.Type) throws -> Number {
+    func floatingPoint<Number: BinaryFloatingPoint & LosslessStringConvertible>(_ type: Number.Type) throws -> Number {
         switch tree {
         case .number(let text):
             guard let value = Number(text), value.isFinite else { throw Self.mismatch(Number.self, "\(text) is no \(Number.self)") }
@@ -127,6 +139,15 @@ struct JSONTreeDecoder: Decoder {
         }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try require(key).value(type) }
+        // The standard scalars straight, as a synthesized init(from:) asks for them.
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try require(key).string() }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try require(key).bool() }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try require(key).integer(Int.self) }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try require(key).integer(Int64.self) }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try require(key).integer(Int32.self) }
+        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try require(key).integer(Int16.self) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try require(key).floatingPoint(Double.self) }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try require(key).floatingPoint(Float.self) }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
             try require(key).container(keyedBy: type)
@@ -163,6 +184,11 @@ struct JSONTreeDecoder: Decoder {
         }
 
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next().value(type) }
+        mutating func decode(_ type: String.Type) throws -> String { try next().string() }
+        mutating func decode(_ type: Bool.Type) throws -> Bool { try next().bool() }
+        mutating func decode(_ type: Int.Type) throws -> Int { try next().integer(Int.self) }
+        mutating func decode(_ type: Int64.Type) throws -> Int64 { try next().integer(Int64.self) }
+        mutating func decode(_ type: Double.Type) throws -> Double { try next().floatingPoint(Double.self) }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
             try next().container(keyedBy: type)
@@ -180,4 +206,9 @@ extension JSONTreeDecoder: SingleValueDecodingContainer {
     }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try value(type) }
+    func decode(_ type: String.Type) throws -> String { try string() }
+    func decode(_ type: Bool.Type) throws -> Bool { try bool() }
+    func decode(_ type: Int.Type) throws -> Int { try integer(Int.self) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try integer(Int64.self) }
+    func decode(_ type: Double.Type) throws -> Double { try floatingPoint(Double.self) }
 }
