@@ -83,12 +83,12 @@ enum JSONAttributeCoding {
 
     /// The value `data` holds, or `nil` when it isn't the JSON of a `Value`.
     ///
-    /// Read by ``JSONTreeDecoder`` (a tenth of `JSONDecoder`'s cost for the
+    /// Read by ``JSONSpanDecoder`` (a tenth of `JSONDecoder`'s cost for the
     /// small values attributes hold); what it doesn't read, `JSONDecoder`
     /// reads, so a value reads as it did.
     @usableFromInline
     static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) -> Value? {
-        if let value = data.withUnsafeBytes({ try? JSONTreeDecoder.decode(type, from: $0) }) { return value }
+        if let value = data.withUnsafeBytes({ try? JSONSpanDecoder.decode(type, from: $0) }) { return value }
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         return try? decoder.decode(type, from: data)

@@ -2,9 +2,9 @@ import Foundation
 @testable import KuraCore
 import Testing
 
-/// Kura's own JSON reading of Codable attributes (``JSONTreeDecoder``) reads
+/// Kura's own JSON reading of Codable attributes (``JSONSpanDecoder``) reads
 /// what `JSONEncoder` wrote as `JSONDecoder` does.
-@Suite struct JSONTreeDecoderTests {
+@Suite struct JSONSpanDecoderTests {
     enum Shape: Codable, Hashable {
         case circle(radius: Double)
         case polygon([Double], closed: Bool)
@@ -53,7 +53,7 @@ import Testing
     }
 
     static func treeDecoded<Value: Decodable>(_ type: Value.Type, _ data: Data) throws -> Value {
-        try data.withUnsafeBytes { try JSONTreeDecoder.decode(type, from: $0) }
+        try data.withUnsafeBytes { try JSONSpanDecoder.decode(type, from: $0) }
     }
 
     @Test func everythingJSONEncoderWritesReadsBackAsJSONDecoderReadsIt() throws {
@@ -81,6 +81,11 @@ import Testing
         let loose = try Self.treeDecoded(Loose.self, written)
         #expect(loose.text == "aé🍵/" && loose.values == [1, -50, 20, 0])
         #expect(try Self.treeDecoded([Int].self, Data("[1e3, 2.0]".utf8)) == [1000, 2])
+        #expect(try Self.treeDecoded([String: Int].self, Data(#"{"a\"b": 1, "\u00e9": 2}"#.utf8)) == ["a\"b": 1, "é": 2])
+        struct Escaped: Decodable { let café: Int }
+        #expect(try Self.treeDecoded(Escaped.self, Data(#"{"caf\u00e9": 3}"#.utf8)).café == 3)
+        #expect(try Self.treeDecoded(Int64.self, Data("-9223372036854775808".utf8)) == .min)
+        #expect(throws: (any Error).self) { try Self.treeDecoded(Int64.self, Data("9223372036854775808".utf8)) }
         for bad in ["", "[1,]", "{\"a\" 1}", "01", "1.", "-", "\"open", "[1] 2", "\"bad \\x\"", "\"\u{1}\"", "tru", "{\"a\":1,}", "\"\\ud83c\""] {
             #expect(throws: (any Error).self, "\(bad)") { try Self.treeDecoded([Int].self, Data(bad.utf8)) }
         }
