@@ -134,6 +134,7 @@ struct JSONScanner {
     /// document was), in order.
     func members(of span: Range<Int>) -> [Member] {
         var members: [Member] = []
+        members.reserveCapacity(8)
         var position = skipWhitespace(from: span.lowerBound + 1)
         while position < span.upperBound, bytes[position] == UInt8(ascii: "\""), let key = skipString(from: position) {
             let valueStart = skipWhitespace(from: skipWhitespace(from: key.end) + 1)
