@@ -12,7 +12,15 @@ extension PersistentStore {
     ///   expected one, ``KuraError/storeFull(maximumBytes:)``,
     ///   ``KuraError/storage(path:failure:)``. Nothing is written then.
     func save(_ changes: ChangeSet) throws -> SaveResult {
+        try save(building: { _ in changes })
+    }
+
+    /// Writes the change set `build` makes inside the write transaction
+    /// (a batch request finds what it changes there), as ``save(_:)`` does.
+    /// `build` runs again when the transaction does (after the map grows).
+    func save(building build: (any StorageTransaction) throws -> ChangeSet) throws -> SaveResult {
         if isReadOnly { throw KuraError.storeReadOnly(path: path) }
+        var changes = ChangeSet()
         // Observers in this process hear of the save from the saving
         // context; the transaction is noted as this process's own before it
         // commits, so the commit monitor doesn't take it for another
@@ -21,9 +29,15 @@ extension PersistentStore {
         do {
             // The closure runs again after the map grows: it only builds
             // its result, it changes nothing outside.
-            if hasAmbient, let ambient { return try ambient.withNestedTransaction { txn in try write(changes, in: txn) } }
+            if hasAmbient, let ambient {
+                return try ambient.withNestedTransaction { txn in
+                    changes = try build(txn)
+                    return try write(changes, in: txn)
+                }
+            }
             var result: SaveResult?
             try engine.performWrite { txn in
+                changes = try build(txn)
                 result = try write(changes, in: txn)
                 if !observers.isEmpty, txn.id != 0 {
                     committing = txn.id
