@@ -243,6 +243,16 @@ final class Valuable: ManagedObject {
             }
         })
         #expect(result.count == 50 && result.changes.insertedObjectIDs.count == 50)
+        // Rows of values for keys named once: the same.
+        _ = try Self.expectSameAsObjects(fill: { try Self.blog($0) }, batch: { context in
+            try context.execute(BatchInsertRequest(Post.self, keys: ["title", "score"], rows: (0..<20).map { [.string("row \($0)"), .int(Int64($0))] }))
+        }, objects: { context in
+            for number in 0..<20 {
+                let post = Post(context: context)
+                post.title = "row \(number)"
+                post.score = number
+            }
+        })
     }
 
     @Test func aBatchInsertChecksValuesAndUpsertsUnderAMergePolicy() throws {
@@ -269,6 +279,8 @@ final class Valuable: ManagedObject {
         #expect(try plain.fetch(FetchRequest(entityName: "Reading"))[0].value(forKey: "celsius") == .double(21), "converted")
         #expect(throws: KuraError.self) { try context.execute(BatchInsertRequest(Tag.self, objects: [["name": .string("tag1")]])) }
         #expect(throws: KuraError.self) { try context.execute(BatchInsertRequest(Tag.self, objects: [["nom": .string("x")]])) }
+        #expect(throws: KuraError.self) { try context.execute(BatchInsertRequest(Tag.self, keys: ["name"], rows: [[.string("x"), .int(1)]])) }
+        #expect(throws: KuraError.self) { try context.execute(BatchInsertRequest(Tag.self, keys: ["name"], rows: [[.int(1)]])) }
         #expect(try context.count(for: FetchRequest<Tag>()) == 5, "nothing inserted")
         context.mergePolicy = .mergeByPropertyObjectTrump
         let result = try context.execute(BatchInsertRequest(Tag.self, objects: [["name": .string("tag1")], ["name": .string("tag9")]]))

@@ -164,3 +164,19 @@ extension TableDefinition {
         column("sortOrder", .integer).notNull().indexed()
     }
 }
+
+extension GRDBEngine: BatchEngine {
+    /// Its delete: the query interface's `deleteAll`, one `DELETE … WHERE`.
+    public func batchDelete(_ range: ClosedRange<Int>) throws -> Checksum { try delete(range) }
+
+    /// The query interface's `updateAll`: one `UPDATE … WHERE`.
+    public func batchUpdate(_ range: ClosedRange<Int>, iteration: Int) throws -> Checksum {
+        try queue.write { db in
+            Checksum(count: try NewsRecord.filter(range.contains(Column("sortOrder"))).updateAll(
+                db, Column("title").set(to: "batch \(iteration)"), Column("dateUpdated").set(to: Self.batchDate(iteration))))
+        }
+    }
+
+    /// Its insert (GRDB inserts records one by one, as its users do).
+    public func batchInsert(_ news: [NewsValue]) throws -> Checksum { try insert(news) }
+}

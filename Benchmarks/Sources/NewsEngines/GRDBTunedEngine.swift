@@ -164,3 +164,22 @@ public final class GRDBTunedEngine: UpsertingEngine {
         }
     }
 }
+
+extension GRDBTunedEngine: BatchEngine {
+    /// Its delete: one cached `DELETE … WHERE sortOrder BETWEEN`.
+    public func batchDelete(_ range: ClosedRange<Int>) throws -> Checksum { try delete(range) }
+
+    /// One `UPDATE … SET title, dateUpdated WHERE sortOrder BETWEEN`.
+    public func batchUpdate(_ range: ClosedRange<Int>, iteration: Int) throws -> Checksum {
+        try queue.write { db in
+            try db.cachedStatement(sql: "UPDATE news SET title = ?, dateUpdated = ? WHERE sortOrder BETWEEN ? AND ?")
+                .execute(arguments: [
+                    "batch \(iteration)", Self.batchDate(iteration).timeIntervalSinceReferenceDate, range.lowerBound, range.upperBound,
+                ])
+            return Checksum(count: db.changesCount)
+        }
+    }
+
+    /// Its insert: one cached statement for every row.
+    public func batchInsert(_ news: [NewsValue]) throws -> Checksum { try insert(news) }
+}

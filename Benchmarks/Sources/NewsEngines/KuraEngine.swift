@@ -203,3 +203,33 @@ open class KuraEngine: UpsertingEngine {
         return Checksum(count: news.count)
     }
 }
+
+extension KuraEngine: BatchEngine {
+    private func sortOrderRange(_ range: ClosedRange<Int>) -> FetchRequest<BenchmarkNews> {
+        FetchRequest<BenchmarkNews>().filtered(by: .between(\BenchmarkNews.sortOrder, range.lowerBound, range.upperBound))
+    }
+
+    public func batchDelete(_ range: ClosedRange<Int>) throws -> Checksum {
+        Checksum(count: try container.newContext().execute(BatchDeleteRequest(sortOrderRange(range))).count)
+    }
+
+    public func batchUpdate(_ range: ClosedRange<Int>, iteration: Int) throws -> Checksum {
+        var request = BatchUpdateRequest(sortOrderRange(range))
+        request.set(\BenchmarkNews.title, to: "batch \(iteration)")
+        request.set(\BenchmarkNews.dateUpdated, to: Self.batchDate(iteration))
+        return Checksum(count: try container.newContext().execute(request).count)
+    }
+
+    /// Rows of values for attributes named once (the cheaper of the two forms).
+    public func batchInsert(_ news: [NewsValue]) throws -> Checksum {
+        let keys = ["objectId", "title", "body", "imageURL", "dateCreated", "dateUpdated", "sortOrder"]
+        let rows: [[AttributeValue?]] = news.map { value in
+            [
+                .string(value.objectId), .string(value.title), .string(value.body), value.imageURL.map(AttributeValue.string),
+                .date(value.dateCreated), value.dateUpdated.map(AttributeValue.date), .int(Int64(value.sortOrder)),
+            ]
+        }
+        let request = BatchInsertRequest(BenchmarkNews.self, keys: keys, rows: rows)
+        return Checksum(count: try container.newContext().execute(request).count)
+    }
+}

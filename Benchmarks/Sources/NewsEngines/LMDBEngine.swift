@@ -160,7 +160,7 @@ public final class LMDBEngine: UpsertingEngine {
         }
     }
 
-    private func primaryKeys(in range: ClosedRange<Int>, _ txn: borrowing Transaction) throws -> [UInt64] {
+    fileprivate func primaryKeys(in range: ClosedRange<Int>, _ txn: borrowing Transaction) throws -> [UInt64] {
         var keys: [UInt64] = []
         let lower = Array(Self.sortKey(range.lowerBound, 0).prefix(8))
         let upper = Array(Self.sortKey(range.upperBound, 0).prefix(8))
@@ -234,4 +234,29 @@ public final class LMDBEngine: UpsertingEngine {
             return Checksum(count: keys.count)
         }
     }
+}
+
+extension LMDBEngine: BatchEngine {
+    /// Its delete: raw LMDB has no objects to skip.
+    public func batchDelete(_ range: ClosedRange<Int>) throws -> Checksum { try delete(range) }
+
+    public func batchUpdate(_ range: ClosedRange<Int>, iteration: Int) throws -> Checksum {
+        try environment.write { txn in
+            var bytes: [UInt8] = []
+            let keys = try primaryKeys(in: range, txn)
+            let (title, date) = ("batch \(iteration)", Self.batchDate(iteration))
+            for primaryKey in keys {
+                let key = Self.key(primaryKey)
+                guard var news = try records.withValue(forKey: key, in: txn, RawNewsCodec.decode) else { continue }
+                news.title = title
+                news.dateUpdated = date
+                RawNewsCodec.encode(news, into: &bytes)
+                try records.put(bytes, forKey: key, in: txn)
+            }
+            return Checksum(count: keys.count)
+        }
+    }
+
+    /// Its insert.
+    public func batchInsert(_ news: [NewsValue]) throws -> Checksum { try insert(news) }
 }

@@ -87,3 +87,20 @@ public protocol UpsertingEngine: NewsEngine {
     /// others are inserted.
     func upsert(_ news: [NewsValue]) throws -> Checksum
 }
+
+/// An engine that changes records below its objects: Kura's batch requests,
+/// SQL statements, raw LMDB's own loops (issue 40).
+public protocol BatchEngine: NewsEngine {
+    /// Deletes the records whose sortOrder is in `range`, in one transaction, without objects.
+    func batchDelete(_ range: ClosedRange<Int>) throws -> Checksum
+    /// Sets the title "batch `iteration`" and a dateUpdated on the records
+    /// whose sortOrder is in `range`, in one transaction, without objects.
+    func batchUpdate(_ range: ClosedRange<Int>, iteration: Int) throws -> Checksum
+    /// Inserts `news` into an empty store, in one transaction, without objects.
+    func batchInsert(_ news: [NewsValue]) throws -> Checksum
+}
+
+extension BatchEngine {
+    /// The batch update's date for `iteration`.
+    public static func batchDate(_ iteration: Int) -> Date { Date(timeIntervalSinceReferenceDate: 810_000_000 + Double(iteration)) }
+}

@@ -88,6 +88,9 @@ do {
         if options.suites.contains("upsert") {
             tables.append(try runUpsertSuite(size: size, options: options))
         }
+        if options.suites.contains("batch") {
+            tables.append(try runBatchSuite(size: size, options: options))
+        }
         if options.suites.contains("memory") {
             tables.append(try runMemorySuite(size: size, options: options))
         }

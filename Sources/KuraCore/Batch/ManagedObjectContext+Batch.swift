@@ -107,14 +107,8 @@ extension ManagedObjectContext {
         changes.inserts.reserveCapacity(request.objects.count)
         var failures: [ValidationFailure] = []
         let noReferences = [ChangeSet.Reference?](repeating: nil, count: entity.toOneLinks.count)
-        for (position, object) in request.objects.enumerated() {
-            var values = entity.newObjectValues()
-            var given = AttributeMask()
-            for (key, value) in object {
-                let number = try entity.requireAttributeNumber(key)
-                values[number] = try Self.batchValue(value, for: number, of: entity, checksRequired: false)
-                given.insert(number)
-            }
+        func append(_ values: ContiguousArray<AttributeValue?>, given: AttributeMask) {
+            let position = changes.inserts.count
             let objectID = ObjectID(entity: entity, number: UInt64(position + 1), isTemporaryID: true)
             for number in entity.requiredAttributeNumbers where values[number] == nil {
                 failures.append(ValidationFailure(
@@ -122,6 +116,34 @@ extension ManagedObjectContext {
             }
             changes.inserts.append(ChangeSet.Insert(
                 objectID: objectID, values: values, references: noReferences, changedAttributes: given))
+        }
+        switch request.objects {
+        case .dictionaries(let objects):
+            for object in objects {
+                var values = entity.newObjectValues()
+                var given = AttributeMask()
+                for (key, value) in object {
+                    let number = try entity.requireAttributeNumber(key)
+                    values[number] = try Self.batchValue(value, for: number, of: entity, checksRequired: false)
+                    given.insert(number)
+                }
+                append(values, given: given)
+            }
+        case .rows(let keys, let rows):
+            let numbers = try keys.map { try entity.requireAttributeNumber($0) }
+            var given = AttributeMask()
+            for number in numbers { given.insert(number) }
+            for row in rows {
+                guard row.count == numbers.count else {
+                    throw KuraError.invalidFetchRequest(
+                        "a row of \(row.count) values for \(numbers.count) keys (\(keys.joined(separator: ", ")))")
+                }
+                var values = entity.newObjectValues()
+                for (number, value) in zip(numbers, row) {
+                    values[number] = try Self.batchValue(value, for: number, of: entity, checksRequired: false)
+                }
+                append(values, given: given)
+            }
         }
         if !failures.isEmpty { throw KuraError.validationFailed(failures) }
         let prepared = changes
@@ -158,17 +180,17 @@ extension ManagedObjectContext {
     private static func batchValue(
         _ value: AttributeValue?, for number: Int, of entity: EntityDescription, checksRequired: Bool = true
     ) throws -> AttributeValue? {
-        let attribute = entity.attributes[number]
+        let type = entity.attributes[number].type  // the type only: copying the description retains its strings
         guard let value else {
-            if checksRequired && !attribute.isOptional {
+            if checksRequired && !entity.attributes[number].isOptional {
                 throw KuraError.validationFailed([ValidationFailure(
-                    objectID: ObjectID(entity: entity, number: 0, isTemporaryID: true), key: attribute.name,
+                    objectID: ObjectID(entity: entity, number: 0, isTemporaryID: true), key: entity.attributes[number].name,
                     message: "a batch can't set a required attribute to nil")])
             }
             return nil
         }
-        guard let converted = value.converted(to: attribute.type) else {
-            throw KuraError.typeMismatch(entity: entity.name, key: attribute.name, expected: attribute.type, found: value.kindName)
+        guard let converted = value.converted(to: type) else {
+            throw KuraError.typeMismatch(entity: entity.name, key: entity.attributes[number].name, expected: type, found: value.kindName)
         }
         return converted
     }

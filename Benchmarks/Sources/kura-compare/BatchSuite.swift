@@ -1,0 +1,53 @@
+import Foundation
+import NewsDataset
+import NewsEngines
+
+/// Work below the objects at N = `size` (issue 40): a batch delete and a
+/// batch update of 10% of N News (by sortOrder, an index range), each on a
+/// store filled afresh (untimed), and a batch insert of N News into an
+/// empty store. Kura runs its batch requests; raw LMDB its own loops; GRDB
+/// its query interface's `deleteAll`/`updateAll`; GRDB tuned one SQL statement.
+func runBatchSuite(size: Int, options: Options) throws -> String {
+    let dataset = NewsDataset(count: size)
+    let range = dataset.sortOrderRange(from: 0.45, fraction: 0.1)
+    let directories = try StoreDirectories(label: "batch-\(size)")
+    let types = batchEngineTypes.filter { options.includes(engine: $0.name) }
+    let name: (BatchEngine) -> String = { $0.name }
+    let filled: [() throws -> BatchEngine] = types.map { type in
+        {
+            let engine = try type.init(directory: try directories.next()) as! BatchEngine
+            _ = try engine.insert(dataset.news)
+            return engine
+        }
+    }
+    let empty: [() throws -> BatchEngine] = types.map { type in { try type.init(directory: try directories.next()) as! BatchEngine } }
+
+    let delete = Operation<BatchEngine>(name: "batch delete 10%", unit: "objects") { engine, _ in try engine.batchDelete(range) }
+    let (deleted, afterDelete) = try measureInsert(delete, makers: filled, iterations: options.iterations, name: name)
+    let remaining = try afterDelete.map { try $0.count().count }
+    guard Set(remaining).count == 1 else { throw Mismatch(description: "records after the batch delete differ: \(remaining)") }
+    progress("batch N=\(size): delete done")
+
+    let update = Operation<BatchEngine>(name: "batch update 10% (title, dateUpdated)", unit: "objects") { engine, iteration in
+        try engine.batchUpdate(range, iteration: iteration)
+    }
+    let (updated, afterUpdate) = try measureInsert(update, makers: filled, iterations: options.iterations, name: name)
+    let titles = try afterUpdate.map { try $0.fetchAllReadingTitles().total }
+    guard Set(titles).count == 1 else { throw Mismatch(description: "titles after the batch update differ: \(titles)") }
+    progress("batch N=\(size): update done")
+
+    let insert = Operation<BatchEngine>(name: "batch insert \(size)", unit: "objects") { engine, _ in try engine.batchInsert(dataset.news) }
+    let (inserted, afterInsert) = try measureInsert(insert, makers: empty, iterations: options.iterations, name: name)
+    let fields = try afterInsert.map { try $0.fetchAllReadingEveryField().total }
+    guard Set(fields).count == 1 else { throw Mismatch(description: "values after the batch insert differ: \(fields)") }
+    progress("batch N=\(size): insert done")
+
+    return resultTable(title: "Batch requests, N = \(size)", rows: [
+        ResultRow(name: delete.name, unit: delete.unit, measurements: deleted),
+        ResultRow(name: update.name, unit: update.unit, measurements: updated),
+        ResultRow(name: insert.name, unit: insert.unit, measurements: inserted),
+    ])
+}
+
+/// The engines with batch work: Kura and the ones on the same machine.
+let batchEngineTypes: [NewsEngine.Type] = [KuraEngine.self, LMDBEngine.self, GRDBEngine.self, GRDBTunedEngine.self]
