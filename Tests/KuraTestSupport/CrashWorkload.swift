@@ -56,11 +56,21 @@ public enum CrashWorkload {
         public var inserts: [Insert] = []
         public var updates: [(key: String, value: Int, group: Int?)] = []
         public var deletes: [String] = []
+        /// Every fourth batch starts with a batch request, committed in a
+        /// transaction of its own before the batch's save: a batch update
+        /// setting `value` of the items whose value is in a range, or a
+        /// batch delete of them.
+        public var request: Request?
+
+        public enum Request: Equatable {
+            case update(ClosedRange<Int>, to: Int)
+            case delete(ClosedRange<Int>)
+        }
 
         public static func == (lhs: Batch, rhs: Batch) -> Bool {
             lhs.inserts == rhs.inserts && lhs.updates.map(\.key) == rhs.updates.map(\.key)
                 && lhs.updates.map(\.value) == rhs.updates.map(\.value) && lhs.updates.map(\.group) == rhs.updates.map(\.group)
-                && lhs.deletes == rhs.deletes
+                && lhs.deletes == rhs.deletes && lhs.request == rhs.request
         }
     }
 
@@ -68,6 +78,13 @@ public enum CrashWorkload {
     public static func batch(_ number: Int, seed: UInt64, items: [String: ItemState]) -> Batch {
         var generator = SplitMix64(seed: seed &+ UInt64(number) &* 0x9E37_79B9)
         var batch = Batch()
+        var items = items
+        if number % 4 == 3 {
+            let low = Int.random(in: -1000...900, using: &generator)
+            let range = low...(low + Int.random(in: 20...150, using: &generator))
+            batch.request = Bool.random(using: &generator) ? .delete(range) : .update(range, to: Int.random(in: -1000...1000, using: &generator))
+            applyRequest(batch.request!, to: &items)
+        }
         let keys = items.keys.sorted()
         func group() -> Int? {
             let choice = Int.random(in: 0...groupCount, using: &generator)
@@ -98,8 +115,21 @@ public enum CrashWorkload {
         return batch
     }
 
+    /// The items after `request`, the batch request a batch starts with.
+    public static func applyRequest(_ request: Batch.Request, to items: inout [String: ItemState]) {
+        switch request {
+        case .update(let range, let value):
+            for key in items.keys where range.contains(items[key]!.value) { items[key]!.value = value }
+        case .delete(let range):
+            let deleted = Set(items.keys.filter { range.contains(items[$0]!.value) })
+            for key in deleted { items[key] = nil }
+            for other in items.keys { items[other]!.links.subtract(deleted) }  // nullified
+        }
+    }
+
     /// The items after `batch`.
     public static func apply(_ batch: Batch, to items: inout [String: ItemState]) {
+        if let request = batch.request { applyRequest(request, to: &items) }
         for (key, value, group) in batch.updates {
             items[key]?.value = value
             items[key]?.group = group
@@ -152,6 +182,19 @@ public enum CrashWorkload {
     public static func save(
         _ batch: Batch, number: Int, in context: ManagedObjectContext, objects: inout [String: ManagedObject]
     ) throws {
+        if let request = batch.request {
+            switch request {
+            case .update(let range, let value):
+                try context.execute(BatchUpdateRequest(
+                    FetchRequest(entityName: "Item", predicate: try FetchPredicate(format: "value BETWEEN %@", [range.lowerBound, range.upperBound])),
+                    propertiesToUpdate: ["value": .int(Int64(value)), "batch": .int(Int64(number))]))
+            case .delete(let range):
+                try context.execute(BatchDeleteRequest(FetchRequest(
+                    entityName: "Item", predicate: try FetchPredicate(format: "value BETWEEN %@", [range.lowerBound, range.upperBound]))))
+                // The context merged the request: the deleted objects left it.
+                for (key, object) in objects where object.managedObjectContext == nil { objects[key] = nil }
+            }
+        }
         for (key, value, group) in batch.updates {
             guard let item = objects[key] else { continue }
             try item.setValue(value, forKey: "value")

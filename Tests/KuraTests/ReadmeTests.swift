@@ -185,6 +185,30 @@ extension ReadmeTests {
 
     /// News 1 to 300, every third titled "Kura news N", sorted by their
     /// number; returns the `objectId` of the 42nd.
+    @Test func theBatchRequestExampleRunsAsWritten() throws {
+        let store = try TestStore()
+        let container = try store.open(try ManagedObjectModel(News.self))
+        let context = container.newContext()
+        _ = try Self.saveThreeHundredNews(in: context)
+        struct Item { let id: String; let title: String }
+        let feed = (0..<10).map { Item(id: "feed-\($0)", title: "From the feed \($0)") }
+
+        // From the README.
+        try context.execute(BatchDeleteRequest(FetchRequest<News>(predicate: \.sortOrder < 100)))
+        try context.delete(model: News.self, where: #Predicate { $0.title == "" })
+
+        var archive = BatchUpdateRequest(FetchRequest<News>(predicate: \.sortOrder < 200))
+        archive.set(\News.title, to: "archived")
+        let changed = try context.execute(archive)   // changed.objectIDs, changed.changes
+
+        let rows = feed.map { [AttributeValue.string($0.id), .string($0.title)] }
+        try context.execute(BatchInsertRequest(News.self, keys: ["objectId", "title"], rows: rows))
+
+        #expect(changed.count == 100)
+        #expect(try context.count(for: FetchRequest<News>(predicate: \.title == "archived")) == 100)
+        #expect(try context.count(for: FetchRequest<News>()) == 201 + 10)
+    }
+
     private static func saveThreeHundredNews(in context: ManagedObjectContext) throws -> String {
         var id = ""
         for index in 1...300 {
