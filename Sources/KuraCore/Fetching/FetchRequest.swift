@@ -60,7 +60,7 @@ public struct FetchRequest<Object: ManagedObject>: Sendable, Hashable, CustomStr
     public var fetchBatchSize = 0
     /// The batch size of a batched fetch whose request sets none.
     public static var defaultBatchSize: Int { 1000 }
-    /// What the fetch returns; see ``ManagedObjectContext/execute(_:)``.
+    /// What the fetch returns; see ``ManagedObjectContext/execute(_:)->FetchResult``.
     public var resultType = FetchResultType.managedObject
     /// The properties of dictionary results: attributes, relationships, key
     /// paths through relationships (`author.name`) and aggregates

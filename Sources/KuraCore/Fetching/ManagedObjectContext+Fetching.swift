@@ -1,4 +1,4 @@
-/// The results of ``ManagedObjectContext/execute(_:)``, in the shape the
+/// The results of ``ManagedObjectContext/execute(_:)->FetchResult``, in the shape the
 /// request's ``FetchRequest/resultType`` asks for.
 public enum FetchResult {
     /// The objects, registered in the context.
