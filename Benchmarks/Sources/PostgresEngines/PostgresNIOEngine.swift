@@ -163,3 +163,22 @@ public final class PostgresNIOEngine: NewsEngine {
         return Checksum(count: result.metadata.rows ?? 0)
     }
 }
+
+extension PostgresNIOEngine: BatchEngine {
+    /// Its delete: one `DELETE … WHERE sort_order BETWEEN`.
+    public func batchDelete(_ range: ClosedRange<Int>) throws -> Checksum { try delete(range) }
+
+    /// One `UPDATE … SET title, date_updated WHERE sort_order BETWEEN`.
+    public func batchUpdate(_ range: ClosedRange<Int>, iteration: Int) throws -> Checksum {
+        var binds = PostgresBindings()
+        binds.append("batch \(iteration)")
+        binds.append(Self.batchDate(iteration))
+        binds.append(Int64(range.lowerBound))
+        binds.append(Int64(range.upperBound))
+        let result = try execute("UPDATE news SET title = $1, date_updated = $2 WHERE sort_order BETWEEN $3 AND $4", binds)
+        return Checksum(count: result.metadata.rows ?? 0)
+    }
+
+    /// Its insert.
+    public func batchInsert(_ news: [NewsValue]) throws -> Checksum { try insert(news) }
+}

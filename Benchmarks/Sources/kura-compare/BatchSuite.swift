@@ -6,7 +6,8 @@ import NewsEngines
 /// batch update of 10% of N News (by sortOrder, an index range), each on a
 /// store filled afresh (untimed), and a batch insert of N News into an
 /// empty store. Kura runs its batch requests; raw LMDB its own loops; GRDB
-/// its query interface's `deleteAll`/`updateAll`; GRDB tuned one SQL statement.
+/// its query interface's `deleteAll`/`updateAll`; GRDB tuned and
+/// postgres-nio one SQL statement.
 func runBatchSuite(size: Int, options: Options) throws -> String {
     let dataset = NewsDataset(count: size)
     let range = dataset.sortOrderRange(from: 0.45, fraction: 0.1)
@@ -49,5 +50,6 @@ func runBatchSuite(size: Int, options: Options) throws -> String {
     ])
 }
 
-/// The engines with batch work: Kura and the ones on the same machine.
-let batchEngineTypes: [NewsEngine.Type] = [KuraEngine.self, LMDBEngine.self, GRDBEngine.self, GRDBTunedEngine.self]
+/// The engines with batch work: the News engines that conform to
+/// `BatchEngine` (with PostgreSQL, Kura on it and hand-written SQL).
+let batchEngineTypes: [NewsEngine.Type] = newsEngineTypes.filter { $0 is BatchEngine.Type }
