@@ -117,7 +117,7 @@ import Testing
         }
         let newer = try KuraTool.run(["check", store.path])
         #expect(newer.status == 1)
-        #expect(newer.error == "error: '\(store.path)' has store format 99; this Kura reads formats up to 4\n")
+        #expect(newer.error == "error: '\(store.path)' has store format 99; this Kura reads formats up to 5\n")
     }
 
     @Test func emptyRandomAndTruncatedFilesAreOneLineErrorsInEveryMode() throws {

@@ -60,4 +60,52 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "a read-only open changes nothing")
         #expect(try Self.storedFormat(path) == 3)
     }
+
+    @Test func aFormatThreeStoreOpenedReadWriteGetsOrderKeysAndKeepsEveryOrder() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Fixtures.copy("format3-ordered.kura", into: directory)
+        do {
+            let container = try PersistentContainer(path: path, model: Self.model())
+            #expect(try container.store.modelHistory().map(\.change) == ["created", "upgraded from format 3"])
+            #expect(try container.store.check().isConsistent)
+            let context = container.newContext()
+            #expect(try Self.orders(context, "items") == Self.fixtureOrders["items"])
+            #expect(try Self.orders(context, "picks") == Self.fixtureOrders["picks"])
+            // Written as any list now: an append, an insert at the front, a move, a removal.
+            let lists = try context.fetch(FetchRequest(entityName: "List").sorted(by: "name"))
+            let items = try lists[0].objects(forKey: "items")
+            let extra = try context.insertNewObject(forEntityName: "Item")
+            try extra.setValue("item 310", forKey: "name")
+            try extra.setObject(lists[2], forKey: "list")
+            try lists[1].mutableSetValue(forKey: "picks").insert(items[5], at: 0)
+            try lists[0].mutableSetValue(forKey: "items").insert(items[0], at: 299)
+            try lists[0].mutableSetValue(forKey: "picks").remove(try lists[0].objects(forKey: "picks")[0])
+            try context.save()
+            container.close()
+        }
+        #expect(try Self.storedFormat(path) == 5)
+        let container = try PersistentContainer(path: path, model: Self.model())
+        defer { container.close() }
+        #expect(try container.store.check().isConsistent)
+        let items = Self.fixtureOrders["items"]!
+        let picks = Self.fixtureOrders["picks"]!
+        let context = container.newContext()
+        #expect(try Self.orders(context, "items") == [Array(items[0].dropFirst()) + [items[0][0]], items[1], [310]])
+        #expect(try Self.orders(context, "picks") == [Array(picks[0].dropFirst()), [items[0][5]] + picks[1], []])
+    }
+
+    @Test func onlyAStoreWithAnOrderedToManyIsWrittenInTheNewFormat() throws {
+        let directory = try TemporaryDirectory()
+        let ordered = directory.file("ordered.kura")
+        try PersistentContainer(path: ordered, model: Self.model()).close()
+        #expect(try Self.storedFormat(ordered) == 5)
+        let flat = directory.file("flat.kura")
+        try PersistentContainer(path: flat, model: ManagedObjectModel(entities: [
+            EntityDescription(name: "List", attributes: [AttributeDescription(name: "name", type: .string)], relationships: [
+                .toMany("items", destination: "Item", inverse: "list"),
+            ]),
+            EntityDescription(name: "Item", attributes: [], relationships: [.toOne("list", destination: "List")]),
+        ])).close()
+        #expect(try Self.storedFormat(flat) == 3, "versions that know only lists still open it")
+    }
 }

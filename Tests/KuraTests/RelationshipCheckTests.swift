@@ -143,12 +143,46 @@ import Testing
         #expect(report.problems.contains("Person.favorites: its reverse entries don't match its entries"))
     }
 
+    /// The order entries of Ann's favorites: (tag, order key or member key, value).
+    func orderEntries(_ environment: Environment) throws -> [(key: [UInt8], value: [UInt8])] {
+        let database = try #require(try environment.database(named: "kura.order.Person.favorites"))
+        return try environment.read { txn in
+            var entries: [(key: [UInt8], value: [UInt8])] = []
+            try database.forEach(in: txn, range: .prefix(Self.key(1))) { entries.append((Array($0.key), Array($0.value))); return true }
+            return entries
+        }
+    }
+
     @Test func anOrderThatDoesNotListTheMembersIsFound() throws {
         let report = try report { environment in
+            let entries = try orderEntries(environment)
+            // Two members, two entries each: go, then chess, in order; then their positions.
+            #expect(entries.map { $0.key.count } == [17, 17, 17, 17])
+            #expect(entries.prefix(2).map(\.value) == [Self.key(2), Self.key(1)])
             try write(environment, "kura.order.Person.favorites") { database, txn in
-                try database.put(Self.key(2), forKey: Self.key(1), in: txn)
+                let deleted = [try database.delete(entries[1].key, in: txn), try database.delete(Self.key(1) + [1] + Self.key(1), in: txn)]
+                #expect(deleted == [true, true])
             }
         }
         #expect(report.problems.contains("Person.favorites: the order of record 1 lists 1 members, its entries 2"), "\(report.problems)")
+    }
+
+    @Test func anOrderWhosePositionsDisagreeWithItsSequenceIsFound() throws {
+        let report = try report { environment in
+            try write(environment, "kura.order.Person.favorites") { database, txn in
+                try database.put(Self.key(12345), forKey: Self.key(1) + [1] + Self.key(1), in: txn)
+            }
+        }
+        #expect(report.problems.contains("Person.favorites: the order of record 1 has 2 members in order, 2 positions, 1 agreeing"),
+                "\(report.problems)")
+    }
+
+    @Test func aMalformedOrderEntryIsFound() throws {
+        let report = try report { environment in
+            try write(environment, "kura.order.Person.favorites") { database, txn in
+                try database.put(Self.key(2), forKey: Self.key(1), in: txn)  // a list, as format 4 kept them
+            }
+        }
+        #expect(report.problems.contains("Person.favorites: 1 order entries are malformed"), "\(report.problems)")
     }
 }

@@ -270,10 +270,14 @@ extension ManagedObject {
             members.reserveCapacity(keys.count + toMany.added.count)
             for key in keys {
                 let member = context.object(of: link.destination, primaryKey: key)
-                if toMany.removed[IdentityKey(member)] == nil { members.append(member) }
+                let identity = IdentityKey(member)
+                // (A stored member added again goes where it was added: last.)
+                if toMany.removed[identity] == nil && (toMany.placed.isEmpty || toMany.placed[identity] == nil) { members.append(member) }
             }
         }
-        if !toMany.added.isEmpty {
+        if link.isOrdered {
+            members += toMany.pendingAppends()
+        } else if !toMany.added.isEmpty {
             // An object added before the members were read may be a stored one.
             var identities = Set(members.lazy.map(ObjectIdentifier.init))
             for member in toMany.added.values.sorted(by: Self.creationOrder) where identities.insert(ObjectIdentifier(member)).inserted {
@@ -386,8 +390,8 @@ extension ManagedObject {
             try addMember(object, link)
         }
         if link.isOrdered, let members = toMany.members, !members.elementsEqual(objects, by: ===) {
+            toMany.placeMoved(toMatch: objects)
             toMany.setMembers(objects)
-            toMany.isReordered = true
             noteRelationshipChange(link)
         }
     }
@@ -456,14 +460,27 @@ extension ManagedObject {
     final func primitiveAddMember(_ member: ManagedObject, _ link: RelationshipLink, at position: Int? = nil) throws(KuraError) {
         let toMany = toManyState(link)
         if link.isOrdered && toMany.members == nil {
-            // An ordered to-many's order is its members' list: read it, so
-            // the object goes where it was added (at the end, or at
-            // `position`), whether it is new or stored.
+            if position == nil, let isStored = isStoredMember(member, link) {
+                // At the end, without reading the members: the save appends it.
+                let identity = IdentityKey(member)
+                if isStored {
+                    guard toMany.removed[identity] != nil else { return }  // a member already
+                    toMany.placed[identity] = member  // taken out and added again: last now
+                } else if toMany.added[identity] != nil {
+                    return
+                }
+                toMany.appended.append(member)
+                toMany.noteAdded(member)
+                noteToManyChange(link, toMany)
+                return
+            }
+            // Else the order is needed: read it, so the object goes where
+            // it was added (at `position`, or at the end).
             _ = try self.members(link)
         }
         if link.isOrdered, !toMany.removed.isEmpty, toMany.removed[IdentityKey(member)] != nil {
             // A stored member taken out and added again: at its new place.
-            toMany.isReordered = true
+            toMany.placed[IdentityKey(member)] = member
         }
         if let members = toMany.members {
             if toMany.isMember(member) {
@@ -472,15 +489,25 @@ extension ManagedObject {
                 reordered.remove(at: from)
                 reordered.insert(member, at: min(max(0, position), reordered.count))
                 toMany.setMembers(reordered)
-                toMany.isReordered = true
+                toMany.placed[IdentityKey(member)] = member
                 noteRelationshipChange(link)
                 return
             }
-            if let position, position < members.count { toMany.isReordered = true }
             toMany.insertMember(member, at: position)
         }
         toMany.noteAdded(member)
         noteToManyChange(link, toMany)
+    }
+
+    /// Whether `member` is among the stored members of `link`, when that
+    /// is known without reading them: a new object (or a new owner's) is
+    /// not; a to-many whose inverse is a to-one holds what points to it.
+    /// `nil` when only the members would tell.
+    private func isStoredMember(_ member: ManagedObject, _ link: RelationshipLink) -> Bool? {
+        if state == .inserted || member.state == .inserted { return false }
+        guard state == .persisted, member.state == .persisted, let inverse = link.inverse, !inverse.isToMany,
+              member.record != nil else { return nil }
+        return member.committedDestinationKey(inverse) == objectID.registryKey
     }
 
     final func primitiveRemoveMember(_ member: ManagedObject, _ link: RelationshipLink) throws(KuraError) {
@@ -513,9 +540,7 @@ extension ManagedObject {
             if toMany.members == nil {
                 relationshipStates[number] = .unloaded  // read the stored members again when needed
             } else {
-                toMany.added = [:]
-                toMany.removed = [:]
-                toMany.isReordered = false
+                toMany.adoptSaved()
             }
         }
     }

@@ -258,7 +258,8 @@ extension ManagedObjectContext {
     }
 
     /// What changed in the to-manys of `object` that the store keeps itself
-    /// (joined members, and the order of ordered ones).
+    /// (joined members, and the order of ordered ones: where members that
+    /// joined or moved go, not the whole list).
     private func membershipChanges(
         of object: ManagedObject, _ reference: (ManagedObject?) -> ChangeSet.Reference?,
         into memberships: inout [ChangeSet.MembershipChange]
@@ -272,8 +273,8 @@ extension ManagedObjectContext {
             memberships.append(ChangeSet.MembershipChange(
                 owner: owner, link: link,
                 added: joined ? toMany.added.values.compactMap(reference) : [],
-                removed: joined ? toMany.removed.values.compactMap(reference) : [],
-                order: link.isOrdered ? try object.members(link).compactMap(reference) : nil))
+                removed: toMany.removed.values.compactMap(reference),
+                placements: link.isOrdered ? toMany.placements(reference) : []))
         }
     }
 

@@ -35,16 +35,27 @@ final class ToManyState {
     @exclusivity(unchecked)
     #endif
     var removed: [IdentityKey: ManagedObject] = [:]
-    /// For an ordered to-many: the order was changed.
+    /// For an ordered to-many: members put at a place of their own (an
+    /// insert at a position, a move, a stored member taken out and added
+    /// again). A save places them, and the added ones, after the member
+    /// before them; the others keep their stored order keys.
     #if !InternalChecks
     @exclusivity(unchecked)
     #endif
-    var isReordered = false
+    var placed: [IdentityKey: ManagedObject] = [:]
+    /// For an ordered to-many whose members weren't read: the objects
+    /// added at the end, in turn (a save appends them; reading the members
+    /// puts them last, in this order).
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    var appended: [ManagedObject] = []
 
     /// Replaces the members (`nil`: read them again when needed).
     func setMembers(_ members: [ManagedObject]?) {
         self.members = members
         memberIDs = nil
+        if members != nil { appended = [] }  // (the members hold them now)
     }
 
     /// Whether `object` is one of the read members.
@@ -69,7 +80,7 @@ final class ToManyState {
     }
 
     /// True when the members differ from the stored ones.
-    var hasChanges: Bool { !added.isEmpty || !removed.isEmpty || isReordered }
+    var hasChanges: Bool { !added.isEmpty || !removed.isEmpty || !placed.isEmpty }
 
     /// Records that `object` joined; undoes its removal if it was a stored member.
     func noteAdded(_ object: ManagedObject) {
@@ -82,6 +93,15 @@ final class ToManyState {
     func noteRemoved(_ object: ManagedObject) {
         let identity = IdentityKey(object)
         if added.isEmpty || added.removeValue(forKey: identity) == nil { removed[identity] = object }
+        if !placed.isEmpty { placed.removeValue(forKey: identity) }
+    }
+
+    /// Forgets the changes, once saved.
+    func adoptSaved() {
+        added = [:]
+        removed = [:]
+        placed = [:]
+        appended = []
     }
 }
 

@@ -87,13 +87,38 @@ struct ChangeSet {
     }
 
     /// Members added to and removed from one object's to-many, and for an
-    /// ordered one, all its members in order.
+    /// ordered one, where members go (the removed ones leave its order).
+    /// What a save writes follows the change, not the list's length.
     struct MembershipChange {
         let owner: Reference
         let link: RelationshipLink
         let added: [Reference]
         let removed: [Reference]
-        let order: [Reference]?
+        var placements: [Placement] = []
+    }
+
+    /// Where a member of an ordered to-many goes, in turn (see ``OrderPlacement``).
+    enum Placement {
+        case atEnd(Reference)
+        /// Right after `anchor`; first when `anchor` is `nil`.
+        case after(Reference, anchor: Reference?)
+
+        var member: Reference {
+            switch self {
+            case .atEnd(let member), .after(let member, _): member
+            }
+        }
+
+        /// With keys for references; `nil` when the member has none (an
+        /// anchor without one puts the member at the end).
+        func resolved(_ resolve: (Reference?) -> UInt64?) -> OrderPlacement? {
+            guard let member = resolve(member) else { return nil }
+            guard case .after(_, let anchor?) = self else {
+                if case .after = self { return .after(member, anchor: nil) }
+                return .atEnd(member)
+            }
+            return resolve(anchor).map { .after(member, anchor: $0) } ?? .atEnd(member)
+        }
     }
 
     var inserts: [Insert] = []

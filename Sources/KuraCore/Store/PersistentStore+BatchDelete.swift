@@ -100,11 +100,8 @@ extension PersistentStore {
             for (link, _) in removals where !links.contains(where: { $0 === link }) { links.append(link) }
             for link in links {
                 let removed = Set(removals.filter { $0.0 === link }.map(\.1.number))
-                let remaining = link.isOrdered
-                    ? try storage(of: link).memberKeys(of: owner.number, store: self, in: txn).filter { !removed.contains($0) } : nil
                 changes.memberships.append(ChangeSet.MembershipChange(
-                    owner: .stored(owner.number), link: link, added: [], removed: removed.sorted().map { .stored($0) },
-                    order: remaining.map { $0.map { .stored($0) } }))
+                    owner: .stored(owner.number), link: link, added: [], removed: removed.sorted().map { .stored($0) }))
             }
         }
         return changes

@@ -6,16 +6,39 @@ extension PersistentStore {
     ///
     /// Upgrade a store while no older version of Kura has it open: such a
     /// process would go on writing the old format until it reopens.
-    func upgradeFormat() throws {
+    ///
+    /// - Parameter format: The format the store was found in.
+    func upgradeFormat(from format: UInt32) throws {
         try engine.write { txn in
             let stored = try meta.value(forKey: StoreLayout.formatKey, in: txn)
-                .flatMap { StoreLayout.littleEndian($0, as: UInt32.self) } ?? StoreLayout.baseFormatVersion
+                .flatMap { StoreLayout.littleEndian($0, as: UInt32.self) } ?? format
             // Another process may have upgraded it since this one looked.
-            guard stored < StoreLayout.baseFormatVersion else { return }
+            guard stored < self.format else { return }
             if stored < 2 { try rebuildDecimalIndexes(in: txn) }
+            if stored < StoreLayout.orderKeysFormatVersion { try convertOrderLists(in: txn) }
             // Format 3: the model document numbers every field (the
             // numbering older stores had implicitly); records don't change.
             try writeModel(model, change: "upgraded from format \(stored)", in: txn)
+        }
+    }
+
+    /// Format 4 → 5: each ordered to-many's lists (owner → all its members)
+    /// become entries with order keys, members in the order a reader of the
+    /// lists saw them (``MemberOrder/ordered(_:of:in:)``: the list's
+    /// members, then members it missed, ascending).
+    private func convertOrderLists(in txn: any StorageTransaction) throws {
+        var converted = Set<StorageSpace>()
+        for entity in model.entities {
+            for storage in spaces(for: entity).relationships {
+                guard let order = (storage as? JoinedMembers)?.order ?? (storage as? InverseReferences)?.order,
+                      converted.insert(order.space).inserted else { continue }
+                let lists = try order.legacyLists(in: txn)
+                let owners = try storage.pairsByFirstKey(in: storage.memberSpace(in: self), txn)
+                try order.space.removeAll(in: txn)
+                for (owner, keys) in owners.sorted(by: { $0.key < $1.key }) where !keys.isEmpty {
+                    try order.writeWhole(MemberOrder.arrange(keys, listed: lists[owner] ?? []), of: owner, in: txn)
+                }
+            }
         }
     }
 

@@ -17,8 +17,7 @@ extension PersistentStore {
                 if !isReadOnly && order != .older && model.document != self.model.document {
                     try engine.write { txn in try writeModel(model, change: nil, in: txn) }
                 }
-                return try PersistentStore(opening: engine, model: model, options: options,
-                                           format: StoreLayout.formatVersion)
+                return try PersistentStore(opening: engine, model: model, options: options, format: format)
             }
             stages = [.inferred(from: self.model, to: model)]
         }

@@ -360,18 +360,19 @@ extension PersistentStore {
         let mayDrop = policy == .rollback || !result.droppedOwners.isEmpty
         for change in changes.memberships {
             guard let owner = resolve(change.owner) else { continue }
-            var (added, removed) = (change.added, change.removed)
+            var (added, removed, placements) = (change.added, change.removed, change.placements)
             if mayDrop {
                 if result.dropsMemberships(of: change.owner, change.link.source, policy: policy) { continue }
                 if let inverse = change.link.inverse {
                     let dropped = { result.dropsMemberships(of: $0, inverse.source, policy: policy) }
                     added.removeAll(where: dropped)
                     removed.removeAll(where: dropped)
+                    placements.removeAll { dropped($0.member) }
                 }
             }
             try storage(of: change.link).write(MembershipWrite(
                 owner: owner, added: added.compactMap(resolve), removed: removed.compactMap(resolve),
-                order: change.order.map { $0.compactMap(resolve) }), in: txn)
+                placements: placements.compactMap { $0.resolved(resolve) }), in: txn)
         }
     }
 

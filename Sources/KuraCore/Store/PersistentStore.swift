@@ -28,6 +28,8 @@ public final class PersistentStore: Sendable {
     /// The engine holding the store's spaces.
     let engine: any StorageEngine
     let meta: StorageSpace
+    /// The format its spaces are read in (see ``StoreLayout/formatVersion``).
+    let format: UInt32
     private let spaces: [IdentityKey: EntitySpaces]
     /// For the stores a migration's custom stages use: the migration's write
     /// transaction, which their reads and saves join (see
@@ -83,16 +85,16 @@ public final class PersistentStore: Sendable {
 
         // The store as it is, on its own model; an older format is upgraded
         // now when the store is writable, else read as it is.
-        let upgrading = format < StoreLayout.baseFormatVersion && !engine.isReadOnly
+        let target = max(format, StoreLayout.formatVersion(for: storedModel))
+        let upgrading = format < target && !engine.isReadOnly
         var current = try PersistentStore(
-            opening: engine, model: storedModel, options: options,
-            format: upgrading ? StoreLayout.baseFormatVersion : format)
-        if upgrading { try current.upgradeFormat() }
+            opening: engine, model: storedModel, options: options, format: upgrading ? target : format)
+        if upgrading { try current.upgradeFormat(from: format) }
         if let model {
             current = try current.opening(model, migration: migration)
         }
         try self.init(opening: engine, model: current.model, options: options,
-                      format: upgrading ? StoreLayout.baseFormatVersion : format, lastMigration: current.lastMigration)
+                      format: current.format, lastMigration: current.lastMigration)
     }
 
     /// A store on an open engine, with `model` (whose layouts are set).
@@ -103,6 +105,7 @@ public final class PersistentStore: Sendable {
         self.engine = engine
         self.model = model
         self.lastMigration = lastMigration
+        self.format = format
         ambientTransaction = ambient.map(AmbientTransaction.init)
         hasAmbient = ambient != nil
         let path = engine.location
@@ -214,7 +217,7 @@ public final class PersistentStore: Sendable {
                            hasLegacyDecimalKeys: format < 2 && numbers.contains { entity.attributes[$0].type == .decimal })
             }
             let relationships = try entity.links.map { link in
-                link.storageType.init(link: link, spaces: try link.spaceNames.map { try open($0.name) })
+                link.storageType.init(link: link, spaces: try link.spaceNames.map { try open($0.name) }, format: format)
             }
             spaces[IdentityKey(entity)] = EntitySpaces(
                 entity: entity, records: records, indexes: indexes, relationships: relationships)

@@ -77,14 +77,24 @@ package enum StoreLayout {
     ///   stays format 3, which older versions of Kura read), so a version
     ///   that doesn't know inheritance refuses the store instead of writing
     ///   a sub-entity's objects without their superentity's indexes.
-    static let formatVersion: UInt32 = 4
-    /// The format of a store whose model has no sub-entities, which an
-    /// older format is upgraded to when opened read-write.
+    /// - 5: a store whose model has an ordered to-many: its order keeps two
+    ///   entries per member with an order key each (``MemberOrder``), where
+    ///   older formats kept one list per owner. A store of an older format
+    ///   with ordered to-manys opened read-write is upgraded in one
+    ///   transaction (each list becomes its entries); opened read-only, its
+    ///   lists are read as they are. Only such a store is written in format
+    ///   5, so versions that know only the lists refuse it.
+    static let formatVersion: UInt32 = 5
+    /// The format of a store whose model has no sub-entities and no ordered
+    /// to-many, which an older format is upgraded to when opened read-write.
     static let baseFormatVersion: UInt32 = 3
+    /// The first format whose ordered to-manys keep order keys.
+    static let orderKeysFormatVersion: UInt32 = 5
 
     /// The format a store of `model` is written in: see ``formatVersion``.
     static func formatVersion(for model: ManagedObjectModel) -> UInt32 {
-        model.entities.contains { $0.family != nil } ? formatVersion : baseFormatVersion
+        if model.entities.contains(where: { $0.links.contains { $0.isOrdered } }) { return orderKeysFormatVersion }
+        return model.entities.contains { $0.family != nil } ? 4 : baseFormatVersion
     }
     /// The oldest format this version of Kura reads (and upgrades).
     static let oldestReadableFormat: UInt32 = 1

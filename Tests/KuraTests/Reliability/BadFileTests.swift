@@ -54,9 +54,9 @@ import Testing
         do {
             let environment = try Environment(path: future)
             let meta = try #require(try environment.database(named: "kura.meta"))
-            try environment.write { txn in try meta.put([5, 0, 0, 0], forKey: Array("format".utf8), in: txn) }
+            try environment.write { txn in try meta.put([6, 0, 0, 0], forKey: Array("format".utf8), in: txn) }
         }
-        #expect(throws: KuraError.unsupportedFormatVersion(path: future, found: 5, supported: 4)) {
+        #expect(throws: KuraError.unsupportedFormatVersion(path: future, found: 6, supported: 5)) {
             try PersistentContainer(path: future, model: model)
         }
 

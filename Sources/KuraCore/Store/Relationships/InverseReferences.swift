@@ -10,9 +10,9 @@ final class InverseReferences: RelationshipStorage {
         MemberOrder.spaceNames(of: link)
     }
 
-    init(link: RelationshipLink, spaces: [StorageSpace]) {
+    init(link: RelationshipLink, spaces: [StorageSpace], format: UInt32) {
         self.link = link
-        order = MemberOrder(link: link, spaces: spaces)
+        order = MemberOrder(link: link, spaces: spaces, format: format)
     }
 
     var spaces: [StorageSpace] { order.map { [$0.space] } ?? [] }

@@ -17,11 +17,11 @@ final class JoinedMembers: RelationshipStorage {
             + MemberOrder.spaceNames(of: link)
     }
 
-    init(link: RelationshipLink, spaces: [StorageSpace]) {
+    init(link: RelationshipLink, spaces: [StorageSpace], format: UInt32) {
         self.link = link
         join = spaces[0]
         reverseJoin = link.inverse == nil ? spaces[1] : nil
-        order = MemberOrder(link: link, spaces: spaces)
+        order = MemberOrder(link: link, spaces: spaces, format: format)
     }
 
     var spaces: [StorageSpace] { [join] + (reverseJoin.map { [$0] } ?? []) + (order.map { [$0.space] } ?? []) }
@@ -116,7 +116,8 @@ final class JoinedMembers: RelationshipStorage {
         from pairs: [(owner: UInt64, members: [UInt64])], store: PersistentStore, in txn: any StorageTransaction
     ) throws -> [UInt64: UInt64]? {
         for (owner, members) in pairs where !members.isEmpty {
-            try write(MembershipWrite(owner: owner, added: members, removed: [], order: members), in: txn)
+            try write(MembershipWrite(owner: owner, added: members, removed: []), in: txn)
+            try order?.writeWhole(members, of: owner, in: txn)
         }
         return nil
     }

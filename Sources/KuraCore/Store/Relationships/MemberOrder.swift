@@ -1,61 +1,251 @@
+import KuraKeys
+
 /// The order of an ordered to-many's members, kept beside its entries
-/// (whichever kind keeps those): the owner's key mapped to the member keys
-/// in order, in `kura.order.ENTITY.NAME`. Membership is what the entries
-/// say; the list only orders it.
+/// (whichever kind keeps those) in `kura.order.ENTITY.NAME`: two entries
+/// per member, under the owner's key,
+///
+/// - (owner, 0, order key) → member key: the members in order, one range read;
+/// - (owner, 1, member key) → order key: where a member is, to move or remove it.
+///
+/// Order keys leave room between them (see ``OrderKeys``), so an append, an
+/// insert, a move or a removal writes a bounded number of entries whatever
+/// the list's length. Membership is what the relationship's entries say;
+/// the order only orders it.
+///
+/// Stores of format 4 and older kept one list per owner instead (the owner's
+/// 8-byte key → all its members' keys): read as they are when opened
+/// read-only (``isLegacy``), converted when opened read-write
+/// (``PersistentStore/upgradeFormat()``).
 struct MemberOrder: Sendable {
     let space: StorageSpace
+    /// True for a store of an older format, read as it is: one list per owner.
+    let isLegacy: Bool
 
     static func spaceNames(of link: RelationshipLink) -> [RelationshipSpaceName] {
         link.isOrdered ? [link.spaceName(StoreLayout.orderSpaceName, part: "order")] : []
     }
 
     /// The order of `link`, the last of `spaces`, or `nil` when it isn't ordered.
-    init?(link: RelationshipLink, spaces: [StorageSpace]) {
+    init?(link: RelationshipLink, spaces: [StorageSpace], format: UInt32) {
         guard link.isOrdered, let space = spaces.last else { return nil }
         self.space = space
+        isLegacy = format < StoreLayout.orderKeysFormatVersion
     }
 
+    // MARK: Writing
+
+    /// A save's change: the removed members' entries go, then each
+    /// placement puts its member where it says, in turn.
     func write(_ change: MembershipWrite, in txn: any StorageTransaction) throws {
-        guard let members = change.order else { return }
-        try space.put(StoreLayout.keyList(members), forKey: StoreLayout.key(change.owner), in: txn)
+        precondition(!isLegacy, "a store of an older format is upgraded before it is written")
+        for member in change.removed { try remove(member, of: change.owner, in: txn) }
+        for placement in change.placements { try place(placement, of: change.owner, in: txn) }
     }
 
+    /// Removes every entry of an owner being deleted.
     func remove(_ owner: UInt64, in txn: any StorageTransaction) throws {
-        try space.delete(StoreLayout.key(owner), in: txn)
+        var keys: [[UInt8]] = []
+        try space.forEach(in: txn, range: .prefix(StoreLayout.key(owner))) { keys.append(Array($0.key)); return true }
+        for key in keys { try space.delete(key, in: txn) }
     }
+
+    /// Writes an owner's whole order, evenly spaced (a migration's rebuild,
+    /// an upgrade): its spaces hold nothing of the owner yet.
+    func writeWhole(_ members: [UInt64], of owner: UInt64, in txn: any StorageTransaction) throws {
+        for (member, key) in zip(members, OrderKeys.fresh(count: members.count)) {
+            try put(member, at: key, of: owner, in: txn)
+        }
+    }
+
+    /// Takes `member` out of the order (if it is there).
+    private func remove(_ member: UInt64, of owner: UInt64, in txn: any StorageTransaction) throws {
+        guard let key = try orderKey(of: member, owner: owner, in: txn) else { return }
+        try space.delete(Self.entryKey(owner, .sequence, key), in: txn)
+        try space.delete(Self.entryKey(owner, .position, member), in: txn)
+    }
+
+    private func put(_ member: UInt64, at key: UInt64, of owner: UInt64, in txn: any StorageTransaction) throws {
+        try space.put(StoreLayout.key(member), forKey: Self.entryKey(owner, .sequence, key), in: txn)
+        try space.put(StoreLayout.key(key), forKey: Self.entryKey(owner, .position, member), in: txn)
+    }
+
+    /// Puts a member where `placement` says (moving it if it is there
+    /// already): between two order keys when they have room, else after
+    /// spreading out the members around the place (``spread(_:of:after:before:in:)``).
+    private func place(_ placement: OrderPlacement, of owner: UInt64, in txn: any StorageTransaction) throws {
+        try remove(placement.member, of: owner, in: txn)
+        var after: UInt64?
+        var before: UInt64?
+        switch placement {
+        case .atEnd:
+            after = try edge(of: owner, .reverse, in: txn)?.key
+        case .after(_, let anchor):
+            if let anchor {
+                if let key = try orderKey(of: anchor, owner: owner, in: txn) {
+                    after = key
+                    before = try neighbours(of: owner, from: key, .forward, inclusive: false, limit: 1, in: txn).first?.key
+                } else {
+                    // The member it follows left the list (another save took it out): at the end.
+                    after = try edge(of: owner, .reverse, in: txn)?.key
+                }
+            } else {
+                before = try edge(of: owner, .forward, in: txn)?.key
+            }
+        }
+        if let key = OrderKeys.between(after, before) {
+            try put(placement.member, at: key, of: owner, in: txn)
+        } else {
+            try spread(placement.member, of: owner, after: after, before: before, in: txn)
+        }
+    }
+
+    /// Makes room for `member` between the order keys `after` and `before`
+    /// (adjacent, with none free between them): the members around the
+    /// place, a window doubled until its keys have room for every member
+    /// of it at ``OrderKeys/minimumGap``, are given keys evenly spread over
+    /// the window's range, `member` among them. Rare: appends and inserts
+    /// at the front take keys a ``OrderKeys/gap`` away, and an insert
+    /// halves a gap, so a place fills after some 20 inserts there.
+    private func spread(_ member: UInt64, of owner: UInt64, after: UInt64?, before: UInt64?, in txn: any StorageTransaction) throws {
+        var reach = 1
+        while true {
+            let lower = try after.map { try neighbours(of: owner, from: $0, .reverse, inclusive: true, limit: reach + 1, in: txn) } ?? []
+            let upper = try before.map { try neighbours(of: owner, from: $0, .forward, inclusive: true, limit: reach + 1, in: txn) } ?? []
+            // The keys just outside the window (`nil`: it reaches that end of the list).
+            let low = lower.count > reach ? lower[reach].key : nil
+            let high = upper.count > reach ? upper[reach].key : nil
+            let window = lower.prefix(reach).reversed().map(\.member) + [member] + upper.prefix(reach).map(\.member)
+            let wholeList = lower.count <= reach && upper.count <= reach
+            if let keys = OrderKeys.spread(
+                count: window.count, between: low, and: high, minimumGap: wholeList ? 1 : OrderKeys.minimumGap
+            ) {
+                for entry in lower.prefix(reach) + upper.prefix(reach) {
+                    try space.delete(Self.entryKey(owner, .sequence, entry.key), in: txn)
+                }
+                for (member, key) in zip(window, keys) { try put(member, at: key, of: owner, in: txn) }
+                return
+            }
+            reach *= 2
+        }
+    }
+
+    // MARK: Reading
 
     /// `keys` (an owner's members, ascending) in the stored order: the
-    /// list gives the order, the entries membership; members the list
+    /// order gives the order, the entries membership; members the order
     /// doesn't name follow, ascending.
     func ordered(_ keys: [UInt64], of owner: UInt64, in txn: any StorageTransaction) throws -> [UInt64] {
-        let listed = try StoreLayout.withKey(owner) { key in
-            try space.withValue(forKey: key, in: txn) { StoreLayout.keys(fromList: $0) }
-        } ?? []
+        Self.arrange(keys, listed: try isLegacy ? legacyList(of: owner, in: txn) : sequence(of: owner, in: txn))
+    }
+
+    /// `keys` (members, ascending) in the order of `listed`, each once;
+    /// those `listed` doesn't name follow, ascending.
+    static func arrange(_ keys: [UInt64], listed: [UInt64]) -> [UInt64] {
         let members = Set(keys)
-        var ordered = listed.filter { members.contains($0) }
+        var seen = Set<UInt64>()
+        var ordered = listed.filter { members.contains($0) && seen.insert($0).inserted }
         if ordered.count != keys.count {
-            let seen = Set(ordered)
             ordered += keys.filter { !seen.contains($0) }
         }
         return ordered
     }
 
-
-    /// Each owner's list names exactly its members, once each.
-    func check(
-        of storage: some RelationshipStorage, store: PersistentStore, _ txn: any StorageTransaction, _ checks: inout RelationshipChecks
-    ) throws {
-        let memberSpace = storage.memberSpace(in: store)
-        try space.forEach(in: txn, readAhead: .max) { entry in
-            guard entry.key.count == 8 else { return true }
-            let owner = StoreLayout.primaryKey(fromSuffixOf: entry.key)
-            let listed = StoreLayout.keys(fromList: entry.value)
-            var members: [UInt64] = []
-            try store.forEachSecondKey(in: memberSpace, first: owner, in: txn) { members.append($0); return true }
-            if Set(listed) != Set(members) || listed.count != Set(listed).count {
-                checks.problem("\(checks.label): the order of record \(owner) lists \(listed.count) members, its entries \(members.count)")
-            }
+    /// The members the order holds for `owner`, in order.
+    private func sequence(of owner: UInt64, in txn: any StorageTransaction) throws -> [UInt64] {
+        var members: [UInt64] = []
+        try space.forEach(in: txn, range: .prefix(StoreLayout.key(owner) + [Tag.sequence.rawValue])) { entry in
+            members.append(StoreLayout.primaryKey(fromSuffixOf: entry.value))
             return true
+        }
+        return members
+    }
+
+    private func orderKey(of member: UInt64, owner: UInt64, in txn: any StorageTransaction) throws -> UInt64? {
+        try space.withValue(forKey: Self.entryKey(owner, .position, member), in: txn) { StoreLayout.primaryKey(fromSuffixOf: $0) }
+    }
+
+    /// The first (`.forward`) or last (`.reverse`) member of the order.
+    private func edge(
+        of owner: UInt64, _ direction: IterationDirection, in txn: any StorageTransaction
+    ) throws -> (key: UInt64, member: UInt64)? {
+        var found: (key: UInt64, member: UInt64)?
+        try space.forEach(in: txn, range: .prefix(StoreLayout.key(owner) + [Tag.sequence.rawValue]), direction: direction) { entry in
+            found = (Self.orderKey(ofEntry: entry.key), StoreLayout.primaryKey(fromSuffixOf: entry.value))
+            return false
+        }
+        return found
+    }
+
+    /// Up to `limit` members from order key `key` on, in `direction`.
+    private func neighbours(
+        of owner: UInt64, from key: UInt64, _ direction: IterationDirection, inclusive: Bool, limit: Int,
+        in txn: any StorageTransaction
+    ) throws -> [(key: UInt64, member: UInt64)] {
+        let prefix = StoreLayout.key(owner) + [Tag.sequence.rawValue]
+        let start = KeyRange.Bound(Self.entryKey(owner, .sequence, key), isInclusive: inclusive)
+        let range = direction == .forward
+            ? KeyRange(lower: start, upper: KeyRange.successor(ofPrefix: prefix).map { KeyRange.Bound($0, isInclusive: false) })
+            : KeyRange(lower: KeyRange.Bound(prefix, isInclusive: true), upper: start)
+        var found: [(key: UInt64, member: UInt64)] = []
+        try space.forEach(in: txn, range: range, direction: direction) { entry in
+            found.append((Self.orderKey(ofEntry: entry.key), StoreLayout.primaryKey(fromSuffixOf: entry.value)))
+            return found.count < limit
+        }
+        return found
+    }
+
+    // MARK: Layout
+
+    /// What an entry under an owner's key holds.
+    enum Tag: UInt8 {
+        /// (owner, 0, order key) → member key.
+        case sequence = 0
+        /// (owner, 1, member key) → order key.
+        case position = 1
+    }
+
+    /// An entry's key: the owner's key, the tag, then an order key or a member key (17 bytes).
+    static func entryKey(_ owner: UInt64, _ tag: Tag, _ value: UInt64) -> [UInt8] {
+        StoreLayout.key(owner) + [tag.rawValue] + StoreLayout.key(value)
+    }
+
+    static let entryKeyCount = 17
+
+    private static func orderKey(ofEntry key: UnsafeRawBufferPointer) -> UInt64 {
+        StoreLayout.primaryKey(fromSuffixOf: key)
+    }
+
+    // MARK: The older format
+
+    /// An owner's list, as stores of format 4 and older keep it.
+    private func legacyList(of owner: UInt64, in txn: any StorageTransaction) throws -> [UInt64] {
+        try StoreLayout.withKey(owner) { key in
+            try space.withValue(forKey: key, in: txn) { StoreLayout.keys(fromList: $0) }
+        } ?? []
+    }
+
+    /// Every owner's list, as stores of format 4 and older keep them (the upgrade's input).
+    func legacyLists(in txn: any StorageTransaction) throws -> [UInt64: [UInt64]] {
+        var lists: [UInt64: [UInt64]] = [:]
+        try space.forEach(in: txn, readAhead: .max) { entry in
+            if entry.key.count == 8 { lists[StoreLayout.primaryKey(fromSuffixOf: entry.key)] = StoreLayout.keys(fromList: entry.value) }
+            return true
+        }
+        return lists
+    }
+}
+
+/// Where a save puts a member of an ordered to-many (member keys resolved).
+enum OrderPlacement: Equatable {
+    /// After the last member.
+    case atEnd(UInt64)
+    /// Right after `anchor` (first when `nil`). An anchor that isn't in the
+    /// order (another save took it out) puts the member at the end.
+    case after(UInt64, anchor: UInt64?)
+
+    var member: UInt64 {
+        switch self {
+        case .atEnd(let member), .after(let member, _): member
         }
     }
 }

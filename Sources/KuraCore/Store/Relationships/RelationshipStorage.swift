@@ -23,8 +23,9 @@ protocol RelationshipStorage: AnyObject, Sendable {
     /// what it holds (`kura` and the statistics show it).
     static func spaceNames(of link: RelationshipLink) -> [RelationshipSpaceName]
 
-    /// A kind's storage, with the spaces ``spaceNames(of:)`` named, opened, in that order.
-    init(link: RelationshipLink, spaces: [StorageSpace])
+    /// A kind's storage, with the spaces ``spaceNames(of:)`` named, opened,
+    /// in that order, in a store of `format` (see ``StoreLayout/formatVersion``).
+    init(link: RelationshipLink, spaces: [StorageSpace], format: UInt32)
 
     var link: RelationshipLink { get }
     /// The spaces it keeps, in the order of ``spaceNames(of:)``.
@@ -36,7 +37,7 @@ protocol RelationshipStorage: AnyObject, Sendable {
     /// `nil`; a delete: to `nil`).
     func moveReference(of source: UInt64, from old: UInt64?, to new: UInt64?, in txn: any StorageTransaction) throws
 
-    /// A to-many's members added and removed, and its new order.
+    /// A to-many's members added and removed, and where its order puts members.
     func write(_ change: MembershipWrite, in txn: any StorageTransaction) throws
 
     /// Removes what this to-many keeps of an owner being deleted.
@@ -98,8 +99,9 @@ struct MembershipWrite {
     let owner: UInt64
     let added: [UInt64]
     let removed: [UInt64]
-    /// The members in order, for an ordered to-many whose order changed.
-    let order: [UInt64]?
+    /// For an ordered to-many: where members go, in turn (after the removed
+    /// ones are taken out of the order).
+    var placements: [OrderPlacement] = []
 }
 
 /// What a relationship's check reports to (see ``RelationshipStorage/check(in:_:_:)``).

@@ -12,7 +12,7 @@ final class ToOneReferences: RelationshipStorage {
         [link.spaceName(StoreLayout.referenceSpaceName, part: "references")]
     }
 
-    init(link: RelationshipLink, spaces: [StorageSpace]) {
+    init(link: RelationshipLink, spaces: [StorageSpace], format: UInt32) {
         self.link = link
         references = spaces[0]
     }
