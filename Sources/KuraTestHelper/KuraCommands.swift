@@ -76,6 +76,16 @@ enum KuraCommands {
         say("migrated \(container.store.lastMigration?.seconds ?? 0)")
     }
 
+    /// `upgrade PATH`: opens the store read-write with its own model, which
+    /// upgrades an older format, and says `upgraded`.
+    static func upgrade(_ arguments: [String]) throws {
+        guard arguments.count == 1 else { throw HelperError.usage("upgrade PATH") }
+        say("opening")
+        let container = try PersistentContainer(path: arguments[0])
+        say("upgraded \(try container.store.modelHistory().last?.change ?? "")")
+        container.close()
+    }
+
     /// `history-writer STORE`: with history tracked and the author `helper`,
     /// retitles "article 0" to "from the helper", deletes "article 1" and
     /// inserts "article new", in one save; says `saved`.

@@ -46,6 +46,8 @@ do {
         try KuraCommands.openMigrationModel(Array(arguments.dropFirst()))
     case "migrate":
         try KuraCommands.migrate(Array(arguments.dropFirst()))
+    case "upgrade":
+        try KuraCommands.upgrade(Array(arguments.dropFirst()))
     case "check-store":
         try KuraCommands.checkStore(Array(arguments.dropFirst()))
     case "file-size-limit":

@@ -10,19 +10,7 @@ import Testing
 /// read the new entries.
 @Suite struct OrderedListFormatTests {
     /// The fixture's model (see Fixtures/README.md).
-    static func model() throws -> ManagedObjectModel {
-        try ManagedObjectModel(entities: [
-            EntityDescription(name: "List", attributes: [AttributeDescription(name: "name", type: .string)], relationships: [
-                .toMany("items", destination: "Item", inverse: "list", isOrdered: true),
-                .toMany("tags", destination: "Item", inverse: "taggedIn"),
-                .toMany("picks", destination: "Item", isOrdered: true),
-            ]),
-            EntityDescription(name: "Item", attributes: [AttributeDescription(name: "name", type: .string)], relationships: [
-                .toOne("list", destination: "List"),
-                .toMany("taggedIn", destination: "List", inverse: "tags"),
-            ]),
-        ])
-    }
+    static func model() throws -> ManagedObjectModel { try OrderedListWorkload.model() }
 
     /// What the fixture holds: each list's ordered relationships, as item numbers.
     static let fixtureOrders: [String: [[Int]]] = [
@@ -31,10 +19,7 @@ import Testing
     ]
 
     static func orders(_ context: ManagedObjectContext, _ key: String) throws -> [[Int]] {
-        let lists = try context.fetch(FetchRequest(entityName: "List").sorted(by: "name"))
-        return try lists.map { list in
-            try list.objects(forKey: key).map { Int(try $0.value(forKey: "name", as: String.self).dropFirst(5))! }
-        }
+        try OrderedListWorkload.orders(context, key)
     }
 
     static func storedFormat(_ path: String) throws -> UInt32 {
@@ -43,6 +28,54 @@ import Testing
         let meta = try #require(try environment.database(named: "kura.meta"))
         let bytes = try #require(try environment.read { txn in try meta.value(forKey: Array("format".utf8), in: txn) })
         return bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
+    }
+
+    /// Rewrites a closed store's ordered to-manys as format 4 and older kept
+    /// them (one list per owner: its key → all its members' keys) and
+    /// marks it format 3: a store as an older Kura left it.
+    static func makeListStore(_ path: String, orderSpaces: [String]) throws {
+        let environment = try Environment(path: path)
+        defer { environment.close() }
+        for name in orderSpaces {
+            let space = try #require(try environment.database(named: name))
+            try environment.write { txn in
+                var lists: [(owner: [UInt8], members: [UInt8])] = []
+                try space.forEach(in: txn) { entry in
+                    guard entry.key[8] == 0 else { return true }  // the sequence entries, in order
+                    let owner = Array(entry.key.prefix(8))
+                    if lists.last?.owner != owner { lists.append((owner, [])) }
+                    lists[lists.count - 1].members += Array(entry.value)
+                    return true
+                }
+                try space.removeAll(in: txn)
+                for list in lists { try space.put(list.members, forKey: list.owner, in: txn) }
+            }
+        }
+        let meta = try #require(try environment.database(named: "kura.meta"))
+        try environment.write { txn in try meta.put([3, 0, 0, 0], forKey: Array("format".utf8), in: txn) }
+    }
+
+    @Test func aStoreMadeIntoListsReadsAsTheFixtureDoesAndUpgradesBack() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("lists.kura")
+        do {
+            let container = try PersistentContainer(path: path, model: Self.model())
+            try OrderedListWorkload.fill(container, lists: 3, length: 50)
+            container.close()
+        }
+        try Self.makeListStore(path, orderSpaces: ["kura.order.List.items", "kura.order.List.picks"])
+        let expected = (0..<3).map { OrderedListWorkload.items(of: $0, length: 50) }
+        var options = StoreOptions()
+        options.isReadOnly = true
+        for options in [options, StoreOptions()] {
+            let container = try PersistentContainer(path: path, options: options)
+            let context = container.newContext()
+            #expect(try Self.orders(context, "items") == expected)
+            #expect(try Self.orders(context, "picks") == expected.map { $0.reversed() })
+            #expect(try container.store.check().isConsistent)
+            container.close()
+            #expect(try Self.storedFormat(path) == (options.isReadOnly ? 3 : 5))
+        }
     }
 
     @Test func aFormatThreeStoreOpensReadOnlyAsItIsWithItsOrders() throws {

@@ -9,7 +9,7 @@ struct Options {
     /// grdb; postgres-nio only when named, as it starts a PostgreSQL server).
     var engines: Set<String> = ["kura", "raw", "grdb"]
     /// Which tables: the flat News operations, the object graph's, or both.
-    var suites: Set<String> = ["news", "graph", "migration", "upsert", "batch", "kinds", "inheritance", "changes", "memory", "concurrent"]
+    var suites: Set<String> = ["news", "graph", "migration", "upsert", "batch", "kinds", "inheritance", "ordered", "changes", "memory", "concurrent"]
     /// Saves each process makes in the concurrent suite (enough that a
     /// process's first statements, which plan and connect, don't weigh).
     var concurrentSaves = 1000
@@ -42,7 +42,7 @@ struct Options {
             case "--suites":
                 guard let value = rest.popFirst() else { throw UsageError() }
                 suites = Set(value.split(separator: ",").map { $0.lowercased() })
-                guard suites.isSubset(of: ["news", "graph", "migration", "upsert", "batch", "kinds", "inheritance", "changes", "memory", "concurrent"]), !suites.isEmpty else { throw UsageError() }
+                guard suites.isSubset(of: ["news", "graph", "migration", "upsert", "batch", "kinds", "inheritance", "ordered", "changes", "memory", "concurrent"]), !suites.isEmpty else { throw UsageError() }
             default:
                 throw UsageError()
             }
@@ -57,7 +57,7 @@ struct Options {
     struct UsageError: Error, CustomStringConvertible {
         var description: String {
             "usage: kura-compare [--sizes 10000,100000] [--include-1m] [--iterations 5] [--output RESULTS.md] "
-                + "[--only OPERATION-TEXT] [--engines kura,raw,grdb,postgres-nio,postgres-kv,kura-postgres] [--suites news,graph,migration,upsert,batch,kinds,inheritance,changes,memory,concurrent] [--concurrent-saves 1000]"
+                + "[--only OPERATION-TEXT] [--engines kura,raw,grdb,postgres-nio,postgres-kv,kura-postgres] [--suites news,graph,migration,upsert,batch,kinds,inheritance,ordered,changes,memory,concurrent] [--concurrent-saves 1000]"
         }
     }
 }

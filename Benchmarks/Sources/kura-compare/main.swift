@@ -85,6 +85,9 @@ do {
         if options.suites.contains("inheritance") {
             tables.append(try runInheritanceSuite(size: size, options: options))
         }
+        if options.suites.contains("ordered") {
+            tables.append(try runOrderedSuite(size: size, options: options))
+        }
         if options.suites.contains("upsert") {
             tables.append(try runUpsertSuite(size: size, options: options))
         }

@@ -70,6 +70,66 @@ import Testing
         if trials >= 20 { #expect(outcomes.old > 0 && outcomes.new > 0, "the kills missed one side: \(outcomes)") }
         print("migration crash trials: \(trials) kills of a \(count)-object migration (\(String(format: "%.2f", duration)) s uninterrupted): \(outcomes.old) left the old store, \(outcomes.new) the new one, 0 mixed")
     }
+
+    /// A store whose ordered to-manys are lists (format 3: 20 lists of
+    /// 1,500 items, in `items` and reversed in `picks`) opened read-write
+    /// by a process killed at a random moment of the upgrade to order keys:
+    /// the store is then format 3 with its lists or format 5 with its
+    /// entries, each list in its order, consistent. Same trial counts as above.
+    @Test func anOrderedListUpgradeKilledAtAnyMomentLeavesTheListsOrTheOrderKeys() throws {
+        let trials = Int(ProcessInfo.processInfo.environment["KURA_MIGRATION_TRIALS"] ?? "") ?? 6
+        let (lists, length) = (20, 1_500)
+        let store = try TestStore(engine: .lmdb)
+        let original = store.directory.file("original.kura")
+        do {
+            let container = try PersistentContainer(path: original, model: OrderedListWorkload.model())
+            try OrderedListWorkload.fill(container, lists: lists, length: length)
+            container.close()
+        }
+        try OrderedListFormatTests.makeListStore(original, orderSpaces: ["kura.order.List.items", "kura.order.List.picks"])
+        let expected = (0..<lists).map { OrderedListWorkload.items(of: $0, length: length) }
+
+        let timing = store.directory.file("timing.kura")
+        try FileManager.default.copyItem(atPath: original, toPath: timing)
+        let started = Date()
+        let complete = try Helper.start(["upgrade", timing])
+        let said = String(decoding: Helper.read(complete, untilLineStartingWith: "upgraded"), as: UTF8.self)
+        #expect(said.contains("upgraded upgraded from format 3\n"), "\(said)")
+        #expect(try complete.wait() == .exited(0))
+        let duration = Date().timeIntervalSince(started)
+
+        var generator = SplitMix64(seed: 20_261_128)
+        var outcomes = (lists: 0, keys: 0)
+        var options = StoreOptions()
+        options.isReadOnly = true
+        for trial in 0..<trials {
+            try? FileManager.default.removeItem(atPath: store.path)
+            try? FileManager.default.removeItem(atPath: store.path + "-lock")
+            try FileManager.default.copyItem(atPath: original, toPath: store.path)
+            let child = try Helper.start(["upgrade", store.path])
+            _ = Helper.read(child, untilLineStartingWith: "opening")
+            usleep(useconds_t(Double.random(in: 0...(duration * 1.6), using: &generator) * 1_000_000))
+            child.kill(SIGKILL)
+            let termination = try child.wait()
+            #expect(termination == .signaled(SIGKILL) || termination == .exited(0), "trial \(trial): \(termination)")
+
+            let format = try OrderedListFormatTests.storedFormat(store.path)
+            #expect(format == 3 || format == 5, "trial \(trial)")
+            let container = try PersistentContainer(path: store.path, options: options)
+            let context = container.newContext()
+            #expect(try OrderedListWorkload.orders(context, "items") == expected, "trial \(trial)")
+            #expect(try OrderedListWorkload.orders(context, "picks") == expected.map { $0.reversed() }, "trial \(trial)")
+            if trial % 3 == 0 {
+                let report = try container.store.check()
+                #expect(report.isConsistent, "trial \(trial): \(report.problems.prefix(3))")
+            }
+            context.reset()
+            container.close()
+            if format == 5 { outcomes.keys += 1 } else { outcomes.lists += 1 }
+        }
+        if trials >= 20 { #expect(outcomes.lists > 0 && outcomes.keys > 0, "the kills missed one side: \(outcomes)") }
+        print("ordered-list upgrade crash trials: \(trials) kills of a \(lists * length)-item upgrade (\(String(format: "%.2f", duration)) s uninterrupted): \(outcomes.lists) left the lists, \(outcomes.keys) the order keys, 0 mixed")
+    }
 }
 
 @Suite struct MigratedUnderAnotherProcessTests {
