@@ -77,12 +77,52 @@ import Testing
         let written = try lists.entriesWritten {
             try item.setObject(list, forKey: "list")
             try list.mutableSetValue(forKey: "picks").insert(item)
-            #expect(list.toManyState(try #require(list.entity.links.first { $0.name == "items" })).members == nil, "not read")
+            let unread = list.toManyState(try #require(list.entity.links.first { $0.name == "items" })).members == nil
+            #expect(unread, "the members were read")
             try context.save()
         }
         #expect(written == 4)
         #expect(try lists.numbers("items") == Array(0...2_000))
         #expect(try lists.numbers("picks") == Array(0...2_000))
+        #expect(try lists.container.store.check().isConsistent)
+    }
+
+    @Test func insertsAtTheFrontAndAppendsNeedNotReadTheList() throws {
+        let lists = try Lists(count: 1_000)
+        let context = lists.container.newContext()
+        let list = try context.existingObject(with: lists.list.objectID)
+        let items = try (1_000..<1_004).map { try lists.item($0, in: context) }
+        let link = try #require(list.entity.links.first { $0.name == "items" })
+        let written = try lists.entriesWritten {
+            for key in ["items", "picks"] {
+                let view = try list.mutableSetValue(forKey: key)
+                try view.insert(items[0], at: 0)
+                try view.insert(items[1])
+                try view.insert(items[2], at: 0)
+                try view.insert(items[3])
+                try view.insert(items[3], at: 0)  // an added one moved first
+                try view.insert(items[1])  // a member already: nothing
+            }
+            let unread = list.toManyState(link).members == nil
+            #expect(unread, "the members were read")
+            try context.save()
+        }
+        #expect(written == 16)
+        let expected = [1_003, 1_002, 1_000] + Array(0..<1_000) + [1_001]
+        #expect(try lists.numbers("items") == expected)
+        #expect(try lists.numbers("picks") == expected)
+        // Read before the save, the members show the same order.
+        let other = lists.container.newContext()
+        let again = try other.existingObject(with: lists.list.objectID)
+        let view = try again.mutableSetValue(forKey: "items")
+        try view.insert(try lists.item(2_000, in: other), at: 0)
+        try view.insert(try lists.item(2_001, in: other))
+        let stored = try #require(try other.fetch(FetchRequest(entityName: "Item", predicate: "name == 'item 1003'")).first)
+        try view.insert(stored, at: 0)  // a stored member moved first: the list is read for it
+        let shown = try view.objects.map { Int(try $0.value(forKey: "name", as: String.self).dropFirst(5))! }
+        #expect(shown == [1_003, 2_000] + expected.dropFirst() + [2_001], "\(shown.prefix(6)) … \(shown.suffix(3))")
+        try other.save()
+        #expect(try lists.numbers("items") == [1_003, 2_000] + expected.dropFirst() + [2_001])
         #expect(try lists.container.store.check().isConsistent)
     }
 
@@ -205,11 +245,11 @@ import Testing
     }
 
     @Test func theMembersThatMoveAreTheFewestOutsideALongestRunInOrder() {
-        #expect(ToManyState.longestIncreasingRun([0, 1, 2, 3]) == [0, 1, 2, 3])
-        #expect(ToManyState.longestIncreasingRun([3, 0, 1, 2]) == [1, 2, 3])
-        #expect(ToManyState.longestIncreasingRun([0, 3, 1, 2]).count == 3)
-        #expect(ToManyState.longestIncreasingRun([4, 3, 2, 1, 0]).count == 1)
-        #expect(ToManyState.longestIncreasingRun([-1, 0, -1, 1]) == [1, 3], "new members (-1) are never in the run")
-        #expect(ToManyState.longestIncreasingRun([]) == [])
+        #expect([0, 1, 2, 3].longestIncreasingRun() == [0, 1, 2, 3])
+        #expect([3, 0, 1, 2].longestIncreasingRun() == [1, 2, 3])
+        #expect([0, 3, 1, 2].longestIncreasingRun().count == 3)
+        #expect([4, 3, 2, 1, 0].longestIncreasingRun().count == 1)
+        #expect([-1, 0, -1, 1].longestIncreasingRun() == [1, 3], "new members (-1) are never in the run")
+        #expect([Int]().longestIncreasingRun() == [])
     }
 }

@@ -72,7 +72,9 @@ extension ManagedObjectContext {
         }
         let (changes, _) = try store.writeBatch(author: transactionAuthor) { [store] txn in
             var changes = ChangeSet()
-            for (member, keys) in try store.matchingKeys(of: fetch, in: txn) {
+            let matching = try store.matchingKeys(of: fetch, in: txn)
+            try store.readAhead(matching, members: false, in: txn)
+            for (member, keys) in matching {
                 for key in keys {
                     guard let record = try store.storedRecordBytes(key, of: member, in: txn) else { continue }
                     changes.updates.append(store.batchUpdate(of: key, entity: member, record: record, setting: values))

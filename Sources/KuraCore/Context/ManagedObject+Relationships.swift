@@ -276,7 +276,9 @@ extension ManagedObject {
             }
         }
         if link.isOrdered {
-            members += toMany.pendingAppends()
+            let (first, last) = toMany.pendingEnds()
+            if !first.isEmpty { members.insert(contentsOf: first, at: 0) }
+            members += last
         } else if !toMany.added.isEmpty {
             // An object added before the members were read may be a stored one.
             var identities = Set(members.lazy.map(ObjectIdentifier.init))
@@ -398,13 +400,23 @@ extension ManagedObject {
 
     /// Moves a member of an ordered to-many to `position`.
     final func moveMember(_ member: ManagedObject, to position: Int, _ link: RelationshipLink) throws(KuraError) {
-        var current = try members(link)
-        guard let from = current.firstIndex(where: { $0 === member }) else {
+        let members = try members(link)
+        guard let from = members.firstIndex(where: { $0 === member }) else {
             throw KuraError.invalidRelationship("\(member.objectID) is not a member of \(entity.name).\(link.name)")
         }
-        current.remove(at: from)
-        current.insert(member, at: min(max(0, position), current.count))
-        try setMembers(current, link)
+        move(member, from: from, to: position, link, toManyState(link))
+    }
+
+    /// Puts a member of an ordered to-many's read members at `position`.
+    private func move(_ member: ManagedObject, from: Int, to position: Int, _ link: RelationshipLink, _ toMany: ToManyState) {
+        var reordered = toMany.members ?? []
+        reordered.remove(at: from)
+        let to = min(max(0, position), reordered.count)
+        reordered.insert(member, at: to)
+        guard to != from else { return }
+        toMany.setMembers(reordered)
+        toMany.placed[IdentityKey(member)] = member
+        noteRelationshipChange(link)
     }
 
     /// Whether `object` may be a destination of `link` from this object: in
@@ -460,18 +472,20 @@ extension ManagedObject {
     final func primitiveAddMember(_ member: ManagedObject, _ link: RelationshipLink, at position: Int? = nil) throws(KuraError) {
         let toMany = toManyState(link)
         if link.isOrdered && toMany.members == nil {
-            if position == nil, let isStored = isStoredMember(member, link) {
-                // At the end, without reading the members: the save appends it.
+            if position == nil || position == 0, let isStored = isStoredMember(member, link),
+               !(isStored && toMany.removed[IdentityKey(member)] == nil && position == 0) {  // (a stored member moved first: read)
+                // At an end, without reading the members: the save puts it there.
                 let identity = IdentityKey(member)
-                if isStored {
-                    guard toMany.removed[identity] != nil else { return }  // a member already
-                    toMany.placed[identity] = member  // taken out and added again: last now
-                } else if toMany.added[identity] != nil {
-                    return
+                let isMember = knownMembership(member, link)!
+                if isMember && position == nil { return }  // adding a member changes nothing
+                if isStored && !isMember { toMany.placed[identity] = member }  // taken out and added again: at its new end
+                toMany.unreadEnds.append((member, atFront: position == 0))
+                if isMember {
+                    noteRelationshipChange(link)  // an added one moved first
+                } else {
+                    toMany.noteAdded(member)
+                    noteToManyChange(link, toMany)
                 }
-                toMany.appended.append(member)
-                toMany.noteAdded(member)
-                noteToManyChange(link, toMany)
                 return
             }
             // Else the order is needed: read it, so the object goes where
@@ -485,18 +499,23 @@ extension ManagedObject {
         if let members = toMany.members {
             if toMany.isMember(member) {
                 guard link.isOrdered, let position, let from = members.firstIndex(where: { $0 === member }) else { return }
-                var reordered = members
-                reordered.remove(at: from)
-                reordered.insert(member, at: min(max(0, position), reordered.count))
-                toMany.setMembers(reordered)
-                toMany.placed[IdentityKey(member)] = member
-                noteRelationshipChange(link)
+                move(member, from: from, to: position, link, toMany)
                 return
             }
             toMany.insertMember(member, at: position)
         }
         toMany.noteAdded(member)
         noteToManyChange(link, toMany)
+    }
+
+    /// Whether `object` is a member of the to-many `link` now, when that is
+    /// known without reading the members; `nil` when only they would tell.
+    final func knownMembership(_ object: ManagedObject, _ link: RelationshipLink) -> Bool? {
+        let toMany = toManyState(link)
+        if toMany.members != nil { return toMany.isMember(object) }
+        guard let isStored = isStoredMember(object, link) else { return nil }
+        let identity = IdentityKey(object)
+        return isStored ? toMany.removed[identity] == nil : toMany.added[identity] != nil
     }
 
     /// Whether `member` is among the stored members of `link`, when that
@@ -606,7 +625,9 @@ public struct RelationshipMembers {
         guard link.isOrdered else {
             throw KuraError.invalidRelationship("\(owner.entity.name).\(link.name) is not ordered")
         }
-        if try contains(object) {
+        if position == 0, owner.knownMembership(object, link) != nil {
+            try owner.addMember(object, link, at: 0)  // put first without reading the members, whether it is one or not
+        } else if try contains(object) {
             try owner.moveMember(object, to: position, link)
         } else {
             try owner.addMember(object, link, at: position)

@@ -44,18 +44,18 @@ final class ToManyState {
     #endif
     var placed: [IdentityKey: ManagedObject] = [:]
     /// For an ordered to-many whose members weren't read: the objects
-    /// added at the end, in turn (a save appends them; reading the members
-    /// puts them last, in this order).
+    /// added at an end (first or last), in turn. A save puts them there;
+    /// reading the members puts them there too (see ``pendingEnds()``).
     #if !InternalChecks
     @exclusivity(unchecked)
     #endif
-    var appended: [ManagedObject] = []
+    var unreadEnds: [(object: ManagedObject, atFront: Bool)] = []
 
     /// Replaces the members (`nil`: read them again when needed).
     func setMembers(_ members: [ManagedObject]?) {
         self.members = members
         memberIDs = nil
-        if members != nil { appended = [] }  // (the members hold them now)
+        if members != nil { unreadEnds = [] }  // (the members hold them now)
     }
 
     /// Whether `object` is one of the read members.
@@ -101,7 +101,7 @@ final class ToManyState {
         added = [:]
         removed = [:]
         placed = [:]
-        appended = []
+        unreadEnds = []
     }
 }
 

@@ -2,23 +2,27 @@
 /// members that moved or joined go, each after the member before it, so
 /// the store writes entries for them alone (``MemberOrder``).
 extension ToManyState {
-    /// The members joined at the end while the members weren't read, in
-    /// turn: what ``ManagedObject/members(_:)`` puts last, and a save
-    /// appends. (Added objects not in ``appended``, left by a refresh that
-    /// read the members again, follow in creation order.)
-    func pendingAppends() -> [ManagedObject] {
+    /// The members put at an end while the members weren't read, as
+    /// ``ManagedObject/members(_:)`` shows them: those put first (the
+    /// latest first) and those put last (in turn). Each member is where
+    /// its latest end put it. (Added objects no end names, left by a
+    /// refresh that read the members again, follow last in creation order.)
+    func pendingEnds() -> (first: [ManagedObject], last: [ManagedObject]) {
         var seen = Set<IdentityKey>()
-        var pending: [ManagedObject] = []
-        func take(_ object: ManagedObject) {
+        var first: [ManagedObject] = []
+        var last: [ManagedObject] = []
+        func isPending(_ object: ManagedObject) -> Bool {
             let identity = IdentityKey(object)
-            guard added[identity] != nil || placed[identity] != nil, seen.insert(identity).inserted else { return }
-            pending.append(object)
+            return (added[identity] != nil || placed[identity] != nil) && seen.insert(identity).inserted
         }
-        for object in appended { take(object) }
-        if pending.count != added.count + placed.count {
-            for object in (Array(added.values) + Array(placed.values)).sorted(by: ManagedObject.creationOrder) { take(object) }
+        for end in unreadEnds.reversed() where isPending(end.object) {
+            if end.atFront { first.append(end.object) } else { last.append(end.object) }
         }
-        return pending
+        last.reverse()
+        if added.keys.contains(where: { !seen.contains($0) }) || placed.keys.contains(where: { !seen.contains($0) }) {
+            last += (Array(added.values) + Array(placed.values)).sorted(by: ManagedObject.creationOrder).filter(isPending)
+        }
+        return (first, last)
     }
 
     /// Where the save puts members: with the members read, each added or
@@ -26,7 +30,12 @@ extension ToManyState {
     /// each anchor is in place when its turn comes); without, the appends
     /// at the end. Removed members leave the order besides.
     func placements(_ reference: (ManagedObject?) -> ChangeSet.Reference?) -> [ChangeSet.Placement] {
-        guard let members else { return pendingAppends().compactMap { reference($0).map { .atEnd($0) } } }
+        guard let members else {
+            // Each put first in turn (so the latest ends first), then each appended.
+            let (first, last) = pendingEnds()
+            return first.reversed().compactMap { reference($0).map { .after($0, anchor: nil) } }
+                + last.compactMap { reference($0).map { .atEnd($0) } }
+        }
         guard !added.isEmpty || !placed.isEmpty else { return [] }
         var placements: [ChangeSet.Placement] = []
         var anchor: ChangeSet.Reference?
@@ -47,33 +56,9 @@ extension ToManyState {
         guard let members else { return }
         var positions: [IdentityKey: Int] = [:]
         for (position, member) in members.enumerated() { positions[IdentityKey(member)] = position }
-        let kept = Self.longestIncreasingRun(objects.map { positions[IdentityKey($0)] ?? -1 })
+        let kept = objects.map { positions[IdentityKey($0)] ?? -1 }.longestIncreasingRun()
         for (index, object) in objects.enumerated() where !kept.contains(index) {
             placed[IdentityKey(object)] = object
         }
-    }
-
-    /// The indices of a longest strictly increasing subsequence of
-    /// `values` (patience sorting, O(n log n)).
-    static func longestIncreasingRun(_ values: [Int]) -> Set<Int> {
-        var tails: [Int] = []  // index in `values` of the smallest tail of a run of each length
-        var previous = [Int](repeating: -1, count: values.count)
-        for (index, value) in values.enumerated() where value >= 0 {
-            var low = 0
-            var high = tails.count
-            while low < high {
-                let middle = (low + high) / 2
-                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
-            }
-            if low > 0 { previous[index] = tails[low - 1] }
-            if low == tails.count { tails.append(index) } else { tails[low] = index }
-        }
-        var run = Set<Int>()
-        var index = tails.last ?? -1
-        while index >= 0 {
-            run.insert(index)
-            index = previous[index]
-        }
-        return run
     }
 }

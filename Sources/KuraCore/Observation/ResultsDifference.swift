@@ -65,7 +65,7 @@ public struct ResultsDifference: Sendable, Hashable {
         for (position, id) in new.enumerated() {
             if let was = oldPositions[id] { shared.append((was, position)) } else { inserted.append(position) }
         }
-        let staying = Self.longestIncreasingRun(shared.map(\.old))
+        let staying = shared.map(\.old).longestIncreasingRun()
         for (index, pair) in shared.enumerated() {
             if staying.contains(index) {
                 if isChanged(pair.new) { updated.append(pair.new) }
@@ -77,28 +77,5 @@ public struct ResultsDifference: Sendable, Hashable {
         let oldNames = Set(oldSections)
         removedSections = oldSections.indices.filter { !newNames.contains(oldSections[$0]) }
         insertedSections = newSections.indices.filter { !oldNames.contains(newSections[$0]) }
-    }
-
-    /// The indexes into `values` of one longest strictly increasing
-    /// subsequence (patience sorting).
-    static func longestIncreasingRun(_ values: [Int]) -> Set<Int> {
-        var tails: [Int] = []                 // index into values of the smallest tail of each length
-        var previous = [Int](repeating: -1, count: values.count)
-        for (index, value) in values.enumerated() {
-            var low = 0, high = tails.count
-            while low < high {
-                let middle = (low + high) / 2
-                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
-            }
-            if low > 0 { previous[index] = tails[low - 1] }
-            if low == tails.count { tails.append(index) } else { tails[low] = index }
-        }
-        var run = Set<Int>()
-        var index = tails.last ?? -1
-        while index >= 0 {
-            run.insert(index)
-            index = previous[index]
-        }
-        return run
     }
 }

@@ -43,6 +43,21 @@ extension PersistentStore {
         }
     }
 
+    /// Says at once which records (and, with `members`, which to-many
+    /// entries) a batch is about to read one by one: on an engine whose
+    /// reads are requests (PostgreSQL), one request for all of them.
+    func readAhead(_ roots: [(EntityDescription, [UInt64])], members: Bool, in txn: any StorageTransaction) throws {
+        try txn.readAhead { plan in
+            for (entity, keys) in roots {
+                plan.read(keys: keys.map(StoreLayout.key), in: spaces(for: entity).records)
+                guard members else { continue }
+                for link in entity.links where link.isToMany {
+                    plan.read(ranges: keys.map { .prefix(StoreLayout.key($0)) }, in: storage(of: link).memberSpace(in: self))
+                }
+            }
+        }
+    }
+
     /// The stored record of `key`, copied (a batch reads before it writes
     /// in the same transaction).
     func storedRecordBytes(_ key: UInt64, of entity: EntityDescription, in txn: any StorageTransaction) throws -> [UInt8]? {
