@@ -95,8 +95,11 @@ import Testing
             if let acknowledged { #expect(batch >= acknowledged, "trial \(trial): batch \(acknowledged) acknowledged, \(batch) stored") }
             #expect(batch >= replayed)
             CrashWorkload.replay(through: batch, seed: seed, replayed: &replayed, items: &expected)
-            #expect(items == expected, "trial \(trial): the store after batch \(batch) differs from the replay")
-            if items != expected { break }
+            // A batch request commits before its batch's save: the store may
+            // hold the next batch's request, whole, and nothing else of it.
+            let requested = CrashWorkload.withNextRequest(after: batch, seed: seed, items: expected) ?? expected
+            #expect(items == expected || items == requested, "trial \(trial): the store after batch \(batch) differs from the replay")
+            if items != expected && items != requested { break }
         }
         #expect(replayed > 3, "too few batches were saved (\(replayed)) to prove much")
     }

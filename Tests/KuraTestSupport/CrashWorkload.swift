@@ -127,6 +127,17 @@ public enum CrashWorkload {
         }
     }
 
+    /// The items after batch `batch` with the next batch's request applied,
+    /// or `nil` when that batch starts with none: what the store holds when
+    /// a writer died between that request (which commits on its own) and
+    /// its batch's save.
+    public static func withNextRequest(after batch: Int, seed: UInt64, items: [String: ItemState]) -> [String: ItemState]? {
+        guard let request = self.batch(batch + 1, seed: seed, items: items).request else { return nil }
+        var requested = items
+        applyRequest(request, to: &requested)
+        return requested
+    }
+
     /// The items after `batch`.
     public static func apply(_ batch: Batch, to items: inout [String: ItemState]) {
         if let request = batch.request { applyRequest(request, to: &items) }

@@ -92,6 +92,19 @@ public final class OrderedListEngine {
         return count
     }
 
+    /// `count` times, in a new context: the comments read in order (their
+    /// objects made, no value read), and nothing saved: what a move of a
+    /// member the app picks out of the list reads first.
+    public func readList(_ count: Int, long isLong: Bool) throws -> Int {
+        var total = 0
+        for _ in 0..<count {
+            let context = container.newContext()
+            total += try story(long: isLong, in: context).comments.count
+            withExtendedLifetime(context) {}
+        }
+        return total
+    }
+
     /// The number of comments of each story, read in order, and their text's length.
     public func readLists() throws -> [Int] {
         let context = container.newContext()

@@ -37,14 +37,18 @@ extension ToManyState {
                 + last.compactMap { reference($0).map { .atEnd($0) } }
         }
         guard !added.isEmpty || !placed.isEmpty else { return [] }
+        let moving = Set(added.keys).union(placed.keys)
         var placements: [ChangeSet.Placement] = []
-        var anchor: ChangeSet.Reference?
-        for member in members {
-            let identity = IdentityKey(member)
-            let moves = added[identity] != nil || placed[identity] != nil
+        for (position, member) in members.enumerated() where moving.contains(IdentityKey(member)) {
             guard let current = reference(member) else { continue }
-            if moves { placements.append(.after(current, anchor: anchor)) }
-            anchor = current
+            // After the nearest member before it that the store knows (or first).
+            var anchor: ChangeSet.Reference?
+            var before = position - 1
+            while before >= 0 && anchor == nil {
+                anchor = reference(members[before])
+                before -= 1
+            }
+            placements.append(.after(current, anchor: anchor))
         }
         return placements
     }

@@ -58,11 +58,8 @@ import Testing
             CrashWorkload.replay(through: batch, seed: seed, replayed: &replayed, items: &expected)
             // A batch request commits before its batch's save: the store may
             // hold the next batch's request, whole, and nothing else of it.
-            var requested = expected
-            if let request = CrashWorkload.batch(batch + 1, seed: seed, items: expected).request {
-                CrashWorkload.applyRequest(request, to: &requested)
-                if items == requested && items != expected { requestsCommittedAlone += 1 }
-            }
+            let requested = CrashWorkload.withNextRequest(after: batch, seed: seed, items: expected) ?? expected
+            if items == requested && items != expected { requestsCommittedAlone += 1 }
             #expect(items == expected || items == requested, "trial \(trial): the store after batch \(batch) differs from the replay")
             if items != expected && items != requested { break }
         }
