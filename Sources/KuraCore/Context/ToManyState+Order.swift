@@ -27,8 +27,8 @@ extension ToManyState {
 
     /// Where the save puts members: with the members read, each added or
     /// placed member right after the one before it (in list order, so
-    /// each anchor is in place when its turn comes); without, the appends
-    /// at the end. Removed members leave the order besides.
+    /// each anchor is in place when its turn comes); without, the members
+    /// put at either end. Removed members leave the order besides.
     func placements(_ reference: (ManagedObject?) -> ChangeSet.Reference?) -> [ChangeSet.Placement] {
         guard let members else {
             // Each put first in turn (so the latest ends first), then each appended.
