@@ -11,6 +11,23 @@ import Testing
 /// 6 trials by default; set KURA_MIGRATION_TRIALS (e.g. 300) for more, and
 /// KURA_MIGRATION_OBJECTS for another size.
 @Suite(.serialized) struct MigrationCrashTests {
+    /// Copies `original` to `path`, has the helper's `command` open it, and
+    /// kills the helper at a random moment up to `seconds` after it said
+    /// `opening`: killed, or done by then.
+    static func kill(
+        _ command: String, opening original: String, at path: String, within seconds: Double, _ generator: inout SplitMix64, trial: Int
+    ) throws {
+        try? FileManager.default.removeItem(atPath: path)
+        try? FileManager.default.removeItem(atPath: path + "-lock")
+        try FileManager.default.copyItem(atPath: original, toPath: path)
+        let child = try Helper.start([command, path])
+        _ = Helper.read(child, untilLineStartingWith: "opening")
+        usleep(useconds_t(Double.random(in: 0...seconds, using: &generator) * 1_000_000))
+        child.kill(SIGKILL)
+        let termination = try child.wait()
+        #expect(termination == .signaled(SIGKILL) || termination == .exited(0), "trial \(trial): \(termination)")
+    }
+
     @Test func aMigrationKilledAtAnyMomentLeavesTheOldStoreOrTheNewOne() throws {
         let environment = ProcessInfo.processInfo.environment
         let trials = Int(environment["KURA_MIGRATION_TRIALS"] ?? "") ?? 6
@@ -34,15 +51,7 @@ import Testing
         var generator = SplitMix64(seed: 20_261_123)
         var outcomes = (old: 0, new: 0)
         for trial in 0..<trials {
-            try? FileManager.default.removeItem(atPath: store.path)
-            try? FileManager.default.removeItem(atPath: store.path + "-lock")
-            try FileManager.default.copyItem(atPath: original, toPath: store.path)
-            let child = try Helper.start(["migrate", store.path])
-            _ = Helper.read(child, untilLineStartingWith: "opening")
-            usleep(useconds_t(Double.random(in: 0...(duration * 1.6), using: &generator) * 1_000_000))
-            child.kill(SIGKILL)
-            let termination = try child.wait()
-            #expect(termination == .signaled(SIGKILL) || termination == .exited(0), "trial \(trial): \(termination)")
+            try Self.kill("migrate", opening: original, at: store.path, within: duration * 1.6, &generator, trial: trial)
 
             let version = try PersistentContainer(path: store.path).model.versionIdentifier
             let model = version == "2" ? try MigrationWorkload.v2() : try MigrationWorkload.v1()
@@ -103,15 +112,7 @@ import Testing
         var options = StoreOptions()
         options.isReadOnly = true
         for trial in 0..<trials {
-            try? FileManager.default.removeItem(atPath: store.path)
-            try? FileManager.default.removeItem(atPath: store.path + "-lock")
-            try FileManager.default.copyItem(atPath: original, toPath: store.path)
-            let child = try Helper.start(["upgrade", store.path])
-            _ = Helper.read(child, untilLineStartingWith: "opening")
-            usleep(useconds_t(Double.random(in: 0...(duration * 1.6), using: &generator) * 1_000_000))
-            child.kill(SIGKILL)
-            let termination = try child.wait()
-            #expect(termination == .signaled(SIGKILL) || termination == .exited(0), "trial \(trial): \(termination)")
+            try Self.kill("upgrade", opening: original, at: store.path, within: duration * 1.6, &generator, trial: trial)
 
             let format = try OrderedListFormatTests.storedFormat(store.path)
             #expect(format == 3 || format == 5, "trial \(trial)")
