@@ -45,9 +45,15 @@ struct StoreQuery {
             let number = numeric.sort.number
             let layout = entity.layout
             let probe = RecordView.SortBitsProbe(field: layout.isIdentity ? number : layout.attributeFields[number], of: layout)
+            // Without a predicate, an engine on a server may send only the
+            // records that can make the cut (and the context's excluded ones' replacements).
+            let ranking = fetch.predicate == nil && txn.readsAreRequests
+                ? RecordRanking(entity: entity, attribute: number, descending: !numeric.sort.ascending,
+                                count: topK.saturatingAdding(excluded.count))
+                : nil
             // A record whose sort value can't make the cut is passed over
             // before it is validated or matched: most of a long scan's.
-            try forEachCandidate(in: txn, graph: graph, skipping: { primaryKey, bytes in
+            try forEachCandidate(in: txn, graph: graph, ranking: ranking, skipping: { primaryKey, bytes in
                 guard let bits = probe.bits(in: bytes) else { return false }
                 return !numeric.accepts(bits: bits, number: primaryKey)
             }) { primaryKey, view in
@@ -143,7 +149,7 @@ struct StoreQuery {
     /// scan reads for which `skipping` (given its primary key and bytes, not
     /// validated yet) returns true is passed over unread.
     private func forEachCandidate(
-        in txn: any StorageTransaction, graph: PredicateGraph?,
+        in txn: any StorageTransaction, graph: PredicateGraph?, ranking: RecordRanking? = nil,
         skipping: (UInt64, UnsafeRawBufferPointer) -> Bool = { _, _ in false },
         _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
@@ -190,7 +196,7 @@ struct StoreQuery {
                     return true
                 }
                 var stopped = false
-                try visitCandidates(in: txn, readAhead: readAhead, skipping: skipping) { primaryKey, view in
+                try visitCandidates(in: txn, readAhead: readAhead, ranking: ranking, skipping: skipping) { primaryKey, view in
                     batch.append((primaryKey, view))
                     guard batch.count == Self.readAheadBatch else { return true }
                     stopped = !(try considerBatch())
@@ -200,7 +206,7 @@ struct StoreQuery {
                 return
             }
         }
-        try visitCandidates(in: txn, readAhead: readAhead, skipping: skipping, consider)
+        try visitCandidates(in: txn, readAhead: readAhead, ranking: ranking, skipping: skipping, consider)
     }
 
     /// How many records a predicate's relationships are read ahead for at once.
@@ -208,14 +214,14 @@ struct StoreQuery {
 
     /// Calls `consider` with each record the plan reads, until it returns false.
     private func visitCandidates(
-        in txn: any StorageTransaction, readAhead: Int?, skipping: (UInt64, UnsafeRawBufferPointer) -> Bool,
+        in txn: any StorageTransaction, readAhead: Int?, ranking: RecordRanking?, skipping: (UInt64, UnsafeRawBufferPointer) -> Bool,
         _ consider: (UInt64, RecordView) throws -> Bool
     ) throws {
         let entity = fetch.entity
         switch plan.access {
         case .scan, .entryCount:
             try store.forEachRecord(
-                of: entity, values: fetch.readAttributes, readAhead: readAhead, in: txn, skipping: skipping, consider)
+                of: entity, values: fetch.readAttributes, readAhead: readAhead, in: txn, ranking: ranking, skipping: skipping, consider)
         case .search(let access):
             if !access.lookupPrefixes.isEmpty && !plan.isReversed {
                 // A unique lookup: one seek per value, no range to walk.

@@ -47,11 +47,13 @@ extension PersistentStore {
     /// `body`, so damage in it goes unreported.
     func forEachRecord(
         of entity: EntityDescription, values: [Int]? = nil, readAhead: Int? = .max, in txn: any StorageTransaction,
+        ranking: RecordRanking? = nil,
         skipping: (UInt64, UnsafeRawBufferPointer) -> Bool = { _, _ in false },
         _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
         var skipped = SkipCount()
-        try spaces(for: entity).records.forEach(in: txn, readAhead: readAhead) { entry in
+        let records = spaces(for: entity).records
+        func visit(_ entry: StorageEntry) throws -> Bool {
             guard entry.key.count == 8 else {
                 throw KuraError.corruptStore(path: path, reason: "a record key of \(entity.name) is \(entry.key.count) bytes, not 8")
             }
@@ -62,6 +64,9 @@ extension PersistentStore {
             }
             return try body(primaryKey, try validatedRecord(entry.value, of: entity, values: values))
         }
+        // A top-K the engine can narrow: only the records it needs come.
+        if let ranking, try txn.forEachRanked(in: records, by: ranking, visit) { return }
+        try records.forEach(in: txn, readAhead: readAhead, visit)
     }
 
     /// Calls `body` with the primary key and the record that the entry of a

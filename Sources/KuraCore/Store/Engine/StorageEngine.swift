@@ -196,6 +196,15 @@ public protocol StorageTransaction {
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> Void
     ) throws -> Bool
 
+    /// Calls `body` with the entries of the records space `space` that a
+    /// top-K by `ranking` needs (see ``RecordRanking``: at least the first
+    /// `ranking.count` by rank, with ties, and every record without a rank),
+    /// in key order, and returns true; or calls nothing and returns false
+    /// when the engine doesn't narrow such reads (then the store scans). An
+    /// engine whose reads are requests narrows on its side, so that a
+    /// top-100 by an unindexed attribute doesn't send every record.
+    func forEachRanked(in space: StorageSpace, by ranking: RecordRanking, _ body: (StorageEntry) throws -> Bool) throws -> Bool
+
     /// True when each read is a request to a server. Three things read it:
     /// ``readAhead(building:)``, which builds a read plan only for such an
     /// engine; the planner's cost model (a range's size is guessed, not
@@ -263,6 +272,11 @@ public protocol StorageTransaction {
 
 extension StorageTransaction {
     public var readsAreRequests: Bool { false }
+
+    /// Not narrowed: the store scans.
+    public func forEachRanked(in space: StorageSpace, by ranking: RecordRanking, _ body: (StorageEntry) throws -> Bool) throws -> Bool {
+        false
+    }
 
     public func readAhead(_ plan: ReadPlan) throws {}
 
