@@ -48,39 +48,31 @@ extension PostgresTransaction {
         CREATE OR REPLACE FUNCTION kura_rank(record bytea, field int4, tag int4) RETURNS int8
         LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $kura$
         DECLARE
-            fields int4;
-            data int4;
+            fields int4 := get_byte(record, 9) | (get_byte(record, 10) << 8);
             start_offset int8;
-            finish int8;
-            bits int8 := 0;
+            end_offset int8;
+            at int4;
+            bits int8;
         BEGIN
-            IF length(record) < 11 THEN RETURN NULL; END IF;
-            fields := get_byte(record, 9) | (get_byte(record, 10) << 8);
             IF field < 0 OR field >= fields OR length(record) < 11 + 4 * fields THEN RETURN NULL; END IF;
-            data := 11 + 4 * fields;
-            finish := get_byte(record, 11 + 4 * field) | (get_byte(record, 12 + 4 * field) << 8)
+            end_offset := get_byte(record, 11 + 4 * field) | (get_byte(record, 12 + 4 * field) << 8)
                 | (get_byte(record, 13 + 4 * field) << 16) | (get_byte(record, 14 + 4 * field)::int8 << 24);
-            IF field = 0 THEN
-                start_offset := 0;
-            ELSE
-                start_offset := get_byte(record, 7 + 4 * field) | (get_byte(record, 8 + 4 * field) << 8)
-                    | (get_byte(record, 9 + 4 * field) << 16) | (get_byte(record, 10 + 4 * field)::int8 << 24);
-            END IF;
-            IF finish - start_offset <> 9 OR data + finish > length(record) OR get_byte(record, (data + start_offset)::int4) <> tag THEN
+            start_offset := CASE WHEN field = 0 THEN 0 ELSE get_byte(record, 7 + 4 * field) | (get_byte(record, 8 + 4 * field) << 8)
+                | (get_byte(record, 9 + 4 * field) << 16) | (get_byte(record, 10 + 4 * field)::int8 << 24) END;
+            at := 11 + 4 * fields + start_offset;
+            IF end_offset - start_offset <> 9 OR 11 + 4 * fields + end_offset > length(record) OR get_byte(record, at) <> tag THEN
                 RETURN NULL;
             END IF;
-            FOR i IN REVERSE 8..1 LOOP
-                bits := (bits << 8) | get_byte(record, (data + start_offset)::int4 + i);
-            END LOOP;
-            IF tag <> 3 THEN
-                -- IEEE 754: a NaN has no rank; a negative number's other bits count down.
-                IF (bits & x'7FF0000000000000'::int8) = x'7FF0000000000000'::int8
-                   AND (bits & x'000FFFFFFFFFFFFF'::int8) <> 0 THEN
-                    RETURN NULL;
-                END IF;
-                IF bits < 0 THEN bits := bits # x'7FFFFFFFFFFFFFFF'::int8; END IF;
+            -- The 8 bytes after the tag, read big-endian, then swapped: they are little-endian.
+            bits := ('x' || encode(substring(record from at + 2 for 8), 'hex'))::bit(64)::int8;
+            bits := ((bits & 255) << 56) | (((bits >> 8) & 255) << 48) | (((bits >> 16) & 255) << 40) | (((bits >> 24) & 255) << 32)
+                | (((bits >> 32) & 255) << 24) | (((bits >> 40) & 255) << 16) | (((bits >> 48) & 255) << 8) | ((bits >> 56) & 255);
+            IF tag = 3 THEN RETURN bits; END IF;
+            -- IEEE 754: a NaN has no rank; a negative number's other bits count down.
+            IF (bits & x'7FF0000000000000'::int8) = x'7FF0000000000000'::int8 AND (bits & x'000FFFFFFFFFFFFF'::int8) <> 0 THEN
+                RETURN NULL;
             END IF;
-            RETURN bits;
+            RETURN CASE WHEN bits < 0 THEN bits # x'7FFFFFFFFFFFFFFF'::int8 ELSE bits END;
         END
         $kura$
         """
