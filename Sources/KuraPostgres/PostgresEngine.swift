@@ -91,7 +91,6 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
             // the answer timeout: rows a week old are of connections long gone.
             "DELETE FROM kura_saves WHERE at < now() - interval '7 days'",
             PostgresTransaction.rewriteFunction,
-            PostgresTransaction.rankFunction,
             "SELECT pg_advisory_unlock(7365211)",
         ]
         for statement in statements {

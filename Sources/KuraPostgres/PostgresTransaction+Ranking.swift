@@ -4,32 +4,26 @@ import KuraCore
 import NIOCore
 import PostgresNIO
 
-/// A top-K by an unindexed numeric attribute, narrowed on the server: the
-/// records ranked by `kura_rank` (``rankFunction``), only those at or
-/// above the `count`-th rank, and every record without a rank, in key order.
-/// The store ranks what comes (``RecordRanking``).
+/// A top-K by an unindexed numeric attribute, narrowed on the server: each
+/// record's rank is read from Kura's record format by SQL expressions
+/// (``RankStatement``), and only the records a top-K needs travel. The
+/// store ranks what comes (``RecordRanking``).
 extension PostgresTransaction {
     func forEachRanked(in space: StorageSpace, by ranking: RecordRanking, _ body: (StorageEntry) throws -> Bool) throws -> Bool {
         guard ranking.count > 0 else { return false }
         try flush()
-        var binds = PostgresBindings()
-        binds.append(Int32(bitPattern: space.number))
-        binds.append(Int32(ranking.field))
-        binds.append(Int32(ranking.tag))
-        binds.append(Int64(ranking.count - 1))
-        let (order, compare) = ranking.descending ? ("DESC", ">=") : ("ASC", "<=")
-        let rows = try execute("""
-            WITH ranked AS MATERIALIZED (
-                SELECT key, value, kura_rank(value, $2, $3) AS rank FROM kura_kv WHERE space = $1)
-            SELECT key, value FROM ranked
-            WHERE rank IS NULL OR rank \(compare) COALESCE(
-                (SELECT rank FROM ranked WHERE rank IS NOT NULL ORDER BY rank \(order) OFFSET $4 LIMIT 1), rank)
-            ORDER BY key
-            """, binds)
-        for row in rows {
+        let statement = RankStatement(ranking)
+        var rows = try firstRanked(in: space, statement)
+        if rows == nil {
+            rows = try execute(statement.exact, bindings(space, Int64(ranking.count - 1)))
+        }
+        for row in rows! {
             var columns = RowColumns(row)
             let key = try columns.requiredBytes()
             let value = try columns.requiredBytes()
+            // The store keeps views of the records it ranks until the transaction ends.
+            lent.append(key)
+            lent.append(value)
             let goOn = try key.withUnsafeReadableBytes { key in
                 try value.withUnsafeReadableBytes { try body(StorageEntry(key: key, value: $0)) }
             }
@@ -38,43 +32,121 @@ extension PostgresTransaction {
         return true
     }
 
-    /// `kura_rank(record, field, tag)`: the rank of a Kura record by one
-    /// field (see ``RecordRanking``), `NULL` when the field holds no value
-    /// of the 8-byte kind `tag` names (3 integer, 4 double, 8 date) or a NaN.
-    /// It reads the record format: the field count at bytes 9–10, the
-    /// fields' end offsets from byte 11, 4 bytes each, little-endian; the
-    /// values after them, each a tag byte and its payload.
-    static let rankFunction = """
-        CREATE OR REPLACE FUNCTION kura_rank(record bytea, field int4, tag int4) RETURNS int8
-        LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $kura$
-        DECLARE
-            fields int4 := get_byte(record, 9) | (get_byte(record, 10) << 8);
-            start_offset int8;
-            end_offset int8;
-            at int4;
-            bits int8;
-        BEGIN
-            IF field < 0 OR field >= fields OR length(record) < 11 + 4 * fields THEN RETURN NULL; END IF;
-            end_offset := get_byte(record, 11 + 4 * field) | (get_byte(record, 12 + 4 * field) << 8)
-                | (get_byte(record, 13 + 4 * field) << 16) | (get_byte(record, 14 + 4 * field)::int8 << 24);
-            start_offset := CASE WHEN field = 0 THEN 0 ELSE get_byte(record, 7 + 4 * field) | (get_byte(record, 8 + 4 * field) << 8)
-                | (get_byte(record, 9 + 4 * field) << 16) | (get_byte(record, 10 + 4 * field)::int8 << 24) END;
-            at := 11 + 4 * fields + start_offset;
-            IF end_offset - start_offset <> 9 OR 11 + 4 * fields + end_offset > length(record) OR get_byte(record, at) <> tag THEN
-                RETURN NULL;
-            END IF;
-            -- The 8 bytes after the tag, read big-endian, then swapped: they are little-endian.
-            bits := ('x' || encode(substring(record from at + 2 for 8), 'hex'))::bit(64)::int8;
-            bits := ((bits & 255) << 56) | (((bits >> 8) & 255) << 48) | (((bits >> 16) & 255) << 40) | (((bits >> 24) & 255) << 32)
-                | (((bits >> 32) & 255) << 24) | (((bits >> 40) & 255) << 16) | (((bits >> 48) & 255) << 8) | ((bits >> 56) & 255);
-            IF tag = 3 THEN RETURN bits; END IF;
-            -- IEEE 754: a NaN has no rank; a negative number's other bits count down.
-            IF (bits & x'7FF0000000000000'::int8) = x'7FF0000000000000'::int8 AND (bits & x'000FFFFFFFFFFFFF'::int8) <> 0 THEN
-                RETURN NULL;
-            END IF;
-            RETURN CASE WHEN bits < 0 THEN bits # x'7FFFFFFFFFFFFFFF'::int8 ELSE bits END;
-        END
-        $kura$
-        """
+    /// The first ``RankStatement/firstCount`` records by rank, records
+    /// without a rank first, when they hold what the top-K needs: every
+    /// record without a rank, the first `count` ranked and those tied with
+    /// the last of them. `nil` when they may not (many records without a
+    /// rank, or ties across the cut): then the exact statement decides.
+    private func firstRanked(in space: StorageSpace, _ statement: RankStatement) throws -> PostgresQueryResult? {
+        let rows = try execute(statement.first, bindings(space, Int64(statement.firstCount)))
+        var ranks: [Int64?] = []
+        for row in rows {
+            var columns = RowColumns(row)
+            _ = try columns.requiredBytes()
+            _ = try columns.requiredBytes()
+            ranks.append(try columns.integer())
+        }
+        guard ranks.count == statement.firstCount else { return rows }  // the whole space came
+        // In rank order: the records without a rank, then the ranked ones.
+        let sorted = ranks.sorted { lhs, rhs in
+            switch (lhs, rhs) {
+            case (nil, _): return rhs != nil
+            case (_, nil): return false
+            case let (lhs?, rhs?): return statement.descending ? lhs > rhs : lhs < rhs
+            }
+        }
+        let ranked = sorted.compactMap { $0 }
+        guard ranked.count > statement.count, ranked[statement.count - 1] != ranked[ranked.count - 1] else { return nil }
+        return rows
+    }
+
+    private func bindings(_ space: StorageSpace, _ count: Int64) -> PostgresBindings {
+        var binds = PostgresBindings()
+        binds.append(Int32(bitPattern: space.number))
+        binds.append(count)
+        return binds
+    }
+}
+
+/// The statements that narrow a top-K on the server. A record's rank is
+/// read by SQL expressions from Kura's record format (the StoreFormat
+/// article; ``RecordRanking``): the field count at bytes 9–10, the fields'
+/// end offsets from byte 11, 4 bytes each, little-endian, the values after
+/// them, each a tag byte and its payload. A subquery cuts the field's 9
+/// bytes out of the record (so the offsets are read once a record); the
+/// next reads its payload, little-endian, as an `int8` that sorts as the
+/// value does (a double's or a date's IEEE 754 bits made
+/// order-preserving); `NULL` for a field of another kind or size, a `nil`
+/// or a NaN. Plain expressions, not a function: PostgreSQL evaluates them
+/// without a call per record (a PL/pgSQL function cost 3–4 times as much).
+///
+/// ``first`` sends the ``firstCount`` first records by rank, records
+/// without a rank first (one pass, a bounded sort), with each rank;
+/// ``exact`` sends every record without a rank and every one ranked at or
+/// above the `count`-th (one pass, the ranks kept in a table).
+struct RankStatement {
+    let count: Int
+    let descending: Bool
+    /// How many records ``first`` sends: the `count` asked and as many
+    /// again (at least 64), room for records without a rank and for ties.
+    let firstCount: Int
+    let first: String
+    let exact: String
+
+    init(_ ranking: RecordRanking) {
+        count = ranking.count
+        descending = ranking.descending
+        firstCount = ranking.count > Int(Int32.max) / 2 ? Int(Int32.max) : ranking.count + max(ranking.count, 64)
+        let ranks = Self.ranks(of: ranking)
+        let order = ranking.descending ? "DESC" : "ASC"
+        let compare = ranking.descending ? ">=" : "<="
+        first = """
+            SELECT kura_kv.key, kura_kv.value, ranked.rank FROM (
+                SELECT key, rank FROM (\(ranks)) AS ranks ORDER BY rank \(order) NULLS FIRST LIMIT $2) AS ranked
+            JOIN kura_kv ON kura_kv.space = $1 AND kura_kv.key = ranked.key
+            ORDER BY kura_kv.key
+            """
+        exact = """
+            WITH ranked AS MATERIALIZED (\(ranks))
+            SELECT kura_kv.key, kura_kv.value FROM ranked
+            JOIN kura_kv ON kura_kv.space = $1 AND kura_kv.key = ranked.key
+            WHERE ranked.rank IS NULL OR ranked.rank \(compare) COALESCE(
+                (SELECT rank FROM ranked WHERE rank IS NOT NULL ORDER BY rank \(order) OFFSET $2 LIMIT 1), ranked.rank)
+            ORDER BY kura_kv.key
+            """
+    }
+
+    /// `SELECT key, rank` for every record of space `$1`.
+    static func ranks(of ranking: RecordRanking) -> String {
+        let field = ranking.field
+        func offset(at byte: Int) -> String {
+            "(get_byte(value, \(byte)) | (get_byte(value, \(byte + 1)) << 8) | (get_byte(value, \(byte + 2)) << 16) | (get_byte(value, \(byte + 3))::int8 << 24))"
+        }
+        let fields = "(get_byte(value, 9) | (get_byte(value, 10) << 8))"
+        let start = field == 0 ? "0" : offset(at: 7 + 4 * field)
+        let end = offset(at: 11 + 4 * field)
+        // The field's tag byte and 8-byte payload, or NULL. The length
+        // check comes first, so that every get_byte reads inside the record.
+        let slices = """
+            SELECT key, CASE WHEN length(value) >= \(15 + 4 * field) AND \(field) < \(fields) AND \(end) - \(start) = 9
+                THEN substring(value FROM (12 + 4 * \(fields) + \(start))::int4 FOR 9) END AS field
+            FROM kura_kv WHERE space = $1 OFFSET 0
+            """
+        let payload = (0..<8).map { "(get_byte(field, \($0 + 1))::int8 << \(8 * $0))" }.joined(separator: " | ")
+        let bits = """
+            SELECT key, CASE WHEN length(field) <> 9 THEN NULL WHEN get_byte(field, 0) <> \(ranking.tag) THEN NULL
+                ELSE \(payload) END AS bits
+            FROM (\(slices)) AS slices
+            """
+        guard !ranking.ranksIntegers else { return "SELECT key, bits AS rank FROM (\(bits)) AS bits" }
+        // IEEE 754: a NaN has no rank; a negative number's other bits count down.
+        return """
+            SELECT key, CASE
+                WHEN (bits & x'7FF0000000000000'::int8) = x'7FF0000000000000'::int8 AND (bits & x'000FFFFFFFFFFFFF'::int8) <> 0 THEN NULL
+                WHEN bits < 0 THEN bits # x'7FFFFFFFFFFFFFFF'::int8
+                ELSE bits END AS rank
+            FROM (\(bits) OFFSET 0) AS bits
+            """
+    }
 }
 #endif

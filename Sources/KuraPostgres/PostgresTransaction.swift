@@ -51,7 +51,7 @@ final class PostgresTransaction: StorageTransaction {
     var appended: [UInt32: AppendedRun] = [:]
     /// The rows whose bytes were lent: kept until the transaction ends, as
     /// an LMDB snapshot keeps its pages (a fetch holds views of its records).
-    private var lent: [ByteBuffer] = []
+    var lent: [ByteBuffer] = []
     /// Values read ahead (``prefetch(keys:in:)``), `nil` for absent keys:
     /// what is stored, which no other writer changes while this one holds
     /// the lock (and a read's snapshot never changes).

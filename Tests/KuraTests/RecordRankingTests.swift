@@ -6,7 +6,7 @@ import KuraTestSupport
 import Testing
 
 /// A top-K by an unindexed numeric attribute without a predicate: on an
-/// engine that narrows it (PostgreSQL: `kura_rank` on the server) the
+/// engine that narrows it (PostgreSQL: ranks read on the server) the
 /// results are exactly the full sort's first rows, whatever the values
 /// (negative, nil, NaN, ties) and the context's unsaved changes.
 @Suite struct RecordRankingTests {
@@ -24,6 +24,23 @@ import Testing
 
     static func labels(_ objects: [ManagedObject]) throws -> [String] {
         try objects.map { try $0.value(forKey: "label", as: String.self) }
+    }
+
+    /// Every top-K (limits 1 to past the end, with offsets, both ways) by
+    /// each numeric attribute equals the full sort's first rows.
+    static func check(_ context: ManagedObjectContext, _ label: String) throws {
+        for key in ["count", "level", "taken", "small"] {
+            for ascending in [true, false] {
+                var all = FetchRequest(entityName: "Reading").sorted(by: key, ascending: ascending)
+                all.allowsIndexes = false
+                let full = try labels(try context.fetch(all))
+                for (offset, limit) in [(0, 1), (0, 7), (3, 20), (0, 100), (0, 700)] {
+                    let top = all.limited(to: limit, offset: offset)
+                    let expected = Array(full.dropFirst(offset).prefix(limit))
+                    #expect(try labels(try context.fetch(top)) == expected, "\(label): \(key) \(ascending ? "ascending" : "descending") \(offset)+\(limit)")
+                }
+            }
+        }
     }
 
     @Test func aTopKByAnUnindexedNumberIsTheFullSortsFirstRows() throws {
@@ -47,21 +64,7 @@ import Testing
         }
         try context.save()
 
-        func check(_ context: ManagedObjectContext, _ label: String) throws {
-            for key in ["count", "level", "taken", "small"] {
-                for ascending in [true, false] {
-                    var all = FetchRequest(entityName: "Reading").sorted(by: key, ascending: ascending)
-                    all.allowsIndexes = false
-                    let full = try Self.labels(try context.fetch(all))
-                    for (offset, limit) in [(0, 1), (0, 7), (3, 20), (0, 100), (0, 700)] {
-                        let top = all.limited(to: limit, offset: offset)
-                        let expected = Array(full.dropFirst(offset).prefix(limit))
-                        #expect(try Self.labels(try context.fetch(top)) == expected, "\(label): \(key) \(ascending ? "ascending" : "descending") \(offset)+\(limit)")
-                    }
-                }
-            }
-        }
-        try check(container.newContext(), "stored")
+        try Self.check(container.newContext(), "stored")
         // Unsaved changes: the best stored ones changed, new ones inserted, some deleted.
         let changing = container.newContext()
         var request = FetchRequest(entityName: "Reading").sorted(by: "count", ascending: false).limited(to: 30)
@@ -76,7 +79,7 @@ import Testing
             try reading.setValue(.int(Int64(number)), forKey: "count")
             try reading.setValue(.double(Double(number)), forKey: "level")
         }
-        try check(changing, "with unsaved changes")
+        try Self.check(changing, "with unsaved changes")
     }
 
     @Test func anEngineOnAServerSendsOnlyTheRecordsATopKNeeds() throws {
@@ -104,6 +107,43 @@ import Testing
             #expect(narrowed && sent == 100 + 10, "\(sent) sent")
         } else {
             #expect(!narrowed && sent == 0, "an engine in this process scans")
+        }
+    }
+
+    @Test func aTopKOfMostlyDistinctValuesIsNarrowedInOnePass() throws {
+        let store = try EngineStore(.underTest)
+        let container = try store.open(Self.model())
+        defer { withExtendedLifetime(store) {} }
+        let context = container.newContext()
+        var generator = SplitMix64(seed: 2026_11_29)
+        // Distinct values but for a few nils, NaNs and ties: the first
+        // records by rank hold what a top-K needs, in one statement.
+        for number in 0..<1_000 {
+            let reading = try context.insertNewObject(forEntityName: "Reading")
+            try reading.setValue("r\(number)", forKey: "label")
+            let rare = number % 97 == 0
+            try reading.setValue(rare ? nil : .int(Int64.random(in: -1_000_000...1_000_000, using: &generator)), forKey: "count")
+            try reading.setValue(.double(rare ? .nan : Double.random(in: -1e9...1e9, using: &generator)), forKey: "level")
+            try reading.setValue(rare ? nil : .date(Date(timeIntervalSinceReferenceDate: Double.random(in: -1e9...1e9, using: &generator))), forKey: "taken")
+            try reading.setValue(.int(Int64(number % 2_000 - 1_000)), forKey: "small")
+        }
+        try context.save()
+        try Self.check(container.newContext(), "distinct")
+
+        let entity = try #require(container.store.model.entity(named: "Reading"))
+        let number = try #require(entity.attributes.firstIndex { $0.name == "count" })
+        for descending in [true, false] {
+            let ranking = try #require(RecordRanking(entity: entity, attribute: number, descending: descending, count: 10))
+            var sent = 0
+            let narrowed = try container.store.engine.read { txn in
+                try txn.forEachRanked(in: container.store.spaces(for: entity).records, by: ranking) { _ in sent += 1; return true }
+            }
+            if store.engine == .postgres {
+                // The first 74 by rank (10 asked, 64 of room): the 11 nils among them.
+                #expect(narrowed && sent == 74, "\(sent) sent")
+            } else {
+                #expect(!narrowed && sent == 0, "an engine in this process scans")
+            }
         }
     }
 }

@@ -24,6 +24,10 @@ public struct RecordRanking: Sendable, Hashable {
     /// How many records the store keeps.
     public let count: Int
 
+    /// True when the ranked values are integers, whose payload ranks as it
+    /// is; a double's or a date's bits are made order-preserving first.
+    public var ranksIntegers: Bool { tag == RecordFormat.Tag.int.rawValue }
+
     /// The ranking of `count` records by `attribute` of `entity`, or `nil`
     /// when the attribute's values have no 8-byte rank (a Bool, a Float, a
     /// decimal, a string…).
