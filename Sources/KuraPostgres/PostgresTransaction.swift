@@ -554,7 +554,13 @@ final class PostgresTransaction: StorageTransaction {
                 let record = try columns.bytes()
                 lent.append(key)
                 lent.append(value)
-                if let record { lent.append(record) }
+                if let record {
+                    lent.append(record)
+                    // A writer holds the lock: what it read stays what is stored (its own
+                    // writes update it), so the batch that walked an index range to find
+                    // its records doesn't ask for them again.
+                    if !isReadOnly { prefetched[PendingKey(space: spaces[1].number, key: Array(value.readableBytesView))] = .some(record) }
+                }
                 let goOn = try key.withUnsafeReadableBytes { key in
                     try value.withUnsafeReadableBytes { value in
                         if let record {

@@ -221,6 +221,7 @@ extension KuraEngine: BatchEngine {
     }
 
     /// Rows of values for attributes named once (the cheaper of the two forms).
+    /// Rows of values for keys named once (the least work a row).
     public func batchInsert(_ news: [NewsValue]) throws -> Checksum {
         let keys = ["objectId", "title", "body", "imageURL", "dateCreated", "dateUpdated", "sortOrder"]
         let rows: [[AttributeValue?]] = news.map { value in
@@ -230,6 +231,21 @@ extension KuraEngine: BatchEngine {
             ]
         }
         let request = BatchInsertRequest(BenchmarkNews.self, keys: keys, rows: rows)
+        return Checksum(count: try container.newContext().execute(request).count)
+    }
+
+    /// The typed form: each row filled by key path from the dataset.
+    public func batchInsertTyped(_ news: [NewsValue]) throws -> Checksum {
+        let request = BatchInsertRequest(BenchmarkNews.self, count: news.count) { index, row in
+            let value = news[index]
+            row.set(\.objectId, to: value.objectId)
+            row.set(\.title, to: value.title)
+            row.set(\.body, to: value.body)
+            row.set(\.imageURL, to: value.imageURL)
+            row.set(\.dateCreated, to: value.dateCreated)
+            row.set(\.dateUpdated, to: value.dateUpdated)
+            row.set(\.sortOrder, to: value.sortOrder)
+        }
         return Checksum(count: try container.newContext().execute(request).count)
     }
 }

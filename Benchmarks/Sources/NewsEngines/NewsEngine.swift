@@ -98,9 +98,14 @@ public protocol BatchEngine: NewsEngine {
     func batchUpdate(_ range: ClosedRange<Int>, iteration: Int) throws -> Checksum
     /// Inserts `news` into an empty store, in one transaction, without objects.
     func batchInsert(_ news: [NewsValue]) throws -> Checksum
+    /// The same, in the form an app writes by hand where there is one
+    /// (Kura: rows filled by key path); the batch insert otherwise.
+    func batchInsertTyped(_ news: [NewsValue]) throws -> Checksum
 }
 
 extension BatchEngine {
+    public func batchInsertTyped(_ news: [NewsValue]) throws -> Checksum { try batchInsert(news) }
+
     /// The batch update's date for `iteration`.
     public static func batchDate(_ iteration: Int) -> Date { Date(timeIntervalSinceReferenceDate: 810_000_000 + Double(iteration)) }
 }

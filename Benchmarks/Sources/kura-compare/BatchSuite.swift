@@ -43,10 +43,19 @@ func runBatchSuite(size: Int, options: Options) throws -> String {
     guard Set(fields).count == 1 else { throw Mismatch(description: "values after the batch insert differ: \(fields)") }
     progress("batch N=\(size): insert done")
 
+    let typed = Operation<BatchEngine>(name: "batch insert \(size), typed rows (Kura)", unit: "objects") { engine, _ in
+        try engine.batchInsertTyped(dataset.news)
+    }
+    let (typedInserted, afterTyped) = try measureInsert(typed, makers: empty, iterations: options.iterations, name: name)
+    let typedFields = try afterTyped.map { try $0.fetchAllReadingEveryField().total }
+    guard Set(typedFields).count == 1 else { throw Mismatch(description: "values after the typed batch insert differ: \(typedFields)") }
+    progress("batch N=\(size): typed insert done")
+
     return resultTable(title: "Batch requests, N = \(size)", rows: [
         ResultRow(name: delete.name, unit: delete.unit, measurements: deleted),
         ResultRow(name: update.name, unit: update.unit, measurements: updated),
         ResultRow(name: insert.name, unit: insert.unit, measurements: inserted),
+        ResultRow(name: typed.name, unit: typed.unit, measurements: typedInserted),
     ])
 }
 

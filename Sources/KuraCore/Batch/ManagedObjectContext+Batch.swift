@@ -146,6 +146,14 @@ extension ManagedObjectContext {
                 }
                 append(values, given: given)
             }
+        case .filled(let filling):
+            var row = BatchInsertValues(entity: entity)
+            for index in 0..<filling.count {
+                row.startRow()
+                try filling.fill(index, &row)
+                if let failure = row.failure { throw failure }
+                append(row.values, given: row.given)
+            }
         }
         if !failures.isEmpty { throw KuraError.validationFailed(failures) }
         let prepared = changes
@@ -179,7 +187,7 @@ extension ManagedObjectContext {
     /// `value` for attribute `number`, of its type; `nil` refused for a
     /// required attribute (unless `checksRequired` is false: an insert
     /// checks every required attribute at once).
-    private static func batchValue(
+    static func batchValue(
         _ value: AttributeValue?, for number: Int, of entity: EntityDescription, checksRequired: Bool = true
     ) throws -> AttributeValue? {
         let type = entity.attributes[number].type  // the type only: copying the description retains its strings

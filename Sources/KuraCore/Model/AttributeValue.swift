@@ -64,14 +64,24 @@ public enum AttributeValue: Sendable, Hashable {
         }
     }
 
+    /// True when an attribute of `type` stores the value as it is: nothing
+    /// to convert or check.
+    func isStored(as type: AttributeType) -> Bool {
+        switch (self, type) {
+        case (.bool, .bool), (.double, .double), (.float, .float), (.decimal, .decimal), (.string, .string),
+             (.date, .date), (.uuid, .uuid), (.data, .data), (.url, .url), (.int, .int64):
+            true
+        default:
+            false
+        }
+    }
+
     /// Converts the value to `type`, as setting it on an attribute of that type
     /// would: integers widen to floating point and decimal, integers are
     /// range-checked, strings become URLs. Returns `nil` when it doesn't fit.
     public func converted(to type: AttributeType) -> AttributeValue? {
+        if isStored(as: type) { return self }
         switch (self, type) {
-        case (.bool, .bool), (.double, .double), (.float, .float), (.decimal, .decimal),
-             (.string, .string), (.date, .date), (.uuid, .uuid), (.data, .data), (.url, .url):
-            return self
         case (.int(let value), _) where type.isInteger:
             return type.integerRange.contains(value) ? self : nil
         case (.int(let value), .double): return .double(Double(value))
