@@ -270,32 +270,6 @@ final class Valuable: ManagedObject {
         })
     }
 
-    @Test func aFilledBatchInsertThrowsWhatARowSetsWrongAndInsertsNothing() throws {
-        let store = try EngineStore(.underTest)
-        let container = try Self.blog(store)
-        defer { withExtendedLifetime(store) {} }
-        let context = container.newContext()
-        struct Stop: Error {}
-        func insert(_ fill: @escaping @Sendable (Int, inout BatchInsertRow<Tag>) throws -> Void) throws {
-            try context.execute(BatchInsertRequest(Tag.self, count: 10, fill: fill))
-        }
-        #expect { try insert { index, row in row.set(\.name, to: "n\(index)"); if index == 7 { row.set("nom", to: .string("x")) } } } throws: { error in
-            (error as? KuraError)?.code == .unknownAttribute && "\(error)".contains("nom")
-        }
-        #expect { try insert { index, row in row.set("name", to: .int(Int64(index))) } } throws: { error in
-            (error as? KuraError)?.code == .typeMismatch && "\(error)".contains("name")
-        }
-        #expect { try insert { index, row in row.set(\.name, to: "tag\(index)") } } throws: { error in
-            (error as? KuraError)?.code == .uniqueConstraintViolated
-        }
-        #expect(throws: Stop.self) { try insert { index, row in row.set(\.name, to: "n\(index)"); if index == 9 { throw Stop() } } }
-        #expect(try context.count(for: FetchRequest<Tag>()) == 5, "nothing inserted")
-        try insert { index, row in row.set(\.name, to: "n\(index)") }
-        #expect(try context.fetch(FetchRequest<Tag>()).map(\.name).sorted()
-                == (0..<10).map { "n\($0)" }.sorted() + (0..<5).map { "tag\($0)" })
-        #expect(try container.store.check().isConsistent)
-    }
-
     @Test func aBatchInsertChecksValuesAndUpsertsUnderAMergePolicy() throws {
         let store = try EngineStore(.underTest)
         let container = try Self.blog(store)
