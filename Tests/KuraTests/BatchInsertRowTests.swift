@@ -46,7 +46,7 @@ import Testing
             default: row.set(\.title, to: "x"); row.set(\.title, to: "t\(index)")
             }
         })
-        let posts = try result.objectIDs.map { try context.existingObject(with: $0) as! Post }
+        let posts = try result.objectIDs.map { try context.existingObject(with: $0, as: Post.self) }
         #expect(posts.map(\.title) == (0..<6).map { "t\($0)" })
         #expect(posts.map(\.score) == [0, 1, 0, 3, 4, 0])
     }
