@@ -26,31 +26,41 @@ extension EventLoopFuture {
     /// `isClosed` tells whether the connection the answer would come on is
     /// closed: a statement queued on a connection that closed meanwhile is
     /// never answered, so once the connection is seen closed the answer
-    /// gets one more second, then the wait fails with ``ConnectionLost``.
+    /// gets ``closedGrace`` more (an answer already read may still be on its
+    /// way through the event loop), then the wait fails with ``ConnectionLost``.
     ///
     /// The wait is a semaphore the future's callback signals: one task
     /// handed to the event loop. (A promise completed by the future or by a
     /// timeout scheduled on the loop, then `wait()` on it, handed it three,
     /// each waking its thread: a large part of a short statement's cost on
-    /// the caller's thread.) It waits a second at a time, and
-    /// looks at the connection between seconds.
+    /// the caller's thread.) It waits ``lookInterval`` at a time and looks
+    /// at the connection between waits: an answer that comes ends the wait
+    /// at once, so looking often costs only waits that are long anyway, and
+    /// a connection the server ended while it was idle is found in
+    /// milliseconds, not seconds.
     func waitForAnswer(within seconds: Int64 = answerTimeout, unlessClosed isClosed: () -> Bool = { false }) throws -> Value {
         let answer = Answer()
         whenComplete { result in
             answer.result = result
             answer.semaphore.signal()
         }
-        var waited: Int64 = 0
-        var sawClosed = false
-        while answer.semaphore.wait(timeout: .now() + .seconds(1)) != .success {
-            waited += 1
-            if sawClosed { throw ConnectionLost() }
-            sawClosed = isClosed()
-            if waited >= seconds { throw NoAnswer(seconds: seconds) }
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        var closedAt: ContinuousClock.Instant?
+        while answer.semaphore.wait(timeout: .now() + Self.lookInterval) != .success {
+            let now = ContinuousClock.now
+            if let closedAt, now - closedAt >= Self.closedGrace { throw ConnectionLost() }
+            if closedAt == nil && isClosed() { closedAt = now }
+            if now >= deadline { throw NoAnswer(seconds: seconds) }
         }
         guard let result = answer.result else { throw NoAnswer(seconds: seconds) }
         return try result.get()
     }
+
+    /// How long a wait for an answer goes before it looks at the connection again.
+    static var lookInterval: DispatchTimeInterval { .milliseconds(20) }
+
+    /// How long an answer is still waited for once its connection is seen closed.
+    static var closedGrace: Duration { .milliseconds(200) }
 
     /// Where the callback leaves the result; the semaphore's signal makes
     /// it visible to the waiting thread.

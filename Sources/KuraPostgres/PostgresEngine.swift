@@ -52,7 +52,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     private let pool = Mutex<[PooledConnection]>([])
     /// The entry counts the last read transaction saw.
     let recentCounts = RecentCounts()
-    private let isClosed = Atomic(false)
+    let isClosed = Atomic(false)
     /// How many connections the engine opened (each one's ID); tests read it.
     let connectionIDs = Atomic(0)
     /// The key of the writers' advisory lock (each database is one store).
@@ -105,15 +105,17 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     ///
     /// A connection that fails other than with an SQL error is closed, and
     /// so is every idle one (a server that restarted ended them all). When a
-    /// pooled connection fails before `body` could send anything that
-    /// counts (its `BEGIN`), `body` runs again once on a new connection:
-    /// connections lost while idle are replaced without an error.
+    /// pooled connection fails and `body` says the server kept nothing of
+    /// its work (``NothingKept``: a read's `BEGIN` failed, or a write failed
+    /// before its commit went out), `body` runs again once on a new
+    /// connection: connections lost while idle are replaced without an
+    /// error, whichever statement first meets the loss.
     func withConnection<Result>(_ body: (PooledConnection) throws -> Result) throws -> Result {
         guard !isClosed.load(ordering: .relaxed) else { throw KuraError.storeClosed(path: location) }
         if let pooled = idleConnection() {
             do {
                 return try run(body, on: pooled)
-            } catch let failure as ConnectionFailure where !failure.sentWork {
+            } catch let failure as ConnectionFailure where !failure.mayHaveKeptWork {
                 // Lost while idle: try once more on a new connection.
             } catch let failure as ConnectionFailure {
                 throw failure.error
@@ -136,10 +138,10 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     }
 
     /// A failure of the connection itself (not of an SQL statement), and
-    /// whether the transaction had begun.
+    /// whether the server may have kept something of the work.
     struct ConnectionFailure: Error {
         let error: any Error
-        let sentWork: Bool
+        let mayHaveKeptWork: Bool
     }
 
     private func run<Result>(_ body: (PooledConnection) throws -> Result, on connection: PooledConnection) throws -> Result {
@@ -157,16 +159,20 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
             for idle in pool.withLock({ pool in defer { pool.removeAll() }; return pool }) {
                 idle.close()
             }
-            throw ConnectionFailure(error: translated, sentWork: !(error is BeginFailure))
+            throw ConnectionFailure(error: translated, mayHaveKeptWork: !(error is NothingKept))
         }
     }
 
-    /// The `BEGIN` of a transaction failed: nothing of it reached the server.
-    struct BeginFailure: Error {
+    /// The connection failed with nothing of the work kept by the server,
+    /// so it may run again: a transaction whose `BEGIN` failed, a read of
+    /// one statement, or a write that failed before its commit went out (the
+    /// server rolls back a transaction whose connection is lost, and a
+    /// one-statement write that wasn't sent did nothing).
+    struct NothingKept: Error {
         let error: any Error
     }
 
-    private func connect() throws -> PooledConnection {
+    func connect() throws -> PooledConnection {
         do {
             let id = connectionIDs.wrappingAdd(1, ordering: .relaxed).newValue
             let connection = try PostgresConnection.connect(
@@ -209,7 +215,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         switch error {
         case is KuraError, is StorageEngineError, is CancellationError:
             return error
-        case let error as BeginFailure:
+        case let error as NothingKept:
             return translated(error.error)
         case let error as PSQLError where error.code == .server:
             return serverFailure(error.serverInfo?[.message] ?? "\(error)", state: error.serverInfo?[.sqlState])
@@ -305,7 +311,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
             } catch where isConnectionFailure(error) {
                 // Its one statement was its first: a connection lost while
                 // idle is replaced, as a transaction's BEGIN would find.
-                throw BeginFailure(error: error)
+                throw NothingKept(error: error)
             }
         }
         if !ran { try performRead(body) }
@@ -361,7 +367,13 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
                         }
                         return false
                     } catch {
-                        if inDoubt == nil { rollBack(transaction, after: error) }
+                        guard inDoubt == nil else { throw error }
+                        rollBack(transaction, after: error)
+                        // Lost before the commit went out (a connection
+                        // ended while idle, met by any statement, the
+                        // rewrite's PREPARE as much as a BEGIN): the server
+                        // kept nothing, and the write may run again.
+                        if isConnectionFailure(error) { throw NothingKept(error: error) }
                         throw error
                     }
                 }
@@ -449,32 +461,20 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         try withConnection { pooled in
             // Taken numbers, committed or not: an observer that sees a
             // number it didn't commit looks again, which is never wrong.
-            Int(try pooled.connection.query(PostgresQuery(
-                unsafeSQL: "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM kura_commit_ids"), logger: logger)
-                .waitForAnswer().first?.decode(Int64.self) ?? 0)
+            do {
+                let connection = pooled.connection
+                return Int(try connection.query(PostgresQuery(
+                    unsafeSQL: "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM kura_commit_ids"), logger: logger)
+                    .waitForAnswer(unlessClosed: { connection.isClosed }).first?.decode(Int64.self) ?? 0)
+            } catch where isConnectionFailure(error) {
+                throw NothingKept(error: error)  // a read of one statement
+            }
         }
     }
 
     func watchCommits(_ onCommit: @escaping @Sendable (ReportedCommit) -> Void) throws -> any CommitWatch {
-        let connection = try connect().connection
-        let watch = PostgresCommitWatch()
-        let queue = watch.queue
-        let mark = commitMark
-        let context = connection.addListener(channel: "kura_commit") { _, notification in
-            // The commit's number, then the mark of the engine that made it.
-            let parts = notification.payload.split(separator: " ")
-            guard let number = parts.first.flatMap({ Int($0) }) else { return }
-            let commit = ReportedCommit(number: number, isOwn: parts.count == 2 && parts[1] == mark)
-            queue.async { onCommit(commit) }
-        }
-        watch.listen(on: connection, context: context)
-        do {
-            _ = try connection.query(PostgresQuery(unsafeSQL: "LISTEN kura_commit"), logger: logger).waitForAnswer()
-        } catch {
-            context.stop()
-            _ = try? connection.close().wait()
-            throw translated(error)
-        }
+        let watch = PostgresCommitWatch(engine: self, onCommit: onCommit)
+        try watch.start()
         return watch
     }
 
@@ -482,27 +482,6 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         var result: Result?
         try performRead { result = try body($0) }
         return result!
-    }
-}
-
-/// A `LISTEN` on a connection of its own. Commits are reported on a queue
-/// of the watch's own, in order: never on the event loop, where the store
-/// couldn't wait for what it reads next.
-final class PostgresCommitWatch: CommitWatch, @unchecked Sendable {
-    // @unchecked: set once; stop closes the connection.
-    let queue = DispatchQueue(label: "Kura PostgreSQL commits")
-    private var connection: PostgresConnection?
-    private var context: PostgresListenContext?
-
-    func listen(on connection: PostgresConnection, context: PostgresListenContext) {
-        self.connection = connection
-        self.context = context
-    }
-
-    func stop() {
-        context?.stop()
-        _ = try? connection?.close().wait()
-        queue.sync {}
     }
 }
 

@@ -192,7 +192,7 @@ final class PostgresTransaction: StorageTransaction {
     }
 
     /// Sends the transaction's `BEGIN` without waiting: its failure (a
-    /// connection lost while idle) is a ``PostgresEngine/BeginFailure``
+    /// connection lost while idle) is a ``PostgresEngine/NothingKept``
     /// when the first statement waits for it. A read's `BEGIN` comes with a
     /// statement reading every space's count of entries, which then takes
     /// the read's snapshot.
@@ -212,7 +212,7 @@ final class PostgresTransaction: StorageTransaction {
             do {
                 _ = try wait(begin)
             } catch {
-                throw PostgresEngine.BeginFailure(error: error)
+                throw PostgresEngine.NothingKept(error: error)
             }
         }
         while !unanswered.isEmpty {

@@ -137,6 +137,91 @@ import Testing
         #expect(try ConcurrencyWorkload.counters(container).a == 41)
     }
 
+    /// Connections the server ends while they are idle are replaced,
+    /// whichever statement meets the loss first: a save that rewrites what
+    /// its context read (whose first statement, on a new connection, is the
+    /// `PREPARE` of its call), a save that inserts (`BEGIN`), a fetch, a
+    /// count, the store's latest commit. The server ends them from another
+    /// connection of this process, so the next statement often goes out
+    /// before the client has seen the connection close.
+    @Test func connectionsEndedWhileIdleAreReplacedWhicheverStatementMeetsTheLoss() throws {
+        let url = try Self.server.newDatabase()
+        let container = try PersistentContainer(store: .postgres(url: url), model: ConcurrencyWorkload.model())
+        try ConcurrencyWorkload.prepare(container)
+        let (configuration, location) = try PostgresURL.configuration(url)
+        let ender = try PostgresEngine(configuration: configuration, location: location, isReadOnly: true)
+        defer { ender.close() }
+        let endTheOthers = {
+            try ender.withConnection { pooled in
+                _ = try pooled.connection.query("""
+                    SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                    WHERE datname = current_database() AND pid <> pg_backend_pid()
+                    """, logger: ender.logger).waitForAnswer()
+            }
+        }
+        let context = container.newContext()
+        let counter = try #require(try context.fetch(FetchRequest(entityName: "Counter", predicate: "name == 'a'")).first)
+        let rounds = 12
+        for round in 1...rounds {
+            try endTheOthers()
+            try counter.setValue(round, forKey: "value")
+            try context.save()
+
+            try endTheOthers()
+            let entry = try context.insertNewObject(forEntityName: "Entry")
+            try entry.setValue("e\(round)", forKey: "key")
+            try entry.setValue(0, forKey: "worker")
+            try context.save()
+
+            try endTheOthers()
+            #expect(try context.fetch(FetchRequest(entityName: "Entry")).count == round)
+            try endTheOthers()
+            #expect(try context.count(for: FetchRequest(entityName: "Counter")) == 2)
+            try endTheOthers()
+            #expect(try container.store.engine.latestCommit() >= 2 * round)
+        }
+        #expect(try ConcurrencyWorkload.counters(container).a == rounds)
+    }
+
+    /// The connection a commit watch listens on, ended by the server, is
+    /// replaced; what other processes committed while no one listened is
+    /// reported once the watch listens again.
+    @Test func aCommitWatchWhoseConnectionTheServerEndsListensAgainAndMissesNothing() throws {
+        let url = try Self.server.newDatabase()
+        let name = try Self.databaseName(url)
+        let container = try PersistentContainer(store: .postgres(url: url), model: ConcurrencyWorkload.model())
+        try ConcurrencyWorkload.prepare(container)
+        let engine = try #require(container.store.engine as? PostgresEngine)
+        let heard = Mutex<[ReportedCommit]>([])
+        let watch = try engine.watchCommits { commit in heard.withLock { $0.append(commit) } }
+        defer { watch.stop() }
+        // Another engine: its commits are another process's.
+        let writer = try PersistentContainer(store: .postgres(url: url), model: ConcurrencyWorkload.model())
+        func heardOf(_ number: Int) -> Bool {
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                if heard.withLock({ $0.contains { $0.number >= number && !$0.isOwn } }) { return true }
+                usleep(10_000)
+            }
+            return false
+        }
+        _ = try ConcurrencyWorkload.increment(writer, count: 1)
+        #expect(heardOf(try writer.store.engine.latestCommit()), "a commit before any loss")
+        for round in 1...3 {
+            let ended = try Self.server.psql("postgres", """
+                SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(name)'
+                """)
+            #expect(Int(ended) ?? 0 >= 2, "round \(round): the watch's connection and the writer's")
+            // Committed at once: most likely before the watch listens again.
+            _ = try ConcurrencyWorkload.increment(writer, count: 1)
+            #expect(heardOf(try writer.store.engine.latestCommit()), "round \(round): a commit made as the watch lost its connection")
+            // And heard through the new LISTEN.
+            usleep(500_000)
+            _ = try ConcurrencyWorkload.increment(writer, count: 1)
+            #expect(heardOf(try writer.store.engine.latestCommit()), "round \(round): a commit after the watch listens again")
+        }
+    }
+
     @Test func anotherProcessesSaveReachesObservers() async throws {
         let url = try Self.server.newDatabase()
         var options = StoreOptions()
