@@ -106,10 +106,10 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     /// A connection that fails other than with an SQL error is closed, and
     /// so is every idle one (a server that restarted ended them all). When a
     /// pooled connection fails and `body` says the server kept nothing of
-    /// its work (``NothingKept``: a read's `BEGIN` failed, or a write failed
-    /// before its commit went out), `body` runs again once on a new
-    /// connection: connections lost while idle are replaced without an
-    /// error, whichever statement first meets the loss.
+    /// its work (``NothingKept``: it failed before anything was answered),
+    /// `body` runs again once on a new connection: connections lost while
+    /// idle are replaced without an error, whichever statement first meets
+    /// the loss.
     func withConnection<Result>(_ body: (PooledConnection) throws -> Result) throws -> Result {
         guard !isClosed.load(ordering: .relaxed) else { throw KuraError.storeClosed(path: location) }
         if let pooled = idleConnection() {
@@ -163,11 +163,12 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         }
     }
 
-    /// The connection failed with nothing of the work kept by the server,
-    /// so it may run again: a transaction whose `BEGIN` failed, a read of
-    /// one statement, or a write that failed before its commit went out (the
-    /// server rolls back a transaction whose connection is lost, and a
-    /// one-statement write that wasn't sent did nothing).
+    /// The connection failed before the server answered anything of the
+    /// work, which it didn't keep, so the work may run again: a read whose
+    /// `BEGIN` failed, a read of one statement, a write whose first
+    /// statement failed (before its commit went out: the server rolls back
+    /// a transaction whose connection is lost). A connection that answered
+    /// was alive when the work began: its loss is the work's error.
     struct NothingKept: Error {
         let error: any Error
     }
@@ -369,11 +370,11 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
                     } catch {
                         guard inDoubt == nil else { throw error }
                         rollBack(transaction, after: error)
-                        // Lost before the commit went out (a connection
-                        // ended while idle, met by any statement, the
-                        // rewrite's PREPARE as much as a BEGIN): the server
-                        // kept nothing, and the write may run again.
-                        if isConnectionFailure(error) { throw NothingKept(error: error) }
+                        // Lost before anything was answered (a connection
+                        // ended while idle, met by whichever statement went
+                        // first: the rewrite's PREPARE as much as a BEGIN):
+                        // the server kept nothing, and the write may run again.
+                        if !transaction.wasAnswered && isConnectionFailure(error) { throw NothingKept(error: error) }
                         throw error
                     }
                 }

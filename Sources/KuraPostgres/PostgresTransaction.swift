@@ -112,8 +112,15 @@ final class PostgresTransaction: StorageTransaction {
     /// Waits for `answer`, which fails within a couple of seconds once the
     /// connection is seen closed (see ``EventLoopFuture/waitForAnswer(within:unlessClosed:)``).
     func wait<Value>(_ answer: EventLoopFuture<Value>) throws -> Value {
-        try answer.waitForAnswer(unlessClosed: { [connection] in connection.isClosed })
+        let value = try answer.waitForAnswer(unlessClosed: { [connection] in connection.isClosed })
+        wasAnswered = true
+        return value
     }
+
+    /// Whether the server answered a statement of this transaction: once it
+    /// has, the connection was alive when the transaction began, and its
+    /// loss is the transaction's, not a connection ended while idle.
+    private(set) var wasAnswered = false
 
     /// Sends one statement and returns its answer to come. Its errors stay
     /// PostgreSQL's: the engine turns them into Kura's where the
