@@ -204,6 +204,30 @@ import Testing
         #expect(latest.difference.updated.contains(0))
     }
 
+    /// Observers of a store whose history is still empty read it after
+    /// sequence 0, not from "wherever it starts": saves another process
+    /// records and purges before the observers read them are then an
+    /// expired token (and a refresh of everything), never nothing. (The
+    /// other-process test above met this now and then, when the helper's
+    /// purge came before the observer's read.)
+    @Test func observersOfAnEmptyHistoryAreToldOfSavesPurgedBeforeTheyRead() throws {
+        let store = try TestStore()
+        var options = StoreOptions()
+        options.tracksHistory = true
+        let container = try store.open(MigrationWorkload.v1(), options: options)
+        let start = try StoreObservers.historyStart(container.store)
+        #expect(start == HistoryToken(sequence: 0))
+        try MigrationWorkload.fill(container, count: 2)
+        let last = try #require(try container.store.lastHistoryToken())
+        try container.store.purgeHistory(through: last)
+        let error = #expect(throws: KuraError.self) { try container.store.history(after: start) }
+        #expect(error?.code == .historyTokenExpired)
+        #expect(try container.store.history(after: nil).isEmpty, "what history(after: nil) would have read: nothing")
+        // Without history, observers read none.
+        let untracked = try TestStore(function: "untracked")
+        #expect(try StoreObservers.historyStart(untracked.open(MigrationWorkload.v1()).store) == nil)
+    }
+
     @Test func cancellingTheObservingTaskEndsTheSequenceAndUnregisters() async throws {
         let store = try TestStore()
         let container = try store.open(.news())

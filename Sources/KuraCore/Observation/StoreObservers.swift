@@ -32,7 +32,7 @@ final class StoreObservers: Sendable {
             if state.monitor == nil {
                 state.lastSeen = try store.engine.latestCommit()
                 state.ownCommits.removeAll()
-                state.historyToken = store.options.tracksHistory ? try store.lastHistoryToken() : nil
+                state.historyToken = try Self.historyStart(store)
                 state.monitor = try store.engine.watchCommits { [weak store] commit in
                     guard let store else { return }
                     store.observers.noticeCommit(commit, store: store)
@@ -42,6 +42,19 @@ final class StoreObservers: Sendable {
             state.inboxes.append(WeakObserverInbox(inbox: inbox))
             count.store(state.inboxes.count, ordering: .relaxed)
         }
+    }
+
+    /// Where the observers read the store's history from (`nil` when it
+    /// tracks none): after the newest save recorded, or, when none is
+    /// recorded yet, before the first. Never `nil` for a store that tracks
+    /// history: `history(after: nil)` reads what is kept, so saves another
+    /// process recorded and purged before they were read would be missed
+    /// without a word (a test's helper did, now and then); after sequence
+    /// 0, such a purge is ``KuraError/historyTokenExpired(_:purgedThrough:)``
+    /// and the observers refresh everything.
+    static func historyStart(_ store: PersistentStore) throws -> HistoryToken? {
+        guard store.options.tracksHistory else { return nil }
+        return try store.lastHistoryToken() ?? HistoryToken(sequence: 0)
     }
 
     /// Unregisters `inbox`; the last one stops the monitor.
@@ -104,7 +117,7 @@ final class StoreObservers: Sendable {
         } catch let error as KuraError where error.code == .historyTokenExpired {
             // Purged under us (another process may purge right after it
             // saves): what was in it is unknown. Read on from the newest.
-            let newest = try? store.lastHistoryToken()
+            let newest = try? Self.historyStart(store)
             state.withLock { $0.historyToken = newest }
             return refreshEverything()
         } catch {

@@ -89,6 +89,11 @@ extension PersistentStore {
     }
 
     /// The newest recorded save's token, or `nil` when none is recorded.
+    ///
+    /// To read later what is saved after this point, keep the token, or
+    /// `HistoryToken(sequence: 0)` when there is none: `history(after: nil)`
+    /// reads every save kept, and can't tell that some were purged before
+    /// they were read (after a token, that is ``KuraError/historyTokenExpired(_:purgedThrough:)``).
     public func lastHistoryToken() throws -> HistoryToken? {
         try read { txn in
             let next = try meta.value(forKey: StoreLayout.historySequenceKey, in: txn)
