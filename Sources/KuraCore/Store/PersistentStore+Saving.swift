@@ -358,6 +358,11 @@ extension PersistentStore {
         let resolve = { (reference: ChangeSet.Reference?) in SaveResult.resolve(reference, insertedKeys: result.insertedKeys) }
         let policy = changes.mergePolicy
         let mayDrop = policy == .rollback || !result.droppedOwners.isEmpty
+        // An insert is a new object unless an upsert merged it into a stored one.
+        let isNew = { (reference: ChangeSet.Reference?) -> Bool in
+            guard case .inserted(let position)? = reference else { return false }
+            return result.mergedInserts[position] == nil
+        }
         for change in changes.memberships {
             guard let owner = resolve(change.owner) else { continue }
             var (added, removed, placements) = (change.added, change.removed, change.placements)
@@ -370,9 +375,14 @@ extension PersistentStore {
                     placements.removeAll { dropped($0.member) }
                 }
             }
-            try storage(of: change.link).write(MembershipWrite(
+            var write = MembershipWrite(
                 owner: owner, added: added.compactMap(resolve), removed: removed.compactMap(resolve),
-                placements: placements.compactMap { $0.resolved(resolve) }), in: txn)
+                placements: placements.compactMap { $0.resolved(resolve) })
+            if change.link.isOrdered {
+                write.ownerIsNew = isNew(change.owner)
+                write.newMembers = Set(placements.lazy.filter { isNew($0.member) }.compactMap { resolve($0.member) })
+            }
+            try storage(of: change.link).write(write, in: txn)
         }
     }
 

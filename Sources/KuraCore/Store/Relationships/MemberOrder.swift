@@ -36,10 +36,58 @@ struct MemberOrder: Sendable {
 
     /// A save's change: the removed members' entries go, then each
     /// placement puts its member where it says, in turn.
+    ///
+    /// What the write itself knows isn't read again (``Known``): a new
+    /// owner has no entries and a new member no place; a member placed
+    /// right after the one placed before it goes between that one's key and
+    /// the key that followed it; an append follows the last key. So a new
+    /// list of any length, or a run of appends, is written without a read
+    /// (on PostgreSQL, a read is a round trip, and sends the writes
+    /// buffered before it).
     func write(_ change: MembershipWrite, in txn: any StorageTransaction) throws {
         precondition(!isLegacy, "a store of an older format is upgraded before it is written")
-        for member in change.removed { try remove(member, of: change.owner, in: txn) }
-        for placement in change.placements { try place(placement, of: change.owner, in: txn) }
+        var known = Known(ownerIsNew: change.ownerIsNew, newMembers: change.newMembers)
+        for member in change.removed { try remove(member, of: change.owner, known: &known, in: txn) }
+        for placement in change.placements { try place(placement, of: change.owner, known: &known, in: txn) }
+    }
+
+    /// What a write knows of its owner's order without reading it.
+    struct Known {
+        /// Nothing is stored under the owner but what this write put.
+        let ownerIsNew: Bool
+        /// Members no order names but as this write put them.
+        let newMembers: Set<UInt64>
+        /// The key of each member this write placed (a spread's new keys included).
+        var placed: [UInt64: UInt64] = [:]
+        /// The member placed last, its key, and the key after it (`nil`: the end).
+        var last: (member: UInt64, key: UInt64, next: UInt64?)?
+        /// A key at or after the order's last one, once known (`.some(nil)`:
+        /// the order is empty). A removal may leave it past the end, which
+        /// an append doesn't mind: its key only has to follow every other.
+        var end: UInt64??
+
+        init(ownerIsNew: Bool, newMembers: Set<UInt64>) {
+            self.ownerIsNew = ownerIsNew
+            self.newMembers = newMembers
+            if ownerIsNew { end = .some(nil) }
+        }
+
+        /// `member`'s key (`.some(nil)`: none) when known without a read.
+        func place(of member: UInt64) -> UInt64?? {
+            if let key = placed[member] { return .some(key) }
+            return ownerIsNew || newMembers.contains(member) ? .some(nil) : nil
+        }
+
+        /// The order's first key (`.some(nil)`: empty) when known without a
+        /// read: a new owner's entries are the ones this write placed.
+        var first: UInt64?? {
+            ownerIsNew ? .some(placed.values.min()) : nil
+        }
+
+        /// A key at or after the order's last one when known without a read.
+        var lastKey: UInt64?? {
+            end ?? (ownerIsNew ? .some(placed.values.max()) : nil)
+        }
     }
 
     /// Removes every entry of an owner being deleted.
@@ -58,10 +106,13 @@ struct MemberOrder: Sendable {
     }
 
     /// Takes `member` out of the order (if it is there).
-    private func remove(_ member: UInt64, of owner: UInt64, in txn: any StorageTransaction) throws {
-        guard let key = try orderKey(of: member, owner: owner, in: txn) else { return }
+    private func remove(_ member: UInt64, of owner: UInt64, known: inout Known, in txn: any StorageTransaction) throws {
+        let found = try known.place(of: member) ?? orderKey(of: member, owner: owner, in: txn)
+        guard let key = found else { return }
         try space.delete(Self.entryKey(owner, .sequence, key), in: txn)
         try space.delete(Self.entryKey(owner, .position, member), in: txn)
+        known.placed[member] = nil
+        if known.last?.member == member { known.last = nil }
     }
 
     private func put(_ member: UInt64, at key: UInt64, of owner: UInt64, in txn: any StorageTransaction) throws {
@@ -72,31 +123,42 @@ struct MemberOrder: Sendable {
     /// Puts a member where `placement` says (moving it if it is there
     /// already): between two order keys when they have room, else after
     /// spreading out the members around the place (``spread(_:of:after:before:in:)``).
-    private func place(_ placement: OrderPlacement, of owner: UInt64, in txn: any StorageTransaction) throws {
-        try remove(placement.member, of: owner, in: txn)
+    private func place(_ placement: OrderPlacement, of owner: UInt64, known: inout Known, in txn: any StorageTransaction) throws {
+        let member = placement.member
+        try remove(member, of: owner, known: &known, in: txn)
+        func last() throws -> UInt64? {
+            try known.lastKey ?? edge(of: owner, .reverse, in: txn)?.key
+        }
         var after: UInt64?
         var before: UInt64?
         switch placement {
         case .atEnd:
-            after = try edge(of: owner, .reverse, in: txn)?.key
-        case .after(_, let anchor):
-            if let anchor {
-                if let key = try orderKey(of: anchor, owner: owner, in: txn) {
-                    after = key
-                    before = try neighbours(of: owner, from: key, .forward, inclusive: false, limit: 1, in: txn).first?.key
-                } else {
-                    // The member it follows left the list (another save took it out): at the end.
-                    after = try edge(of: owner, .reverse, in: txn)?.key
-                }
+            after = try last()
+        case .after(_, let anchor?) where known.last?.member == anchor:
+            (after, before) = (known.last!.key, known.last!.next)
+        case .after(_, let anchor?):
+            if let key = try known.place(of: anchor) ?? orderKey(of: anchor, owner: owner, in: txn) {
+                after = key
+                before = try neighbours(of: owner, from: key, .forward, inclusive: false, limit: 1, in: txn).first?.key
             } else {
-                before = try edge(of: owner, .forward, in: txn)?.key
+                // The member it follows left the list (another save took it out): at the end.
+                after = try last()
             }
+        case .after(_, nil):
+            before = try known.first ?? edge(of: owner, .forward, in: txn)?.key
         }
-        if let key = OrderKeys.between(after, before) {
-            try put(placement.member, at: key, of: owner, in: txn)
-        } else {
-            try spread(placement.member, of: owner, after: after, before: before, in: txn)
+        guard let key = OrderKeys.between(after, before) else {
+            for (member, key) in try spread(member, of: owner, after: after, before: before, in: txn) {
+                known.placed[member] = key
+            }
+            known.last = nil
+            known.end = nil
+            return
         }
+        try put(member, at: key, of: owner, in: txn)
+        known.placed[member] = key
+        known.last = (member, key, before)
+        if before == nil { known.end = .some(key) }
     }
 
     /// Makes room for `member` between the order keys `after` and `before`
@@ -106,7 +168,10 @@ struct MemberOrder: Sendable {
     /// the window's range, `member` among them. Rare: appends and inserts
     /// at the front take keys a ``OrderKeys/gap`` away, and an insert
     /// halves a gap, so a place fills after some 20 inserts there.
-    private func spread(_ member: UInt64, of owner: UInt64, after: UInt64?, before: UInt64?, in txn: any StorageTransaction) throws {
+    /// Returns the members given keys, with their keys.
+    private func spread(
+        _ member: UInt64, of owner: UInt64, after: UInt64?, before: UInt64?, in txn: any StorageTransaction
+    ) throws -> [(member: UInt64, key: UInt64)] {
         var reach = 1
         while true {
             let lower = try after.map { try neighbours(of: owner, from: $0, .reverse, inclusive: true, limit: reach + 1, in: txn) } ?? []
@@ -123,7 +188,7 @@ struct MemberOrder: Sendable {
                     try space.delete(Self.entryKey(owner, .sequence, entry.key), in: txn)
                 }
                 for (member, key) in zip(window, keys) { try put(member, at: key, of: owner, in: txn) }
-                return
+                return Array(zip(window, keys))
             }
             reach *= 2
         }

@@ -102,6 +102,11 @@ struct MembershipWrite {
     /// For an ordered to-many: where members go, in turn (after the removed
     /// ones are taken out of the order).
     var placements: [OrderPlacement] = []
+    /// The owner was inserted by this save: nothing is stored under it yet.
+    var ownerIsNew = false
+    /// Members inserted by this save (not merged into stored objects by an
+    /// upsert): no order names them yet.
+    var newMembers: Set<UInt64> = []
 }
 
 /// What a relationship's check reports to (see ``RelationshipStorage/check(in:_:_:)``).
