@@ -114,7 +114,11 @@ import Testing
         let fetches = byAuthor.observation.fetchCount
         let inbox = try #require(byAuthor.observation.inbox)
         let saver = Task.detached {
-            while inbox.hasDelivery { try await Task.sleep(for: .milliseconds(1)) }   // the iterator took Bob's save
+            // The iterator took Bob's save, fetched, found nothing changed
+            // and waits again (a save before its fetch was over would be
+            // part of what it fetched: seen on PostgreSQL).
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !inbox.isWaiting && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
             let context = container.newContext()
             let anne = try context.fetch(FetchRequest(entityName: "Author"), as: Author.self).first { $0.name == "Anne" }
             anne?.name = "Ann"

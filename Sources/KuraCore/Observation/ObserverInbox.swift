@@ -47,11 +47,12 @@ final class ObserverInbox: Sendable {
         waiter?.resume()
     }
 
-    /// Waits until something is delivered or the task is cancelled; returns
-    /// what was delivered (several saves coalesce into one delivery), or
-    /// `nil` when cancelled.
     /// True when something was delivered and not yet taken.
     var hasDelivery: Bool { state.withLock { $0.delivery.isSignalled } }
+
+    /// Whether the observation waits for a delivery (its iterator is
+    /// suspended in `next()`): tests use it to save only once a fetch is over.
+    var isWaiting: Bool { state.withLock { $0.waiter != nil } }
 
     /// Tells the observer that its own context saved `changes`.
     func deliverOwn(_ changes: ContextChanges) {
@@ -64,6 +65,9 @@ final class ObserverInbox: Sendable {
         waiter?.resume()
     }
 
+    /// Waits until something is delivered or the task is cancelled; returns
+    /// what was delivered (several saves coalesce into one delivery), or
+    /// `nil` when cancelled.
     func next() async -> Delivery? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
