@@ -68,7 +68,7 @@ extension KuraError: CustomStringConvertible {
         case .modelOlderThanStore(let path, let stored, let given):
             "'\(path)' holds \(stored), newer than this app's \(given): an older model can't migrate it back "
                 + "without dropping what the newer one added, so nothing was changed (if this model is the newer one, "
-                + "give it a versionIdentifier that sorts after the store's)"
+                + "give it a versionIdentifier that is a later version than the store's)"
         case .storeMigrated(let path):
             "another process migrated '\(path)' to another model version: reopen it with that model; nothing was saved"
         case .corruptStore(let path, let reason):

@@ -14,10 +14,14 @@ import Synchronization
 public final class ManagedObjectModel: Sendable {
     /// The entities, in the order given.
     public let entities: [EntityDescription]
-    /// The name of this version of the model, such as `"2"` or `"2026-11"`:
-    /// the store keeps it, and a ``MigrationPlan`` finds a store's place
-    /// among its stages by it. Optional: without one, a store is matched by
-    /// its schema.
+    /// The name of this version of the model, a version number such as
+    /// `"2"`, `"1.10"`, `"2026.11"` or `"2.0-beta.1"`: the store keeps it, a
+    /// ``MigrationPlan`` finds a store's place among its stages by it, and it
+    /// tells an older build of the app from a newer one (semantic
+    /// versioning's order; the "Changing your model" article has the
+    /// grammar). Opening a store with an identifier that isn't a version
+    /// (`"1.00"`, `"v2"`, `" 2"`) throws ``KuraError/invalidModel(_:)``.
+    /// Optional: without one, a store is matched by its schema.
     public let versionIdentifier: String?
     /// A short stable hash of the schema (entities, attributes,
     /// relationships, indexes; not the templates). Stores keep it to notice a model that changed.

@@ -44,7 +44,9 @@ extension PersistentStore {
     private func migrationStages(to model: ManagedObjectModel, plan: MigrationPlan?) -> [MigrationStage] {
         let stages = plan?.stages ?? []
         func isStored(_ candidate: ManagedObjectModel) -> Bool {
-            if let stored = self.model.versionIdentifier, let version = candidate.versionIdentifier { return stored == version }
+            if let stored = self.model.versionIdentifier, let version = candidate.versionIdentifier {
+                return ModelVersionOrder.isSameVersion(stored, version)
+            }
             return SchemaMapping(from: self.model, to: candidate).needsNoMigration
         }
         var chain: [MigrationStage]

@@ -70,6 +70,12 @@ public final class PersistentStore: Sendable {
         migration: MigrationOptions = .automatic
     ) throws {
         let path = engine.location
+        do {
+            try model?.checkVersionIdentifier()
+        } catch {
+            engine.close()
+            throw error
+        }
         guard let (storedModel, format) = try Self.readStoredModel(engine) else {
             guard let model, !engine.isReadOnly else {
                 engine.close()

@@ -53,6 +53,8 @@ extension PersistentStore {
     public convenience init(
         _ description: StoreDescription, model: ManagedObjectModel?, migration: MigrationOptions = .automatic
     ) throws {
+        // Before the engine opens: a model refused leaves no new file behind.
+        try model?.checkVersionIdentifier()
         try self.init(engine: description.openEngine(model), model: model, options: description.options, migration: migration)
     }
 }

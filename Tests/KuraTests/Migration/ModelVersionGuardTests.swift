@@ -67,16 +67,114 @@ private typealias V = ModelVersions
         #expect(try PersistentContainer(store: store.description()).model.versionIdentifier == "1.10")
     }
 
-    @Test func versionIdentifiersCompareAsVersionNumbers() {
-        let ordered = ["1", "1.2", "1.9", "1.10", "2", "2a", "2b", "10", "2026-01", "2026-11", "2026-12"]
-        for (position, earlier) in ordered.enumerated() {
-            for later in ordered[(position + 1)...] {
-                #expect(ModelVersionOrder.compare(earlier, later) < 0, "\(earlier) < \(later)")
-                #expect(ModelVersionOrder.compare(later, earlier) > 0, "\(later) > \(earlier)")
+    @Test func versionIdentifiersOrderAsSemanticVersions() throws {
+        let ordered = ["0.9", "1-alpha", "1-alpha.1", "1-alpha.beta", "1-beta", "1-beta.2", "1-beta.11", "1-rc.1", "1",
+                       "1.2", "1.9", "1.10", "2", "2.0.1", "10", "2026.1", "2026.11", "2026.12"]
+        let versions = try ordered.map { try #require(ModelVersion($0), "\($0) is a version") }
+        for (position, earlier) in versions.enumerated() {
+            for later in versions[(position + 1)...] {
+                #expect(earlier < later, "\(earlier) < \(later)")
+                #expect(!(later < earlier) && earlier != later, "\(later) > \(earlier)")
             }
-            #expect(ModelVersionOrder.compare(earlier, earlier) == 0)
         }
-        #expect(ModelVersionOrder.compare("v02", "v2") == 0)
+        // The same version, spelled otherwise: neither is newer.
+        for (a, b) in [("2", "2.0"), ("2", "2.0.0"), ("1.0", "1.0.0"), ("1.0+7", "1.0+8"), ("1-rc.1", "1.0.0-rc.1+x")] {
+            let (x, y) = (try #require(ModelVersion(a)), try #require(ModelVersion(b)))
+            #expect(x == y && !(x < y) && !(y < x), "\(a) = \(b)")
+        }
+    }
+
+    /// Identifiers that aren't versions under the grammar: leading zeros,
+    /// white space, non-ASCII digits, words, empty parts.
+    static let notVersions = ["1.00", "02", "2\n", " 2", "2 ", "\u{FF12}", "\u{0662}", "v2", "", "1..2", "1.", ".1", "1.0-", "1.0-01",
+                              "1.0+", "1.0-beta..1", "1.0-bêta", "1_0", "+1", "-1", "1.0-beta+"]
+
+    @Test func identifiersThatArentVersionsAreNotVersions() {
+        for text in Self.notVersions { #expect(ModelVersion(text) == nil, "\(String(reflecting: text))") }
+    }
+
+    /// A store at `version` whose `Article`s hold `extra`.
+    static func storeWithExtra(_ store: TestStore, version: String?, count: Int = 50) throws {
+        let container = try store.open(V.articles(
+            [V.attribute("title", .string, default: .string("")), V.attribute("extra", .string, optional: true)], version: version))
+        let context = container.newContext()
+        for number in 0..<count {
+            let article = try context.insertNewObject(forEntityName: "Article")
+            try article.setValue(.string("article \(number)"), forKey: "title")
+            try article.setValue(.string("extra \(number)"), forKey: "extra")
+        }
+        try context.save()
+        container.close()
+    }
+
+    static func withoutExtra(version: String?) throws -> ManagedObjectModel {
+        try V.articles([V.attribute("title", .string, default: .string(""))], version: version)
+    }
+
+    static func extras(_ store: TestStore, version: String?) throws -> Int {
+        let container = try store.open(V.articles(
+            [V.attribute("title", .string, default: .string("")), V.attribute("extra", .string, optional: true)], version: version))
+        defer { container.close() }
+        return try container.newContext().count(for: FetchRequest(entityName: "Article", predicate: "extra != nil"))
+    }
+
+    @Test(arguments: ["1.00", "02", "2\n", " 2", "\u{FF12}", "v2", "2026-011"])
+    func anIdentifierThatIsntAVersionIsRefusedAtOpenAndNothingChanges(identifier: String) throws {
+        let store = try TestStore()
+        try Self.storeWithExtra(store, version: "2")
+        #expect {
+            try store.open(Self.withoutExtra(version: identifier))
+        } throws: { error in
+            guard let error = error as? KuraError, error.code == .invalidModel else { return false }
+            return "\(error)".contains(String(reflecting: identifier)) && "\(error)".contains("not a version")
+        }
+        #expect(try Self.extras(store, version: "2") == 50)
+        // Nor can a new store be made with it.
+        let fresh = try TestStore()
+        #expect(throws: KuraError.self) { try fresh.open(Self.withoutExtra(version: identifier)) }
+    }
+
+    @Test(arguments: [("1.0", "1.0.0"), ("2", "2.0"), ("1.0+build.1", "1.0+build.2"), ("3", "3")])
+    func theSameVersionWithAnotherSchemaDoesNotRemoveData(stored: String, given: String) throws {
+        let store = try TestStore()
+        try Self.storeWithExtra(store, version: stored)
+        #expect {
+            try store.open(Self.withoutExtra(version: given))
+        } throws: { error in
+            guard let error = error as? KuraError, error.code == .migrationFailed,
+                  case .wouldRemoveData(_, let property, let count) = error.migrationFailures.first?.reason else { return false }
+            return property == "extra" && count == 50
+        }
+        #expect(try Self.extras(store, version: stored) == 50)
+    }
+
+    @Test func twoBuildsOfTheSameVersionTakingTurnsKeepEveryValue() throws {
+        let store = try TestStore()
+        try Self.storeWithExtra(store, version: "1.0", count: 30)
+        for _ in 0..<4 {
+            #expect(throws: KuraError.self) { try store.open(Self.withoutExtra(version: "1.0.0")) }
+            #expect(try Self.extras(store, version: "1.0") == 30)
+        }
+    }
+
+    @Test(arguments: [("1.0", "1.0-beta"), ("1.0", "1.0-rc.1"), ("1.0-beta.2", "1.0-beta.1"), ("3", "2.9.9")])
+    func aPreReleaseOrAnEarlierVersionIsOlderAndRefused(stored: String, given: String) throws {
+        let store = try TestStore()
+        try Self.storeWithExtra(store, version: stored)
+        #expect {
+            try store.open(Self.withoutExtra(version: given))
+        } throws: { error in
+            (error as? KuraError)?.code == .modelOlderThanStore
+        }
+        #expect(try Self.extras(store, version: stored) == 50)
+    }
+
+    @Test func aReleaseAfterItsPreReleaseIsNewerAndMayRemoveData() throws {
+        let store = try TestStore()
+        try Self.storeWithExtra(store, version: "1.0-beta")
+        let container = try store.open(Self.withoutExtra(version: "1.0"))
+        #expect(container.store.lastMigration?.differences.contains { $0.change == .attributeRemoved } == true)
+        #expect(try container.newContext().count(for: FetchRequest(entityName: "Article")) == 50)
     }
 
     @Test func anInferredMigrationDoesNotRemoveAnAttributeThatHoldsData() throws {
