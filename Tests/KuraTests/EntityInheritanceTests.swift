@@ -340,3 +340,76 @@ extension EntityInheritanceTests {
         #expect(try other.existingObject(with: clip.objectID, as: Clip.self) === stale)
     }
 }
+
+/// Objects made below the objects (batch inserts) and outside a context
+/// are filed under their own entity, never under their family's root.
+@Suite struct SubEntityFilingTests {
+    @Test func aBatchInsertIntoASubEntityFilesItsObjectsUnderThatEntity() throws {
+        let store = try EngineStore(.underTest)
+        let container = try store.open(.library())
+        let context = container.newContext()
+        let clips = try context.execute(BatchInsertRequest(Clip.self, count: 2) { index, row in
+            row.set(\.code, to: "c\(index)")
+            row.set(\.source, to: "s\(index)")
+        })
+        let tracks = try context.execute(BatchInsertRequest(entityName: "Track", objects: [["code": .string("t0")]]))
+        #expect(clips.objectIDs.map(\.entity.name) == ["Clip", "Clip"])
+        #expect(clips.objectIDs.map(\.uriRepresentation) == ["kura://Clip/1", "kura://Clip/2"])
+        #expect(tracks.objectIDs.map(\.uriRepresentation) == ["kura://Track/1"])
+        let reader = container.newContext()
+        #expect(try reader.fetch(FetchRequest<Clip>()).map(\.code).sorted() == ["c0", "c1"])
+        #expect(try reader.count(for: FetchRequest<Video>()) == 2)
+        #expect(try reader.count(for: FetchRequest<Medium>()) == 3)
+        let first = try reader.existingObject(with: clips.objectIDs[0])
+        #expect(type(of: first) == Clip.self)
+        #expect((first as? Clip)?.source == "s0")
+        #expect(try container.store.check().isConsistent)
+
+        // The batch upsert into a sub-entity finds its own objects.
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        let again = try context.execute(BatchInsertRequest(Clip.self, count: 2) { index, row in
+            row.set(\.code, to: "c\(index + 1)")
+            row.set(\.source, to: "again")
+        })
+        #expect(again.changes.updatedObjectIDs.count == 1 && again.changes.insertedObjectIDs.count == 1)
+        #expect(try container.newContext().fetch(FetchRequest<Clip>().sorted(by: \.code)).map(\.source) == ["s0", "again", "again"])
+        // Another sub-entity's object with the same unique value is refused, not merged.
+        #expect(throws: KuraError.self) {
+            try context.execute(BatchInsertRequest(entityName: "Track", objects: [["code": .string("c0")]]))
+        }
+        #expect(try container.store.check().isConsistent)
+    }
+
+    @Test func anObjectMadeOutsideAContextNamesItsOwnEntity() throws {
+        let store = try EngineStore(.underTest)
+        let container = try store.open(.library())
+        let entity = try #require(container.model.entity(named: "Clip"))
+        let clip = Clip(entity: entity, insertInto: nil)
+        #expect(clip.objectID.entity.name == "Clip")
+        let context = container.newContext()
+        context.insert(clip)
+        clip.code = "c"
+        #expect(clip.objectID.entity.name == "Clip")
+        try context.save()
+        #expect(clip.objectID.uriRepresentation == "kura://Clip/1")
+    }
+
+    @Test func checkFindsARecordFiledUnderAnAbstractEntity() throws {
+        let store = try TestStore(engine: .lmdb)
+        let container = try store.open(.library())
+        let context = container.newContext()
+        Clip(context: context).code = "c"
+        try context.save()
+        let medium = try #require(container.model.entity(named: "Medium"))
+        let clip = try #require(container.model.entity(named: "Clip"))
+        // File a copy of the clip's record under the abstract root, with the root's tag.
+        try container.store.engine.write { txn in
+            let records = try #require(try txn.openSpace(named: StoreLayout.recordsSpaceName(clip)))
+            let rootRecords = try #require(try txn.openSpace(named: StoreLayout.recordsSpaceName(medium)))
+            let record = try #require(try records.value(forKey: StoreLayout.key(clip.layout.keyTag | 1), in: txn))
+            try rootRecords.put(record, forKey: StoreLayout.key(medium.layout.keyTag | 7), in: txn)
+        }
+        let problems = try container.store.check().problems
+        #expect(problems.contains { "\($0)".contains("abstract entity") }, "\(problems)")
+    }
+}

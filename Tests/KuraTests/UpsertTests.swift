@@ -269,3 +269,91 @@ extension UpsertTests {
         #expect(try container.store.check().problems.isEmpty)
     }
 }
+
+/// An explicit assignment is a change, whatever its value: an upsert writes
+/// an attribute set back to its default; awakeFromInsert's values stay defaults.
+@Suite struct UpsertDefaultAssignmentTests {
+    static func storedWithOrder(_ order: Int, title: String = "stored") throws -> (TestStore, PersistentContainer) {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let setup = container.newContext()
+        let news = News(context: setup)
+        news.objectId = "k"
+        news.title = title
+        news.sortOrder = order
+        try setup.save()
+        return (store, container)
+    }
+
+    @Test(arguments: ["typed", "setValue", "outside a context"])
+    func anUpsertWritesAnAttributeSetToItsDefault(way: String) throws {
+        let (store, container) = try Self.storedWithOrder(7)
+        defer { withExtendedLifetime(store) {} }
+        let context = container.newContext()
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        let news: News
+        switch way {
+        case "typed":
+            news = News(context: context)
+            news.objectId = "k"
+            news.sortOrder = 0
+            news.title = ""
+        case "setValue":
+            news = News(context: context)
+            try news.setValue(.string("k"), forKey: "objectId")
+            try news.setValue(.int(0), forKey: "sortOrder")
+            try news.setValue(.string(""), forKey: "title")
+        default:
+            // Set before the insert (awakeFromInsert, which runs at the
+            // insert, gives objectId its UUID: so objectId is set after).
+            news = News(entity: try #require(container.model.entity(named: "News")), insertInto: nil)
+            news.sortOrder = 0
+            news.title = ""
+            context.insert(news)
+            news.objectId = "k"
+        }
+        try context.save()
+        let stored = try container.newContext().fetch(FetchRequest<News>())
+        #expect(stored.count == 1)
+        #expect(stored.first?.sortOrder == 0, "the assignment of the default wins")
+        #expect(stored.first?.title == "", "the assignment of the default wins")
+        #expect(try container.store.check().isConsistent)
+    }
+
+    @Test func whatAwakeFromInsertSetsAndWhatIsNeverAssignedKeepTheStoredValues() throws {
+        let (store, container) = try Self.storedWithOrder(7, title: "kept")
+        defer { withExtendedLifetime(store) {} }
+        let before = try #require(try container.newContext().fetch(FetchRequest<News>()).first)
+        let context = container.newContext()
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        let news = News(context: context)
+        news.objectId = "k"   // title and sortOrder never assigned; dateCreated set by awakeFromInsert
+        try context.save()
+        let stored = try #require(try container.newContext().fetch(FetchRequest<News>()).first)
+        #expect(stored.sortOrder == 7 && stored.title == "kept")
+        #expect(stored.dateCreated == before.dateCreated)
+    }
+
+    @Test func aChildContextsAssignmentOfTheDefaultReachesTheUpsert() throws {
+        let (store, container) = try Self.storedWithOrder(7)
+        defer { withExtendedLifetime(store) {} }
+        let parent = container.newContext()
+        parent.mergePolicy = .mergeByPropertyObjectTrump
+        let child = parent.newChildContext()
+        let news = News(context: child)
+        news.objectId = "k"
+        news.sortOrder = 0
+        try child.save()
+        try parent.save()
+        #expect(try container.newContext().fetch(FetchRequest<News>()).first?.sortOrder == 0)
+    }
+
+    @Test func assigningTheDefaultDoesNotDirtyAStoredObject() throws {
+        let (store, container) = try Self.storedWithOrder(0)
+        defer { withExtendedLifetime(store) {} }
+        let context = container.newContext()
+        let news = try #require(try context.fetch(FetchRequest<News>()).first)
+        news.sortOrder = 0
+        #expect(!news.hasChanges && !context.hasChanges)
+    }
+}

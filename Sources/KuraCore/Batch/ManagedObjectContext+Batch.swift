@@ -111,7 +111,7 @@ extension ManagedObjectContext {
         let noReferences = [ChangeSet.Reference?](repeating: nil, count: entity.toOneLinks.count)
         func append(_ values: ContiguousArray<AttributeValue?>, given: AttributeMask) {
             let position = changes.inserts.count
-            let objectID = ObjectID(entity: entity, number: UInt64(position + 1), isTemporaryID: true)
+            let objectID = ObjectID(temporary: UInt64(position + 1), of: entity)
             for number in entity.requiredAttributeNumbers where values[number] == nil {
                 failures.append(ValidationFailure(
                     objectID: objectID, key: entity.attributes[number].name, message: "object \(position) has no value for it"))
@@ -194,7 +194,7 @@ extension ManagedObjectContext {
         guard let value else {
             if checksRequired && !entity.attributes[number].isOptional {
                 throw KuraError.validationFailed([ValidationFailure(
-                    objectID: ObjectID(entity: entity, number: 0, isTemporaryID: true), key: entity.attributes[number].name,
+                    objectID: ObjectID(temporary: 0, of: entity), key: entity.attributes[number].name,
                     message: "a batch can't set a required attribute to nil")])
             }
             return nil

@@ -317,13 +317,22 @@ extension ManagedObject {
                 return true
             }
         }
-        guard isChanged else { return }
+        guard isChanged else {
+            // An assignment to a new object is its own value even when it
+            // equals the default: an upsert's merge writes it (see
+            // MergePolicy); awakeFromInsert's assignments are reset after it.
+            if isTrackingChanges {
+                if state == .inserted || state == .unregistered { changedAttributes.insert(number) }
+            }
+            return
+        }
         guard isTrackingChanges else {
             hasUntrackedValues = true
             return
         }
-        if state == .inserted {
-            changedAttributes.insert(number)  // set after awakeFromInsert (see ManagedObjectContext.insert(_:))
+        if state == .inserted || state == .unregistered {
+            // Kept after awakeFromInsert (see ManagedObjectContext.insert(_:)).
+            changedAttributes.insert(number)
         } else if state == .persisted || state == .deleted {
             if oldIsCommitted {
                 changedAttributes.insert(number)

@@ -189,7 +189,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// read or written here (the same initializer makes fetched objects).
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self.entity = entity
-        self.objectID = ObjectID(entity: entity, number: 0, isTemporaryID: true)
+        self.objectID = ObjectID(temporary: 0, of: entity)
         if let context {
             context.insert(self)
         }

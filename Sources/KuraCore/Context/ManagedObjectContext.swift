@@ -150,24 +150,23 @@ public final class ManagedObjectContext {
         }
         // A temporary number carries the entity's tag as a key does, so a
         // relationship to a superentity finds an inserted sub-entity's object.
-        var number: UInt64
+        let number: UInt64
         if let shared = sharedTemporaryNumbers {
             number = shared.take()
         } else {
             number = nextTemporaryNumber
             nextTemporaryNumber += 1
         }
-        number |= object.entity.layout.keyTag
-        object.objectID = ObjectID(entity: object.entity, number: number, isTemporaryID: true)
+        object.objectID = ObjectID(temporary: number, of: object.entity)
         object.context = self
         object.state = .inserted
         // Values set before the insert are the object's own; what
         // awakeFromInsert sets is a default: an upsert's merge doesn't count
         // it as a change (see MergePolicy).
-        let setBeforeInsert = object.values.isEmpty ? AttributeMask() : object.decodedAttributes
+        let setBeforeInsert = object.changedAttributes
         if object.values.isEmpty { object.values = object.entity.newObjectValues() }
         object.isFullyDecoded = true
-        temporaries[number] = object
+        temporaries[object.objectID.number] = object
         noteChange(object)
         if runsObjectHooks { object.awakeFromInsert() }
         object.changedAttributes = setBeforeInsert

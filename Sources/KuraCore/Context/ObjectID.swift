@@ -26,8 +26,20 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     @inline(__always)
     init(entity: EntityDescription, number: UInt64, isTemporaryID: Bool) {
         self.entity = entity.concreteEntity(forKey: number)
+        // A number without `entity`'s tag would name an entity above it (a
+        // family's root): temporary numbers go through init(temporary:of:).
+        assert(!isTemporaryID || self.entity.isKind(of: entity), "\(entity.name)'s temporary number \(number) has no tag")
         self.number = number
         self.isTemporaryID = isTemporaryID
+    }
+
+    /// A temporary ID of `entity` from a context's (or a batch's) sequence
+    /// number, which carries no tag: the entity's tag is added, as a key of
+    /// the entity carries it, so the ID names `entity` (and not its family's
+    /// root) and a save files the object under `entity`'s own counter.
+    @inline(__always)
+    init(temporary sequenceNumber: UInt64, of entity: EntityDescription) {
+        self.init(entity: entity, number: sequenceNumber | entity.layout.keyTag, isTemporaryID: true)
     }
 
     /// Set in the key a child context files an object its parent inserted

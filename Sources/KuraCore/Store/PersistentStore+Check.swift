@@ -120,6 +120,10 @@ extension PersistentStore {
                 largestKey = max(largestKey, primaryKey)
                 if !entity.ownsKey(primaryKey) {
                     problem("\(entity.name): record \(primaryKey)'s key carries another entity's tag")
+                } else if entity.isAbstract {
+                    // No object is of an abstract entity: a record here was
+                    // filed under its family's root instead of its own entity.
+                    problem("\(entity.name): record \(primaryKey) is stored under an abstract entity, which has no objects of its own")
                 }
                 let view: RecordView
                 do {
