@@ -145,3 +145,94 @@ final class ShopWithCountry: ManagedObject {
         #expect(attributes[1].description == "address: JSON?")
     }
 }
+
+/// A value nested as deep as a user likes: a list of lists.
+indirect enum Nesting: Codable, Hashable, Sendable, AttributeValueConvertible {
+    case leaf(Int)
+    case list([Nesting])
+
+    /// A number inside `levels` arrays.
+    static func nested(_ levels: Int) -> Nesting {
+        var value = Nesting.leaf(levels)
+        for _ in 0..<levels { value = .list([value]) }
+        return value
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .leaf(let number):
+            var container = encoder.singleValueContainer()
+            try container.encode(number)
+        case .list(let items):
+            var container = encoder.unkeyedContainer()
+            for item in items { try container.encode(item) }
+        }
+    }
+
+    init(from decoder: any Decoder) throws {
+        if let number = try? decoder.singleValueContainer().decode(Int.self) {
+            self = .leaf(number)
+            return
+        }
+        var container = try decoder.unkeyedContainer()
+        var items: [Nesting] = []
+        while !container.isAtEnd { items.append(try container.decode(Nesting.self)) }
+        self = .list(items)
+    }
+}
+
+final class Tree: ManagedObject {
+    @Attribute var name: String = ""
+    @Attribute var shape: Nesting?
+}
+
+/// A `Codable` value too deep to store fails its save (a setter can't throw),
+/// naming the attribute, and the context keeps its changes.
+@Suite struct CodableDepthTests {
+    @Test(arguments: [501, 600, 10_000])
+    func aValueNestedTooDeepFailsTheSaveNamingTheAttribute(levels: Int) throws {
+        let store = try TestStore()
+        let container = try store.open(ManagedObjectModel(Tree.self))
+        let context = container.newContext()
+        let tree = Tree(context: context)
+        tree.name = "deep"
+        tree.shape = Nesting.nested(levels)
+        #expect {
+            try context.save()
+        } throws: { error in
+            guard let error = error as? KuraError, error.code == .validationFailed,
+                  let failure = error.validationFailures.first else { return false }
+            return failure.key == "shape" && "\(failure)".contains("500 levels")
+        }
+        #expect(context.hasChanges && context.insertedObjects.count == 1)
+        #expect(try container.newContext().count(for: FetchRequest<Tree>()) == 0, "nothing saved")
+        // Fixed, the same context saves.
+        tree.shape = Nesting.nested(3)
+        try context.save()
+        #expect(try container.newContext().fetch(FetchRequest<Tree>()).first?.shape == Nesting.nested(3))
+    }
+
+    @Test func aValueAtTheLimitIsStoredAndReadBack() throws {
+        let store = try TestStore()
+        let container = try store.open(ManagedObjectModel(Tree.self))
+        let context = container.newContext()
+        let tree = Tree(context: context)
+        tree.shape = Nesting.nested(500)
+        try context.save()
+        #expect(try container.newContext().fetch(FetchRequest<Tree>()).first?.shape == Nesting.nested(500))
+    }
+
+    @Test func aStoredObjectChangedToATooDeepValueKeepsItsStoredValue() throws {
+        let store = try TestStore()
+        let container = try store.open(ManagedObjectModel(Tree.self))
+        let context = container.newContext()
+        Tree(context: context).shape = .leaf(1)
+        try context.save()
+        let editor = container.newContext()
+        let tree = try #require(try editor.fetch(FetchRequest<Tree>()).first)
+        tree.shape = Nesting.nested(700)
+        #expect(throws: KuraError.self) { try editor.save() }
+        #expect(tree.hasChanges)
+        #expect(try container.newContext().fetch(FetchRequest<Tree>()).first?.shape == .leaf(1))
+    }
+}

@@ -89,3 +89,17 @@ extension ManagedObject {
         isTrackingChanges = true
     }
 }
+
+extension ManagedObject {
+    /// A failure for each JSON attribute about to be saved whose value
+    /// couldn't be encoded (see ``JSONAttributeCoding/encode(_:)``): checked
+    /// by every save, whatever `validateFor…` an app overrides.
+    func appendUnstorableValues(to failures: inout [ValidationFailure]) {
+        let numbers = entity.jsonAttributeNumbers
+        guard !numbers.isEmpty, state == .inserted || state == .persisted, !values.isEmpty else { return }
+        for number in numbers where state == .inserted || changedAttributes.contains(number) {
+            guard let reason = JSONAttributeCoding.unstorableReason(peekValue(number)) else { continue }
+            failures.append(ValidationFailure(objectID: objectID, key: entity.attributes[number].name, message: "can't be stored: \(reason)"))
+        }
+    }
+}

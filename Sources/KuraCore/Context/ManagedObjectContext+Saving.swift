@@ -337,6 +337,7 @@ extension ManagedObjectContext {
             } catch {
                 failures.append(ValidationFailure(objectID: object.objectID, key: nil, message: "\(error)"))
             }
+            object.appendUnstorableValues(to: &failures)
         }
         if !failures.isEmpty { throw KuraError.validationFailed(failures) }
     }

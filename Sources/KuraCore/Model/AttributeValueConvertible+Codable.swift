@@ -30,6 +30,15 @@ import Foundation
 /// value (which such an attribute must have, or be optional) and
 /// ``ManagedObject/value(forKey:as:)`` throws naming it.
 ///
+/// A value can nest arrays and objects at most 500 levels deep
+/// (``JSONAttributeCoding/maximumDepth``; `JSONEncoder` itself gives up
+/// a little past 510, and overflows the stack far below ten thousand). A
+/// deeper value, or one whose `encode(to:)` throws, can be assigned (a
+/// setter can't throw), but the save that would write it fails with
+/// ``KuraError/validationFailed(_:)`` naming the attribute, writes nothing
+/// and keeps the context's changes; its depth is measured before
+/// `JSONEncoder` runs, so no depth stops the program.
+///
 /// Arrays of values that conform (`[String]`, `[Int]`, `[Status]`) conform
 /// too (see the extension on `Array`); dictionaries don't: wrap one in a
 /// type of your own.
@@ -66,19 +75,53 @@ extension AttributeValueConvertible where Self: RawRepresentable & Codable, RawV
 /// The JSON of ``AttributeEncoding/json`` attributes.
 @usableFromInline
 enum JSONAttributeCoding {
-    /// `value`'s JSON. Encoding a value of a `Codable` type fails only when
-    /// its own `encode(to:)` throws: a programming error, which stops the
-    /// program with the type's error.
+    /// The deepest a stored value's arrays and objects may nest (below
+    /// `JSONEncoder`'s own limit, about 510, and ``JSONScanner``'s).
+    static let maximumDepth = 500
+
+    /// The first byte of what ``encode(_:)`` returns for a value that can't
+    /// be stored (no JSON begins with it); the rest is why, in UTF-8.
+    static let unstorableMarker: UInt8 = 0
+
+    /// `value`'s JSON. A value that can't be stored (nested deeper than
+    /// ``maximumDepth``, or whose own `encode(to:)` throws) gives bytes that
+    /// begin with ``unstorableMarker`` and say why: a property setter can't
+    /// throw, so the save that would write it fails instead, with a
+    /// validation error naming the attribute (``unstorableReason(_:)``).
     @usableFromInline
     static func encode<Value: Encodable>(_ value: Value) -> Data {
+        // Before JSONEncoder: it recurses through the whole value first,
+        // and overflows the stack on one nested thousands of levels deep.
+        guard JSONDepthProbe.fits(value, limit: maximumDepth) else {
+            return unstorable("\(Value.self) nests arrays or objects more than \(maximumDepth) levels deep")
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         do {
             return try encoder.encode(value)
+        } catch let error as EncodingError {
+            // Its description prints the whole value: keep what it says, not what it holds.
+            switch error {
+            case .invalidValue(_, let context):
+                return unstorable("\(Value.self) can't be encoded as JSON: \(context.debugDescription)")
+            @unknown default:
+                return unstorable("\(Value.self) can't be encoded as JSON")
+            }
         } catch {
-            fatalError("\(Value.self)'s encode(to:) failed, so it can't be stored: \(error)")
+            return unstorable("\(Value.self)'s encode(to:) threw: \(error)")
         }
+    }
+
+    private static func unstorable(_ reason: String) -> Data {
+        Data([unstorableMarker] + Array(reason.utf8))
+    }
+
+    /// Why `value` can't be stored, when it is what ``encode(_:)`` made of
+    /// a value that can't be; `nil` for anything else.
+    static func unstorableReason(_ value: AttributeValue?) -> String? {
+        guard case .data(let data) = value, data.first == unstorableMarker else { return nil }
+        return String(decoding: data.dropFirst(), as: UTF8.self)
     }
 
     /// The value `data` holds, or `nil` when it isn't the JSON of a `Value`.

@@ -108,6 +108,8 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     let indexedAttributeNumbers: [Int]
     /// The attributes that must have a value (not optional), in order.
     let requiredAttributeNumbers: [Int]
+    /// The attributes holding JSON (``AttributeEncoding/json``), in order.
+    let jsonAttributeNumbers: [Int]
     /// Resolves typed properties to attribute positions.
     let keyPaths: AttributeKeyPaths
     /// Resolves typed relationship properties to relationship positions.
@@ -238,6 +240,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.indexAttributeNumbers = indexNumbers
         self.indexedAttributeNumbers = Set(indexNumbers.joined()).sorted()
         self.requiredAttributeNumbers = checked.indices.filter { !checked[$0].isOptional }
+        self.jsonAttributeNumbers = checked.indices.filter { checked[$0].encoding == .json }
         self.keyPaths = AttributeKeyPaths(count: checked.count)
         self.relationshipKeyPaths = AttributeKeyPaths(count: relationships.count, kind: .relationships)
         self.composites = try Self.composites(of: checked, relationshipNames: relationshipNumbers.keys, entity: name)
