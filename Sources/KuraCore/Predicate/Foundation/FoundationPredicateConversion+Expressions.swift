@@ -92,15 +92,76 @@ extension PredicateExpressions.KeyPath: ReadableKeyPathExpression {
     }
 }
 
-extension PredicateExpressions.Conjunction: KuraPredicateConvertible {
-    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
-        .condition(.and(flat: [try conversion.condition(of: lhs), try conversion.condition(of: rhs)]))
+/// `&&` or `||` of two expressions: a chain of one of them (`a && b && c`
+/// nests in Swift's types) is converted as one flat list, without a
+/// level of recursion per operand, as the text's `a AND b AND c` is flat.
+protocol LogicalChainLink: PredicateExpression {
+    static var isConjunction: Bool { get }
+    /// The types of the two operands of the link at `address`, and where they lie.
+    static func operands(at address: UnsafeRawPointer) -> [(any PredicateExpression.Type, UnsafeRawPointer)]
+}
+
+extension FoundationPredicateConversion {
+    /// The conditions of the chain of `link`'s operator that `link` starts,
+    /// in order, each converted where it lies in `link`.
+    mutating func chainConditions<Link: LogicalChainLink>(_ link: Link) throws -> [FetchPredicate.Node] {
+        try withUnsafePointer(to: link) { start in
+            var pending = Link.operands(at: UnsafeRawPointer(start)).reversed() as [(any PredicateExpression.Type, UnsafeRawPointer)]
+            var conditions: [FetchPredicate.Node] = []
+            while let (type, address) = pending.popLast() {
+                // (A link of captured values is flattened too: its operands
+                // are then each computed now, which gives the same answer.)
+                if let inner = type as? any LogicalChainLink.Type, inner.isConjunction == Link.isConjunction {
+                    pending += inner.operands(at: address).reversed()
+                } else {
+                    conditions.append(try condition(ofExpressionOf: type, at: address))
+                }
+            }
+            return conditions
+        }
+    }
+
+    /// The condition the expression of `type` at `address` stands for.
+    private mutating func condition<Expression: PredicateExpression>(
+        ofExpressionOf type: Expression.Type, at address: UnsafeRawPointer
+    ) throws -> FetchPredicate.Node {
+        try condition(of: address.assumingMemoryBound(to: Expression.self).pointee)
     }
 }
 
-extension PredicateExpressions.Disjunction: KuraPredicateConvertible {
+extension LogicalChainLink {
+    /// The operands of a link whose stored parts are `lhs` and `rhs`.
+    static func operands<LHS: PredicateExpression, RHS: PredicateExpression>(
+        at address: UnsafeRawPointer, _ lhs: KeyPath<Self, LHS>, _ rhs: KeyPath<Self, RHS>
+    ) -> [(any PredicateExpression.Type, UnsafeRawPointer)] {
+        guard let left = MemoryLayout<Self>.offset(of: lhs), let right = MemoryLayout<Self>.offset(of: rhs) else {
+            preconditionFailure("\(Self.self)'s operands are not stored properties")
+        }
+        return [(LHS.self, address + left), (RHS.self, address + right)]
+    }
+}
+
+extension PredicateExpressions.Conjunction: KuraPredicateConvertible, LogicalChainLink {
+    static var isConjunction: Bool { true }
+
+    static func operands(at address: UnsafeRawPointer) -> [(any PredicateExpression.Type, UnsafeRawPointer)] {
+        operands(at: address, \.lhs, \.rhs)
+    }
+
     func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
-        .condition(.or(flat: [try conversion.condition(of: lhs), try conversion.condition(of: rhs)]))
+        .condition(.and(flat: try conversion.chainConditions(self)))
+    }
+}
+
+extension PredicateExpressions.Disjunction: KuraPredicateConvertible, LogicalChainLink {
+    static var isConjunction: Bool { false }
+
+    static func operands(at address: UnsafeRawPointer) -> [(any PredicateExpression.Type, UnsafeRawPointer)] {
+        operands(at: address, \.lhs, \.rhs)
+    }
+
+    func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
+        .condition(.or(flat: try conversion.chainConditions(self)))
     }
 }
 

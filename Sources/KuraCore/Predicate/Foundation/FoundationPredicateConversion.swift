@@ -1,3 +1,4 @@
+@_spi(Reflection) import Swift
 import Foundation
 import Synchronization
 
@@ -61,6 +62,15 @@ struct FoundationPredicateConversion {
     /// `SUBQUERY`'s member, or (inside `flatMap`) the value it unwraps.
     private var bindings: [PredicateExpressions.VariableID: Term] = [:]
     private var nextVariable = 1
+    /// How many expressions enclose the one being converted (chains of
+    /// `&&` or `||` count once: they are flat, as in the text).
+    private var depth = 0
+
+    /// How deep the conversion recurses before it stops: the text's limit
+    /// (``FetchPredicate/maximumNesting``, which the converted predicate is
+    /// held to exactly) and room for the key path and comparison below the
+    /// innermost nesting. It keeps a hostile predicate from exhausting the stack.
+    static let maximumDepth = FetchPredicate.maximumNesting + 16
 
     /// The object a key path starts from.
     enum Base: Equatable {
@@ -124,7 +134,19 @@ struct FoundationPredicateConversion {
     /// An error naming the expression that has no meaning in the store.
     struct Unsupported: Error, CustomStringConvertible {
         let reason: String
-        var description: String { "#Predicate: \(reason)" }
+        var isTooDeep = false
+        var description: String { isTooDeep ? reason : "#Predicate: \(reason)" }
+
+        init(reason: String) {
+            self.reason = reason
+        }
+
+        /// A predicate nested deeper than text may be, with the text's message.
+        static var tooDeep: Unsupported {
+            var error = Unsupported(reason: "the predicate nests more than \(FetchPredicate.maximumNesting) levels deep")
+            error.isTooDeep = true
+            return error
+        }
     }
 
     mutating func bind(_ variable: PredicateExpressions.VariableID, to term: Term) {
@@ -146,22 +168,32 @@ struct FoundationPredicateConversion {
 
     /// The term `expression` computes: when it reads no variable, its
     /// value, computed now by Swift; else through its conversion.
-    mutating func term(of expression: any PredicateExpression) throws -> Term {
-        if !Self.readsVariable(expression), let value = try? expression.evaluate(PredicateBindings()) as Any {
+    ///
+    /// Generic, not over `any PredicateExpression`: a Foundation expression
+    /// holds its parts inline, so putting a part in an existential copies
+    /// the whole subtree (recursively, through the runtime's value
+    /// witnesses: quadratic work in a long `&&` chain, and the stack of a
+    /// small thread overflowed). A part is passed where it lies instead,
+    /// and converted there (``KuraPredicateConvertible/convert(at:_:)``).
+    mutating func term<Expression: PredicateExpression>(of expression: Expression) throws -> Term {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maximumDepth else { throw Unsupported.tooDeep }
+        if !Self.readsVariable(Expression.self), let value = try? expression.evaluate(PredicateBindings()) as Any {
             return .constant(AnyOptional.unwrapped(value))
         }
-        guard let convertible = expression as? any KuraPredicateConvertible else {
+        guard let convertible = Expression.self as? any KuraPredicateConvertible.Type else {
             throw Unsupported(reason: "\(Self.describe(expression)) can't be evaluated by the store")
         }
-        return try convertible.convert(&self)
+        return try withUnsafePointer(to: expression) { try convertible.convert(at: UnsafeRawPointer($0), &self) }
     }
 
     /// The predicate `expression` stands for (a condition, or a Boolean property).
-    mutating func condition(of expression: any PredicateExpression) throws -> FetchPredicate.Node {
+    mutating func condition<Expression: PredicateExpression>(of expression: Expression) throws -> FetchPredicate.Node {
         try condition(from: try term(of: expression), describing: expression)
     }
 
-    func condition(from term: Term, describing expression: any PredicateExpression) throws -> FetchPredicate.Node {
+    func condition(from term: Term, describing expression: some PredicateExpression) throws -> FetchPredicate.Node {
         switch term {
         case .condition(let node): return node
         case .optionalCondition(let node, let defined): return .and([defined, node])
@@ -204,16 +236,43 @@ struct FoundationPredicateConversion {
         }
     }
 
-    /// Whether `expression` reads a variable (the evaluated object, a
-    /// template's, a closure's): known from its type, which holds the
-    /// whole tree's shape. (Evaluating can't tell: an unbound optional
-    /// variable evaluates to `nil`.)
-    static func readsVariable(_ expression: any PredicateExpression) -> Bool {
-        let type = ObjectIdentifier(Swift.type(of: expression))
-        if let known = variableReaders.withLock({ $0[type] }) { return known }
-        let reads = String(reflecting: Swift.type(of: expression)).contains("PredicateExpressions.Variable<")
-        variableReaders.withLock { $0[type] = reads }
-        return reads
+    /// Whether an expression of `type` reads a variable (the evaluated
+    /// object, a template's, a closure's): whether a `Variable` expression
+    /// is among its parts. (Evaluating can't tell: an unbound optional
+    /// variable evaluates to `nil`.) The type holds the tree's shape, so
+    /// the answer is told from the types of its stored parts, read from
+    /// the runtime's field records (no value copied, no type name
+    /// printed), walked with a list rather than by recursion, and kept for
+    /// every type met: each type is looked at once per process.
+    static func readsVariable(_ type: Any.Type) -> Bool {
+        if let known = variableReaders.withLock({ $0[ObjectIdentifier(type)] }) { return known }
+        var found: [ObjectIdentifier: Bool] = [:]
+        func known(_ type: Any.Type) -> Bool? {
+            found[ObjectIdentifier(type)] ?? variableReaders.withLock { $0[ObjectIdentifier(type)] }
+        }
+        func parts(of type: Any.Type) -> [Any.Type] {
+            var parts: [Any.Type] = []
+            _ = _forEachField(of: type, options: []) { _, _, field, _ in
+                if field is any PredicateExpression.Type { parts.append(field) }
+                return true
+            }
+            return parts
+        }
+        // Depth first, each type answered once its parts are.
+        var pending: [(type: Any.Type, partsAnswered: Bool)] = [(type, false)]
+        while let (next, partsAnswered) = pending.popLast() {
+            if known(next) != nil { continue }
+            if next is any PredicateVariableExpression.Type {
+                found[ObjectIdentifier(next)] = true
+            } else if partsAnswered {
+                found[ObjectIdentifier(next)] = parts(of: next).contains { known($0) == true }
+            } else {
+                pending.append((next, true))
+                for part in parts(of: next) where known(part) == nil { pending.append((part, false)) }
+            }
+        }
+        variableReaders.withLock { $0.merge(found) { old, _ in old } }
+        return found[ObjectIdentifier(type)] ?? false
     }
 
     private static let variableReaders = Mutex<[ObjectIdentifier: Bool]>([:])
@@ -264,6 +323,11 @@ struct FoundationPredicateConversion {
     }
 }
 
+/// Foundation's `Variable` expression, whatever its output type.
+protocol PredicateVariableExpression {}
+
+extension PredicateExpressions.Variable: PredicateVariableExpression {}
+
 /// A key path expression, which can say which property it reads.
 protocol ReadableKeyPathExpression {
     /// Its key path's description, and the key path by property names.
@@ -275,4 +339,13 @@ protocol ReadableKeyPathExpression {
 /// an expression converts when every part of it does.
 protocol KuraPredicateConvertible: PredicateExpression {
     func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term
+}
+
+extension KuraPredicateConvertible {
+    /// Converts the expression of this type at `address`, where it lies
+    /// (see ``FoundationPredicateConversion/term(of:)``).
+    static func convert(at address: UnsafeRawPointer, _ conversion: inout FoundationPredicateConversion) throws
+        -> FoundationPredicateConversion.Term {
+        try address.assumingMemoryBound(to: Self.self).pointee.convert(&conversion)
+    }
 }
