@@ -26,7 +26,7 @@ extension FoundationPredicateConversion {
         switch term {
         case .constant(let value) where value == nil || Self.number(value) != nil: return
         case .path(_, _, .integer), .path(_, _, .floating), .aggregate, .arithmetic, .variable: return
-        case .path(_, _, .inexact):
+        case .path(_, _, .inexact), .path(_, _, .float):
             throw Unsupported(reason: "\(Self.describe(expression)): the store computes with Float and Decimal properties as Double, "
                 + "which can round otherwise than Swift; compare the property itself")
         case .length:

@@ -49,9 +49,59 @@ extension FoundationPredicateConversion {
             break
         }
         do {
-            return .comparison(try self.expression(of: left), operation, try self.expression(of: right), [], .direct)
+            let comparison = FetchPredicate.Node.comparison(try self.expression(of: left), operation, try self.expression(of: right), [], .direct)
+            return try withSwiftNaN(comparison, left, operation, right)
         } catch let unsupported as Unsupported {
             throw Unsupported(reason: "\(Self.describe(expression)): \(unsupported.reason)")
+        }
+    }
+
+    // MARK: NaN
+
+    /// `comparison` (`left op right`) with Swift's meaning of NaN: it
+    /// compares false with everything, itself included, and `!=` true. The
+    /// store orders NaN as a value (equal to itself, above every number:
+    /// what sorting and indexes need), so where a side can be NaN and the
+    /// store's answer would differ, the comparison is guarded with
+    /// `side != NaN` (which the store answers false for NaN alone), and a
+    /// comparison with a NaN known now is decided now.
+    func withSwiftNaN(_ comparison: FetchPredicate.Node, _ left: Term, _ operation: FetchPredicate.Operator,
+                      _ right: Term) throws -> FetchPredicate.Node {
+        guard [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(operation) else { return comparison }
+        if Self.isNaNConstant(left) || Self.isNaNConstant(right) { return .constant(operation == .notEqual) }
+        // `x == NaN` holds for NaN alone in the store, `x != NaN` for all else.
+        func nan(_ term: Term, _ test: FetchPredicate.Operator) throws -> FetchPredicate.Node {
+            .comparison(try expression(of: term), test, .value(.double(.nan)), [], .direct)
+        }
+        // A template's variable can be given NaN where it is compared with a floating-point side.
+        var (leftMay, rightMay) = (Self.mayBeNaN(left), Self.mayBeNaN(right))
+        if case .variable = left, rightMay { leftMay = true }
+        if case .variable = right, leftMay { rightMay = true }
+        switch operation {
+        // One NaN side already compares unequal to a number; two are equal to the store.
+        case .equal: return leftMay && rightMay ? Self.all([comparison, try nan(left, .notEqual)]) : comparison
+        case .notEqual: return leftMay && rightMay ? Self.any([comparison, try nan(left, .equal)]) : comparison
+        // NaN is above every number to the store: only a NaN on the greater side is wrongly true.
+        case .greater, .greaterOrEqual: return leftMay ? Self.all([comparison, try nan(left, .notEqual)]) : comparison
+        default: return rightMay ? Self.all([comparison, try nan(right, .notEqual)]) : comparison
+        }
+    }
+
+    /// True for a `Double` or `Float` property, or arithmetic that can give
+    /// NaN (anything but integers).
+    static func mayBeNaN(_ term: Term) -> Bool {
+        switch term {
+        case .path(_, _, .floating), .path(_, _, .float): true
+        case .arithmetic: !givesIntegers(term)
+        default: false
+        }
+    }
+
+    static func isNaNConstant(_ term: Term) -> Bool {
+        switch term {
+        case .constant(let value as Double): value.isNaN
+        case .constant(let value as Float): value.isNaN
+        default: false
         }
     }
 
@@ -264,7 +314,8 @@ extension FoundationPredicateConversion {
         if value is any BinaryInteger.Type { return .integer }
         if CompositeFields.registered(value) != nil && !(value is any AttributeValueConvertible.Type) { return .composite }
         if value == Double.self { return .floating }
-        if value is any BinaryFloatingPoint.Type || value == Decimal.self { return .inexact }
+        if value is any BinaryFloatingPoint.Type { return .float }
+        if value == Decimal.self { return .inexact }
         return .value
     }
 

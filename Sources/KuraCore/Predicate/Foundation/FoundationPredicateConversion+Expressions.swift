@@ -351,7 +351,20 @@ extension PredicateExpressions.SequenceContains: KuraPredicateConvertible {
                     // A string's characters: `title.contains("a" as Character)`.
                     return try conversion.stringSearch(collection, .contains, member, describing: self)
                 case .constant, .variable, .path(_, _, .toMany), .path(_, _, .list), .subquery:
-                    return .comparison(try conversion.expression(of: member), .in, try conversion.expression(of: collection), [], .direct)
+                    // `contains` asks `==`: NaN is in no list, and no NaN in a list matches.
+                    if FoundationPredicateConversion.isNaNConstant(member) { return .constant(false) }
+                    var collection = collection
+                    if case .constant(let values as any Sequence) = collection, !(values is String) {
+                        let elements = values.map { $0 as Any }
+                        let kept = elements.filter { !FoundationPredicateConversion.isNaNConstant(.constant($0)) }
+                        if kept.count < elements.count { collection = .constant(kept) }
+                    }
+                    let contains = FetchPredicate.Node.comparison(
+                        try conversion.expression(of: member), .in, try conversion.expression(of: collection), [], .direct)
+                    guard FoundationPredicateConversion.mayBeNaN(member), case .path(_, _, .list) = collection else { return contains }
+                    // A NaN property's value is in no list, though a list may hold NaN.
+                    return FoundationPredicateConversion.all([
+                        contains, .comparison(try conversion.expression(of: member), .notEqual, .value(.double(.nan)), [], .direct)])
                 default:
                     throw FoundationPredicateConversion.Unsupported(
                         reason: "\(FoundationPredicateConversion.describe(self)) searches what isn't a list or a to-many")

@@ -120,8 +120,10 @@ struct FoundationPredicateConversion {
         case integer
         /// A `Double`: the store computes with it as Swift does.
         case floating
-        /// A `Float` or a `Decimal`, which the store computes with as a `Double`.
+        /// A `Decimal`, which the store computes with as a `Double`.
         case inexact
+        /// A `Float`: like ``inexact``, and NaN compares as in Swift.
+        case float
         case string
         case toOne
         case toMany
