@@ -142,7 +142,10 @@ extension JSONValue {
 private struct JSONReader {
     let bytes: UnsafeBufferPointer<UInt8>
     var position = 0
-    static let maximumDepth = 64
+    /// As deep as a store's JSON may nest (KuraCore's JSON scanner reads
+    /// 512 levels): whatever `kura export` writes of a JSON attribute, it
+    /// reads back. Each level is a few hundred bytes of stack.
+    static let maximumDepth = 512
 
     func error(_ message: String) -> JSONSyntaxError { JSONSyntaxError(message: message, offset: position) }
 

@@ -416,13 +416,15 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     /// connection, the lost connection's server process is ended (if it is
     /// still running: it might still commit) and waited for, then the
     /// connection's row of `kura_saves` tells. While the server can't be
-    /// reached this waits, looking again every quarter of a second, for up
-    /// to ``EventLoopFuture/answerTimeout`` seconds (a server restarting after
-    /// a crash takes a few).
+    /// reached this tries again every tenth of a second for at most
+    /// ``resolutionWait`` (a server that restarts at once is back by then);
+    /// after that the save throws `serverUnavailable` saying that whether
+    /// it committed is unknown, rather than holding the caller until the
+    /// server returns (it held it for up to two minutes).
     func resolve(_ write: WriteInDoubt) throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(EventLoopFuture<Void>.answerTimeout)
+        let started = ContinuousClock.now
         var lastError: any Error = KuraError.storage(path: location, failure: .serverUnavailable("no answer"))
-        while ContinuousClock.now < deadline {
+        while ContinuousClock.now - started < Self.resolutionWait {
             do {
                 return try withConnection { pooled in
                     let connection = pooled.connection
@@ -435,6 +437,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
                     backend.append(write.backend.started)
                     let running = "FROM pg_stat_activity WHERE pid = $1 AND backend_start::text = $2"
                     _ = try query("SELECT pg_terminate_backend(pid) \(running)", backend)
+                    let deadline = ContinuousClock.now + .seconds(EventLoopFuture<Void>.answerTimeout)
                     while try query("SELECT count(*) \(running)", backend).first?.decode(Int64.self) ?? 0 > 0 {
                         guard ContinuousClock.now < deadline else { throw NoAnswer(seconds: EventLoopFuture<Void>.answerTimeout) }
                         usleep(10_000)
@@ -446,13 +449,18 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
                 }
             } catch let error where isConnectionFailure(error) {
                 lastError = error
-                usleep(250_000)
+                usleep(100_000)
             }
         }
         throw KuraError.storage(path: location, failure: .serverUnavailable(
-            "the connection was lost as a save committed, and the server didn't answer for "
-                + "\(EventLoopFuture<Void>.answerTimeout) s to tell whether it did (\(lastError))"))
+            "the connection was lost after the save's commit was sent, and the server could not be reached "
+                + "to tell whether it committed (\(lastError)): the save's outcome is unknown; the context keeps its changes, "
+                + "so look before saving them again (with a unique key and a merge policy other than .error, saving again is an upsert)"))
     }
+
+    /// How long a write whose commit answer was lost waits for the server
+    /// to be reachable again, to tell whether it committed.
+    static let resolutionWait: Duration = .seconds(1)
 
     func space(named name: String) throws -> StorageSpace? {
         try performReadReturning { try $0.openSpace(named: name) }

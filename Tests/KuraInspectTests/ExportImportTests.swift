@@ -348,3 +348,77 @@ import Testing
         #expect(error == nil && schema.contains("place.location.latitude  Double  yes") && schema.contains("park") && !schema.contains("hall"), "\(schema)")
     }
 }
+
+/// What `kura export` writes of JSON attributes and lists, `kura import`
+/// reads back byte for byte; what isn't of a list's element type is refused
+/// with its line.
+@Suite struct JSONAttributeImportTests {
+    static func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
+            EntityDescription(name: "Doc", attributes: [
+                AttributeDescription(name: "name", type: .string, isOptional: true),
+                AttributeDescription(name: "body", type: .data, isOptional: true, encoding: .json),
+                AttributeDescription(name: "words", type: .data, isOptional: true, encoding: .json, elementType: .string),
+                AttributeDescription(name: "counts", type: .data, isOptional: true, encoding: .json, elementType: .int64),
+            ]),
+        ])
+    }
+
+    static func nested(_ levels: Int) -> String {
+        String(repeating: "[", count: levels) + "1" + String(repeating: "]", count: levels)
+    }
+
+    @Test(arguments: [FetchRequestExportFormat.jsonl, .csv])
+    func deeplyNestedJSONExportsAndImportsBackByteForByte(format: FetchRequestExportFormat) throws {
+        let directory = try TemporaryDirectory()
+        let source = try PersistentContainer(path: directory.file("source.kura"), model: Self.model())
+        let context = source.newContext()
+        let bodies = [1, 64, 65, 200, 511].map(Self.nested) + [#"{"a":"#.appending(Self.nested(300)) + "}"]
+        for (number, body) in bodies.enumerated() {
+            let doc = try context.insertNewObject(forEntityName: "Doc")
+            try doc.setValue(.string("d\(number)"), forKey: "name")
+            try doc.setValue(.data(Data(body.utf8)), forKey: "body")
+        }
+        try context.save()
+        var lines: [String] = []
+        try ObjectExport.export(FetchRequest(entityName: "Doc").sorted(by: "name"), from: source, format: format.export) { lines.append($0) }
+        let target = try PersistentContainer(path: directory.file("target.kura"), model: Self.model())
+        _ = try ObjectImport.run(lines.joined(separator: "\n") + "\n", format: format.export, entityName: "Doc", into: target)
+        let read = try target.newContext().fetch(FetchRequest(entityName: "Doc").sorted(by: "name"))
+        #expect(try read.map { try $0.value(forKey: "body") } == bodies.map { .data(Data($0.utf8)) })
+    }
+
+    @Test func aListOfTheWrongElementTypeIsRefusedWithItsLine() throws {
+        let directory = try TemporaryDirectory()
+        let store = try PersistentContainer(path: directory.file("store.kura"), model: Self.model())
+        func failure(_ text: String) -> String? {
+            do {
+                _ = try ObjectImport.run(text, format: .jsonl, entityName: "Doc", into: store)
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        let good = #"{"name":"ok","words":"[\"a\",\"b\"]","counts":"[1,-2]"}"#
+        #expect(failure(good) == nil)
+        for bad in [#""words":"[\"x\",1,null]""#, #""counts":"[1,1e400]""#, #""counts":"[1,\"2\"]""#, #""words":"{\"a\":1}""#] {
+            let message = failure(good + "\n" + "{" + bad + "}")
+            #expect(message?.hasPrefix("line 2: ") == true && message?.contains("isn't an array of") == true, "\(bad): \(String(describing: message))")
+        }
+        #expect(try store.newContext().count(for: FetchRequest(entityName: "Doc")) == 1, "nothing of a failed import is written")
+        // The library refuses the same bytes given directly.
+        let context = store.newContext()
+        let doc = try context.insertNewObject(forEntityName: "Doc")
+        #expect(throws: KuraError.self) { try doc.setValue(.data(Data(#"["x",1]"#.utf8)), forKey: "words") }
+        #expect(throws: KuraError.self) { try doc.setValue(.data(Data("not json".utf8)), forKey: "body") }
+        #expect(throws: KuraError.self) {
+            try context.execute(BatchInsertRequest(entityName: "Doc", objects: [["counts": .data(Data("[1.5]".utf8))]]))
+        }
+    }
+}
+
+/// The two export formats a JSON attribute goes through.
+enum FetchRequestExportFormat: CaseIterable, Sendable {
+    case jsonl, csv
+    var export: ExportFormat { self == .jsonl ? .jsonl : .csv }
+}

@@ -584,30 +584,39 @@ import Testing
 
     /// The outside suite's reproduction: a server stopped at once
     /// (`pg_ctl stop -m immediate`) during a loop of insert-only saves,
-    /// started again, and each failed save saved again. No group is stored
-    /// twice, and no save waits long for a connection that is gone.
+    /// started again, and each failed save saved again, unless its outcome
+    /// is unknown (the commit went out and the server couldn't be asked
+    /// within a second whether it committed): no group is stored twice, no
+    /// acknowledged group is missing, and no save waits long for a
+    /// connection that is gone (about a second, not the two minutes it was).
     @Test func insertOnlySavesThroughServerCrashesAreStoredOnceEach() throws {
         let server = try PostgresTestServer(directory: NSTemporaryDirectory() + "kura-pg-crash-\(getpid())")
         defer { server.remove() }
         let container = try PersistentContainer(store: .postgres(url: try server.newDatabase()), model: Self.groups())
-        let saved = Atomic(0)
+        let saved = Mutex<Set<Int>>([])
+        let unknown = Mutex<Set<Int>>([])
         let longest = Mutex(Duration.zero)
         let done = Atomic(false)
         let writer = Thread {
-            let context = container.newContext()
             var group = 0
             while !done.load(ordering: .relaxed) {
                 group += 1
+                let context = container.newContext()
                 try? Self.insertGroup(group, in: context)
                 while true {
                     let started = ContinuousClock.now
                     do {
                         try context.save()
-                        saved.add(1, ordering: .relaxed)
+                        saved.withLock { _ = $0.insert(group) }
                         break
                     } catch {
                         let took = ContinuousClock.now - started
                         longest.withLock { $0 = max($0, took) }
+                        if "\(error)".contains("outcome is unknown") {
+                            #expect(context.insertedObjects.count == 20, "the context keeps its changes")
+                            unknown.withLock { _ = $0.insert(group) }
+                            break
+                        }
                         usleep(50_000)
                     }
                 }
@@ -626,9 +635,48 @@ import Testing
         done.store(true, ordering: .relaxed)
         while done.load(ordering: .relaxed) { usleep(10_000) }
         let sizes = try Self.groupSizes(container)
-        #expect(sizes.count == saved.load(ordering: .relaxed))
+        let (acknowledged, inDoubt) = (saved.withLock { $0 }, unknown.withLock { $0 })
+        #expect(acknowledged.isSubset(of: Set(sizes.keys)), "acknowledged groups missing: \(acknowledged.subtracting(sizes.keys))")
+        #expect(Set(sizes.keys).isSubset(of: acknowledged.union(inDoubt)), "groups stored that no save made")
         #expect(sizes.values.allSatisfy { $0 == 20 }, "groups stored twice: \(sizes.filter { $0.value != 20 })")
-        #expect(longest.withLock { $0 } < .seconds(20), "a failed save waited \(longest.withLock { $0 })")
+        // About a second (PostgresEngine.resolutionWait) and what a busy machine adds.
+        #expect(longest.withLock { $0 } < .seconds(8), "a failed save waited \(longest.withLock { $0 })")
+    }
+
+    /// A server that stays down: an insert-only save whose commit went out
+    /// fails within about a second of the connection's loss, naming the
+    /// unknown outcome, instead of waiting for the server to return.
+    @Test func anInsertOnlySaveFailsSoonAfterTheServerStopsForGood() throws {
+        let server = try PostgresTestServer(directory: NSTemporaryDirectory() + "kura-pg-down-\(getpid())")
+        defer { server.remove() }
+        let container = try PersistentContainer(store: .postgres(url: try server.newDatabase()), model: Self.groups())
+        let stopped = Atomic(false)
+        let longest = Mutex(Duration.zero)
+        let failures = Atomic(0)
+        let writer = Thread {
+            var group = 0
+            while failures.load(ordering: .relaxed) < 3 {
+                group += 1
+                let context = container.newContext()
+                try? Self.insertGroup(group, in: context)
+                let started = ContinuousClock.now
+                do {
+                    try context.save()
+                } catch {
+                    if stopped.load(ordering: .relaxed) {
+                        longest.withLock { $0 = max($0, ContinuousClock.now - started) }
+                        failures.add(1, ordering: .relaxed)
+                    }
+                }
+            }
+        }
+        writer.start()
+        // Saves are under way before the server stops.
+        while (try? Self.groupSizes(container).count) ?? 0 < 3 { usleep(10_000) }
+        try server.stop(immediately: true)
+        stopped.store(true, ordering: .relaxed)
+        while failures.load(ordering: .relaxed) < 3 { usleep(10_000) }
+        #expect(longest.withLock { $0 } < .seconds(8), "a save waited \(longest.withLock { $0 }) after the server stopped")
     }
 
     @Test func whatConnectingAgainCantFixIsNotServerUnavailable() throws {

@@ -202,6 +202,7 @@ extension ManagedObjectContext {
         guard let converted = value.converted(to: type) else {
             throw KuraError.typeMismatch(entity: entity.name, key: entity.attributes[number].name, expected: type, found: value.kindName)
         }
+        if type == .data { try entity.checkJSON(converted, at: number) }
         return converted
     }
 

@@ -48,6 +48,9 @@ extension ManagedObject {
     /// does not). `nil` is accepted for any attribute; a non-optional one
     /// without a value fails validation at save.
     ///
+    /// Bytes for a JSON attribute (a `Codable` value, a list) must be one
+    /// JSON value, a list's an array of its element type.
+    ///
     /// - Throws: ``KuraError/unknownAttribute(entity:key:)``,
     ///   ``KuraError/typeMismatch(entity:key:expected:found:)``,
     ///   ``KuraError/objectDetached(_:)``.
@@ -59,6 +62,7 @@ extension ManagedObject {
             guard let fitting = value.converted(to: type) else {
                 throw KuraError.typeMismatch(entity: entity.name, key: key, expected: type, found: value.kindName)
             }
+            if type == .data { try entity.checkJSON(fitting, at: number) }
             converted = fitting
         }
         try setValue(converted, at: number)

@@ -160,6 +160,29 @@ extension JSONAttributeCoding {
     }
 }
 
+extension EntityDescription {
+    /// Throws ``KuraError/typeMismatch(entity:key:expected:found:)`` when
+    /// `value`, given for attribute `number` as bytes (``setValue(_:forKey:)``,
+    /// a batch request), can't be what it holds: a JSON attribute's value
+    /// must be one JSON document no deeper than the store reads, and a
+    /// list's a JSON array of its elements' type (`["x", 1, null]` is not a
+    /// `[String]`, nor `[1, 1e400]` an `[Int]`): read back, such a value
+    /// would be the attribute's initial value, invisible to predicates.
+    func checkJSON(_ value: AttributeValue, at number: Int) throws {
+        guard case .data(let data) = value, jsonAttributeNumbers.contains(number) else { return }
+        let attribute = attributes[number]
+        func refuse(_ found: String) -> KuraError {
+            KuraError.typeMismatch(entity: name, key: attribute.name, expected: attribute.type, found: found)
+        }
+        if let reason = JSONAttributeCoding.unstorableReason(value) { throw refuse("a value that can't be stored (\(reason))") }
+        let isJSON = data.withUnsafeBytes { JSONScanner(bytes: $0).document() != nil }
+        guard isJSON else { throw refuse("bytes that aren't one JSON value nested fewer than \(JSONScanner.maximumDepth) levels deep") }
+        if let element = attribute.elementType, JSONAttributeCoding.elements(of: data, as: element) == nil {
+            throw refuse("JSON that isn't an array of \(element.displayName) values")
+        }
+    }
+}
+
 extension AttributeValue {
     /// The bytes of a data value as text, for messages about a JSON attribute.
     var jsonText: String? {
