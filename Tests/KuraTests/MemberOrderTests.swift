@@ -258,3 +258,32 @@ import Testing
         #expect([Int]().longestIncreasingRun() == [])
     }
 }
+
+/// `insert(_:at:)` takes the positions `Array.insert(_:at:)` takes, and
+/// throws for others instead of putting the member somewhere else.
+@Suite struct OrderedInsertPositionTests {
+    @Test(arguments: ["items", "picks"])
+    func aPositionOutOfRangeIsRefusedAndChangesNothing(key: String) throws {
+        let lists = try MemberOrderTests.Lists(count: 10)
+        let context = lists.container.newContext()
+        let list = try context.existingObject(with: lists.list.objectID)
+        let view = try list.mutableSetValue(forKey: key)
+        let new = try lists.item(10, in: context)
+        for position in [11, 15, -1, Int.max, Int.min] {
+            #expect(throws: KuraError.self, "insert at \(position)") { try view.insert(new, at: position) }
+        }
+        #expect(try !view.contains(new))
+        let member = try view.objects[3]
+        for position in [10, 12, -1] {
+            #expect(throws: KuraError.self, "move to \(position)") { try view.insert(member, at: position) }
+        }
+        let reader = lists.container.newContext()
+        let stored = try reader.existingObject(with: lists.list.objectID).mutableSetValue(forKey: key).objects.map(\.objectID)
+        #expect(try view.objects.map(\.objectID) == stored, "nothing moved")
+        // The ends themselves are positions.
+        try view.insert(new, at: 10)
+        try view.insert(member, at: 10)
+        try context.save()
+        #expect(try lists.numbers(key) == [0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 3])
+    }
+}

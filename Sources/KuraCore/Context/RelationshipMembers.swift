@@ -40,6 +40,13 @@ public struct RelationshipMembers {
     }
 
     /// Adds `object` at `position` of an ordered relationship (or moves it there).
+    ///
+    /// As `Array.insert(_:at:)`: a new member goes at `0...count`, a member
+    /// moves to `0..<count` (its place once it is taken out).
+    ///
+    /// - Throws: ``KuraError/invalidRelationship(_:)`` for a relationship
+    ///   that isn't ordered, or a position out of that range: the member is
+    ///   put nowhere else.
     public func insert(_ object: ManagedObject, at position: Int) throws {
         guard link.isOrdered else {
             throw KuraError.invalidRelationship("\(owner.entity.name).\(link.name) is not ordered")
@@ -47,10 +54,19 @@ public struct RelationshipMembers {
         if position == 0, owner.knownMembership(object, link) != nil {
             try owner.addMember(object, link, at: 0)  // put first without reading the members, whether it is one or not
         } else if try contains(object) {
+            try checkPosition(position, within: try count - 1)
             try owner.moveMember(object, to: position, link)
         } else {
+            try checkPosition(position, within: try count)
             try owner.addMember(object, link, at: position)
         }
+    }
+
+    private func checkPosition(_ position: Int, within last: Int) throws {
+        guard position < 0 || position > last else { return }
+        throw KuraError.invalidRelationship(
+            "position \(position) of \(owner.entity.name).\(link.name) is out of range: it has \(try count) members, "
+                + "so the position is from 0 through \(last)")
     }
 
     /// Removes `object`, if it is a member.
