@@ -236,3 +236,49 @@ final class Tree: ManagedObject {
         #expect(try container.newContext().fetch(FetchRequest<Tree>()).first?.shape == .leaf(1))
     }
 }
+
+struct Reading2D: Codable, Hashable, Sendable, AttributeValueConvertible {
+    var x: Double
+    var y: Float
+}
+
+final class Probe: ManagedObject {
+    @Attribute var name: String = ""
+    @Attribute var point: Reading2D?
+}
+
+/// A predicate on a `Codable` attribute agrees with the type's synthesized `==`.
+@Suite struct CodableEqualityTests {
+    @Test func minusZeroEqualsZeroAndAValueHoldingNaNEqualsNothing() throws {
+        let store = try TestStore()
+        let container = try store.open(ManagedObjectModel(Probe.self))
+        let context = container.newContext()
+        let points = [Reading2D(x: 0, y: 0), Reading2D(x: -0.0, y: -0.0), Reading2D(x: .nan, y: 1), Reading2D(x: 1, y: .nan),
+                      Reading2D(x: -0.5, y: 2), Reading2D(x: .infinity, y: -.infinity)]
+        for (number, point) in points.enumerated() {
+            let probe = Probe(context: context)
+            probe.name = "p\(number)"
+            probe.point = point
+        }
+        let constants = points + [Reading2D(x: -0.0, y: 0), Reading2D(x: 0, y: -0.0)]
+        func check(_ context: ManagedObjectContext, _ when: String) throws {
+            let all = try context.fetch(FetchRequest<Probe>())
+            for constant in constants {
+                let equal = Set(try context.fetch(FetchRequest<Probe>(predicate: \.point == constant)).map(\.name))
+                let expected = Set(all.filter { $0.point == constant }.map(\.name))
+                #expect(equal == expected, "\(when): == \(constant): \(equal.sorted()) / \(expected.sorted())")
+                let macro = Set(try context.fetch(FetchRequest<Probe>(predicate: #Predicate { $0.point == constant })).map(\.name))
+                #expect(macro == expected, "\(when): #Predicate == \(constant)")
+                let unequal = Set(try context.fetch(FetchRequest<Probe>(predicate: #Predicate { $0.point != constant })).map(\.name))
+                let expectedUnequal = Set(all.filter { $0.point != constant }.map(\.name))
+                #expect(unequal == expectedUnequal, "\(when): != \(constant): \(unequal.sorted()) / \(expectedUnequal.sorted())")
+            }
+        }
+        try check(context, "unsaved")
+        try context.save()
+        try check(container.newContext(), "stored")
+        // -0.0 reads back as 0.0 (they are ==).
+        let read = try container.newContext().fetch(FetchRequest<Probe>(predicate: \.name == "p1"))[0].point
+        #expect(read == Reading2D(x: 0, y: 0) && read?.x.sign == .plus)
+    }
+}

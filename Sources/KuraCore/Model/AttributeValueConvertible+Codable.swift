@@ -19,9 +19,14 @@ import Foundation
 /// The encoding is stable and documented: UTF-8 JSON with sorted keys and
 /// `JSONEncoder`'s defaults otherwise (dates as seconds since 2001, `Data`
 /// as base64; non-finite numbers as the strings `"NaN"`, `"Infinity"`,
-/// `"-Infinity"`), so equal values are equal bytes and a predicate compares
-/// them by equality (`\.address == home`, or `#Predicate` with a captured
-/// value). A value is decoded each time its property is read, from the
+/// `"-Infinity"`), with `-0` written `0` (a `-0.0` reads back as `0.0`).
+/// A predicate compares such values by those bytes (`\.address == home`,
+/// or `#Predicate` with a captured value): that agrees with a synthesized
+/// (memberwise) `==` for every value, NaN included (a value holding a NaN
+/// `Double` or `Float` equals nothing, itself included, as in Swift: `==`
+/// matches no object and `!=` every one). A type whose own `==` is looser
+/// than its encoding (case-insensitive, or ignoring a field) is still
+/// compared by its encoding. A value is decoded each time its property is read, from the
 /// record, like any attribute; `kura` shows and exports the JSON as text.
 ///
 /// A stored value is kept whole: add an optional field to the type (or one
@@ -56,6 +61,12 @@ extension AttributeValueConvertible where Self: Codable {
     }
 
     @inlinable public var attributeValue: AttributeValue? { .data(JSONAttributeCoding.encode(self)) }
+
+    /// The JSON a predicate compares with; for a value holding NaN, bytes
+    /// no stored value has (see ``JSONAttributeCoding/comparisonValue(_:)``).
+    @inlinable public var comparisonValue: AttributeValue? {
+        Self.attributeEncoding == .json ? .data(JSONAttributeCoding.comparisonValue(self)) : attributeValue
+    }
 }
 
 /// An enumeration that is both `Codable` and `RawRepresentable` is stored by
@@ -99,7 +110,7 @@ enum JSONAttributeCoding {
         encoder.outputFormatting = [.sortedKeys]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         do {
-            return try encoder.encode(value)
+            return withoutNegativeZeros(try encoder.encode(value))
         } catch let error as EncodingError {
             // Its description prints the whole value: keep what it says, not what it holds.
             switch error {
@@ -111,6 +122,60 @@ enum JSONAttributeCoding {
         } catch {
             return unstorable("\(Value.self)'s encode(to:) threw: \(error)")
         }
+    }
+
+    /// What a predicate compares a JSON attribute with for `value`: its
+    /// JSON, or, when a `Double` or `Float` in it is NaN, bytes that begin
+    /// with ``unstorableMarker``, which no stored value does, so `==`
+    /// matches nothing and `!=` everything (Swift's synthesized `==` is
+    /// false for such a value, even with itself).
+    @usableFromInline
+    static func comparisonValue<Value: Encodable>(_ value: Value) -> Data {
+        let findings = JSONDepthProbe.walk(value, limit: maximumDepth)
+        return findings.holdsNaN ? unstorable("\(Value.self) holds NaN, which is equal to nothing") : encode(value)
+    }
+
+    /// `json` with each number `-0` written `0`: `-0.0 == 0.0` in Swift, and
+    /// a predicate compares JSON by its bytes, so equal values must be
+    /// equal bytes. (A `-0.0` inside a `Codable` value reads back as `0.0`.)
+    static func withoutNegativeZeros(_ json: Data) -> Data {
+        let minus = UInt8(ascii: "-"), zero = UInt8(ascii: "0"), quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        let hasMinusZero = json.withUnsafeBytes { raw in
+            var index = 0
+            while index + 1 < raw.count {
+                if raw[index] == minus && raw[index + 1] == zero { return true }
+                index += 1
+            }
+            return false
+        }
+        guard hasMinusZero else { return json }
+        let bytes = [UInt8](json)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var inString = false
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if inString {
+                if byte == backslash { output.append(byte); index += 1; if index < bytes.count { output.append(bytes[index]) } }
+                else { if byte == quote { inString = false }; output.append(byte) }
+            } else if byte == quote {
+                inString = true
+                output.append(byte)
+            } else if byte == minus, index + 1 < bytes.count, bytes[index + 1] == zero,
+                      index + 2 == bytes.count || !Self.continuesNumber(bytes[index + 2]) {
+                // The number `-0` alone (not `-0.5` or `-0e3`): its sign goes.
+            } else {
+                output.append(byte)
+            }
+            index += 1
+        }
+        return Data(output)
+    }
+
+    /// A byte that can follow `-0` in the same JSON number.
+    private static func continuesNumber(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") || (0x30...0x39).contains(byte)
     }
 
     private static func unstorable(_ reason: String) -> Data {

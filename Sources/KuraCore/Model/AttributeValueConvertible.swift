@@ -30,9 +30,15 @@ public protocol AttributeValueConvertible {
     init?(attributeValue: AttributeValue?)
     /// The value to store; `nil` for an empty optional.
     var attributeValue: AttributeValue? { get }
+    /// The value a predicate compares stored values with, for `==`, `!=`
+    /// and `IN` (``attributeValue`` unless the type says otherwise): a
+    /// `Codable` value holding NaN gives one equal to no stored value, as
+    /// Swift's synthesized `==` is false for it.
+    var comparisonValue: AttributeValue? { get }
 }
 
 extension AttributeValueConvertible {
+    @inlinable public var comparisonValue: AttributeValue? { attributeValue }
     @inlinable public static var isOptionalAttribute: Bool { false }
     @inlinable public static var attributeElementType: AttributeType? { nil }
     /// Plain, for a type that isn't `Codable`. (The standard types, all
@@ -55,6 +61,7 @@ extension Optional: AttributeValueConvertible where Wrapped: AttributeValueConve
         self = .some(wrapped)
     }
     @inlinable public var attributeValue: AttributeValue? { self?.attributeValue }
+    @inlinable public var comparisonValue: AttributeValue? { self?.comparisonValue }
 }
 
 extension Bool: AttributeValueConvertible {

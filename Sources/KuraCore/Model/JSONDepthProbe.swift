@@ -1,8 +1,8 @@
-/// Walks an `Encodable` value as an encoder would, writing nothing, and
-/// stops at the first container nested deeper than a limit: how a value too
-/// deep to store is refused before `JSONEncoder` recurses through it
-/// (at ten thousand levels its recursion overflows the stack; past about
-/// 510 it throws).
+/// Walks an `Encodable` value as an encoder would, writing nothing: it
+/// stops at the first container nested deeper than a limit (how a value too
+/// deep to store is refused before `JSONEncoder` recurses through it: at
+/// ten thousand levels its recursion overflows the stack; past about 510
+/// it throws), and notes whether a `Double` or `Float` in it is NaN.
 ///
 /// Depth counts containers, as JSON nests them: each keyed or unkeyed
 /// container is one level deeper than the one it is encoded in; a single
@@ -11,23 +11,36 @@ struct JSONDepthProbe {
     /// Thrown when a container lies deeper than the limit.
     struct TooDeep: Error {}
 
-    /// True when `value` nests no container deeper than `limit`.
-    static func fits<Value: Encodable>(_ value: Value, limit: Int) -> Bool {
+    /// What a walk found.
+    struct Findings {
+        /// No container is deeper than the limit.
+        var fits = true
+        /// Some `Double` or `Float` is NaN.
+        var holdsNaN = false
+    }
+
+    /// Walks `value`, going no deeper than `limit`.
+    static func walk<Value: Encodable>(_ value: Value, limit: Int) -> Findings {
         let probe = ProbeEncoder(depth: 0, limit: limit, state: ProbeState())
         do {
             try value.encode(to: probe)
-            return !probe.state.isTooDeep
         } catch is TooDeep {
-            return false
+            probe.state.findings.fits = false
         } catch {
-            return true  // the type's own failure: JSONEncoder reports it
+            // The type's own failure: JSONEncoder reports it.
         }
+        return probe.state.findings
+    }
+
+    /// True when `value` nests no container deeper than `limit`.
+    static func fits<Value: Encodable>(_ value: Value, limit: Int) -> Bool {
+        walk(value, limit: limit).fits
     }
 }
 
 /// What a probe found: set by a container opened too deep, which can't throw.
 private final class ProbeState {
-    var isTooDeep = false
+    var findings = JSONDepthProbe.Findings()
 }
 
 private final class ProbeEncoder: Encoder {
@@ -53,7 +66,7 @@ private final class ProbeEncoder: Encoder {
 
     /// A container opened here is at level `depth + 1`.
     private func open() {
-        if depth >= limit { state.isTooDeep = true }
+        if depth >= limit { state.findings.fits = false }
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
@@ -127,8 +140,8 @@ private struct ProbeSingleValueContainer: SingleValueEncodingContainer {
     // The scalars (their own encode(to:) comes back here: these end it).
     mutating func encode(_ value: Bool) throws {}
     mutating func encode(_ value: String) throws {}
-    mutating func encode(_ value: Double) throws {}
-    mutating func encode(_ value: Float) throws {}
+    mutating func encode(_ value: Double) throws { if value.isNaN { encoder.state.findings.holdsNaN = true } }
+    mutating func encode(_ value: Float) throws { if value.isNaN { encoder.state.findings.holdsNaN = true } }
     mutating func encode(_ value: Int) throws {}
     mutating func encode(_ value: Int8) throws {}
     mutating func encode(_ value: Int16) throws {}

@@ -27,7 +27,7 @@ enum PredicateArguments {
         if let common = commonValue(value) { return common }
         guard let value = flatten(value) else { return nil }
         if let attributeValue = value as? AttributeValue { return attributeValue }
-        if let convertible = value as? any AttributeValueConvertible { return convertible.attributeValue }
+        if let convertible = value as? any AttributeValueConvertible { return convertible.comparisonValue }
         if let integer = value as? any BinaryInteger {
             guard let exact = Int64(exactly: integer) else { throw Unsupported(typeName: "\(type(of: value)) this large") }
             return .int(exact)

@@ -57,7 +57,7 @@ public struct KeyPathPredicate<Root: ManagedObject>: Sendable, Hashable, CustomS
         _ keyPath: KeyPath<Root, Value>, _ operation: FetchPredicate.Operator, _ value: Value,
         options: FetchPredicate.ComparisonOptions = []
     ) -> KeyPathPredicate {
-        KeyPathPredicate(.comparison(FetchPredicate.key(keyPath), operation, .value(value.attributeValue), options: options))
+        KeyPathPredicate(.comparison(FetchPredicate.key(keyPath), operation, .value(value.comparisonValue), options: options))
     }
 
     /// `keyPath op[options] otherKeyPath`: two properties of the same object.
@@ -70,7 +70,7 @@ public struct KeyPathPredicate<Root: ManagedObject>: Sendable, Hashable, CustomS
 
     /// `keyPath IN {values…}`.
     public static func `in`<Value: AttributeValueConvertible>(_ keyPath: KeyPath<Root, Value>, _ values: [Value]) -> KeyPathPredicate {
-        KeyPathPredicate(.comparison(FetchPredicate.key(keyPath), .in, .list(values.map { .value($0.attributeValue) })))
+        KeyPathPredicate(.comparison(FetchPredicate.key(keyPath), .in, .list(values.map { .value($0.comparisonValue) })))
     }
 
     /// `keyPath BETWEEN {lower, upper}`: both bounds included.

@@ -293,7 +293,7 @@ struct FoundationPredicateConversion {
         // list attribute's type stores one whole.
         case let sequence as any Sequence where value is any AttributeList:
             return .list(try sequence.map { try constant($0) })
-        case let convertible as any AttributeValueConvertible: return .value(convertible.attributeValue)
+        case let convertible as any AttributeValueConvertible: return .value(convertible.comparisonValue)
         case let raw as any RawRepresentable: return try constant(raw.rawValue)
         case let sequence as any Sequence:
             return .list(try sequence.map { try constant($0) })
