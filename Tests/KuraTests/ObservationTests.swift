@@ -2,6 +2,7 @@ import Foundation
 import Kura
 @testable import KuraCore
 import KuraTestSupport
+import Synchronization
 import Testing
 
 /// `context.results(for:)`: an async sequence of a fetch request's results
@@ -280,5 +281,54 @@ import Testing
             for earlier in 0..<index where values[earlier] < values[index] { best[index] = max(best[index], best[earlier] + 1) }
         }
         return best.max() ?? 0
+    }
+}
+
+/// One process, history off: a save that began as the observation
+/// registered is this process's own, delivered as its changes, not taken
+/// for another process's commit (which yields an extra element marking
+/// every result updated).
+@Suite(.timeLimit(.minutes(5))) struct ObservationRegistrationRaceTests {
+    /// An engine whose next write, once its body ran, waits until
+    /// `mayCommit` says so before it commits.
+    final class PausingEngine: ForwardingEngine, @unchecked Sendable {
+        let isPausing = Atomic(false)
+        let isPaused = Atomic(false)
+        nonisolated(unsafe) var mayCommit: @Sendable () -> Bool = { true }
+
+        override func performWrite(_ body: (any StorageTransaction) throws -> Void) throws {
+            try inner.performWrite { txn in
+                try body(txn)
+                guard isPausing.exchange(false, ordering: .sequentiallyConsistent) else { return }
+                isPaused.store(true, ordering: .sequentiallyConsistent)
+                while !mayCommit() { usleep(1_000) }
+            }
+        }
+    }
+
+    @Test func aSaveUnderWayAsTheObservationBeginsYieldsOnlyItsOwnChange() async throws {
+        let engine = PausingEngine(name: "pausing")
+        let container = try PersistentContainer(store: StoreDescription { _ in engine }, model: .news())
+        _ = try ObservationTests.insertNews(container.newContext(), [1, 2, 3])
+        let store = container.store
+        engine.mayCommit = { !store.observers.isEmpty }
+        engine.isPausing.store(true, ordering: .sequentiallyConsistent)
+        let saver = Thread { _ = try? ObservationTests.insertNews(container.newContext(), [4]) }
+        saver.start()
+        // The save's body ran before anything observed; it commits once the observation registered.
+        while !engine.isPaused.load(ordering: .sequentiallyConsistent) { usleep(1_000) }
+        let observer = container.newContext()
+        var results = observer.results(for: FetchRequest(entityName: "News").sorted(by: "sortOrder")).makeAsyncIterator()
+        var current = try #require(try await results.next())
+        if current.objects.count == 3 {
+            current = try #require(try await results.next())
+            #expect(current.objects.count == 4 && current.difference.inserted == [3])
+            #expect(current.difference.updated.isEmpty, "the save's element marks \(current.difference.updated) updated")
+        }
+        // The next element is the next save's, exactly.
+        _ = try ObservationTests.insertNews(container.newContext(), [5])
+        let marker = try #require(try await results.next())
+        #expect(marker.difference.inserted == [4] && marker.difference.updated.isEmpty,
+                "an extra element (inserted \(marker.difference.inserted), updated \(marker.difference.updated))")
     }
 }

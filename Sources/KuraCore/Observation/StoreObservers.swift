@@ -31,7 +31,11 @@ final class StoreObservers: Sendable {
         try state.withLock { state in
             if state.monitor == nil {
                 state.lastSeen = try store.engine.latestCommit()
-                state.ownCommits.removeAll()
+                // Only what is committed already: a save of this process
+                // under way now (noted, not yet committed) is still its own,
+                // not another process's commit (which would refresh every
+                // observation for nothing).
+                state.ownCommits = state.ownCommits.filter { $0 > state.lastSeen }
                 state.historyToken = try Self.historyStart(store)
                 state.monitor = try store.engine.watchCommits { [weak store] commit in
                     guard let store else { return }
@@ -76,7 +80,14 @@ final class StoreObservers: Sendable {
     /// holds LMDB's writer lock, so no other process can commit that ID
     /// meanwhile).
     func noteOwnCommit(_ id: Int) {
-        state.withLock { _ = $0.ownCommits.insert(id) }
+        state.withLock { state in
+            state.ownCommits.insert(id)
+            // Without a monitor nothing takes them out as they are seen:
+            // keep the ones that may still be under way.
+            if state.monitor == nil && state.ownCommits.count > 64 {
+                state.ownCommits = state.ownCommits.filter { $0 > id - 64 }
+            }
+        }
     }
 
     /// The commit of `id` failed: the next writer, maybe another process, reuses the ID.

@@ -39,7 +39,9 @@ extension PersistentStore {
             try engine.performWrite { txn in
                 changes = try build(txn)
                 result = try write(changes, in: txn)
-                if !observers.isEmpty, txn.id != 0 {
+                // Noted even with no observation yet: one may register
+                // before this commits, and must not take it for another process's.
+                if txn.id != 0 {
                     committing = txn.id
                     observers.noteOwnCommit(txn.id)
                 }
