@@ -1,3 +1,5 @@
+import Foundation
+
 /// The decoders and the predicate compiler, reachable without a store, for
 /// the fuzz harnesses (`kura-fuzz` and the fuzz tests).
 ///
@@ -62,6 +64,18 @@
     /// The bytes a store keeps for `model`.
     public static func encodeModel(_ model: ManagedObjectModel) throws -> [UInt8] {
         try model.encoded()
+    }
+
+    /// Decodes a `Codable` attribute's JSON as a fetch does: Kura's own
+    /// reader (``JSONSpanDecoder``), without falling back to `JSONDecoder`.
+    public static func decodeJSON<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8]) throws -> Value {
+        try bytes.withUnsafeBytes { try JSONSpanDecoder.decode(type, from: $0) }
+    }
+
+    /// Decodes with `JSONDecoder` set as Kura sets it for JSON attributes:
+    /// what ``decodeJSON(_:from:)`` must agree with.
+    public static func decodeJSONWithFoundation<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8]) throws -> Value {
+        try JSONAttributeCoding.foundationDecoder.decode(type, from: Data(bytes))
     }
 
     /// The words the predicate parser reads as keywords.

@@ -22,7 +22,7 @@ let syntax = CommandSyntax(
         .init("timeout", value: "SECONDS", help: "Seconds one input may take before it counts as a hang (default: 10)."),
     ])
 
-let targets: [any FuzzTarget] = [PredicateFuzzTarget(), RecordFuzzTarget(), ModelFuzzTarget()]
+let targets: [any FuzzTarget] = [PredicateFuzzTarget(), RecordFuzzTarget(), ModelFuzzTarget(), JSONFuzzTarget()]
 
 func run(_ arguments: CommandSyntax.Arguments) throws(CommandLineError) -> Bool {
     let target = arguments[positional: "TARGET"]

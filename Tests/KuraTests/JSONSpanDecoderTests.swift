@@ -80,7 +80,13 @@ import Testing
         struct Loose: Decodable { let text: String; let values: [Double] }
         let loose = try Self.treeDecoded(Loose.self, written)
         #expect(loose.text == "aé🍵/" && loose.values == [1, -50, 20, 0])
-        #expect(try Self.treeDecoded([Int].self, Data("[1e3, 2.0]".utf8)) == [1000, 2])
+        // An integer written with an exponent or a fraction is JSONDecoder's to read, by its rules.
+        let unusual = Data("[1e3, 2.0]".utf8)
+        #expect(throws: (any Error).self) { try Self.treeDecoded([Int].self, unusual) }
+        #expect(JSONAttributeCoding.decode([Int].self, from: unusual) == (try? JSONDecoder().decode([Int].self, from: unusual)))
+        // A lone surrogate, and invalid UTF-8 in a key no property reads, make no document (as for JSONDecoder).
+        #expect(throws: (any Error).self) { try Self.treeDecoded([String].self, Data(#"["\udc00"]"#.utf8)) }
+        #expect(throws: (any Error).self) { try Self.treeDecoded([String: Int].self, Data([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D])) }
         #expect(try Self.treeDecoded([String: Int].self, Data(#"{"a\"b": 1, "\u00e9": 2}"#.utf8)) == ["a\"b": 1, "é": 2])
         struct Escaped: Decodable { let café: Int }
         #expect(try Self.treeDecoded(Escaped.self, Data(#"{"caf\u00e9": 3}"#.utf8)).café == 3)

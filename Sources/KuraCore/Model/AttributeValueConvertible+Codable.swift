@@ -197,9 +197,15 @@ enum JSONAttributeCoding {
     @usableFromInline
     static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) -> Value? {
         if let value = data.withUnsafeBytes({ try? JSONSpanDecoder.decode(type, from: $0) }) { return value }
+        return try? foundationDecoder.decode(type, from: data)
+    }
+
+    /// `JSONDecoder` with the options of these attributes.
+    @usableFromInline
+    static var foundationDecoder: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
-        return try? decoder.decode(type, from: data)
+        return decoder
     }
 }
 

@@ -99,8 +99,15 @@ struct JSONScanner {
                      UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                     position += 1
                 case UInt8(ascii: "u"):
-                    guard position + 5 <= bytes.count, hexQuad(at: position + 1) != nil else { return nil }
+                    // A surrogate only as a pair, high then low, as JSONDecoder takes them.
+                    guard let unit = hexQuad(at: position + 1) else { return nil }
                     position += 5
+                    if (0xDC00..<0xE000).contains(unit) { return nil }
+                    if (0xD800..<0xDC00).contains(unit) {
+                        guard position + 6 <= bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u"),
+                              let low = hexQuad(at: position + 2), (0xDC00..<0xE000).contains(low) else { return nil }
+                        position += 6
+                    }
                 default: return nil
                 }
             } else if byte < 0x20 {

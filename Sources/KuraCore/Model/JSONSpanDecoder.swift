@@ -20,8 +20,23 @@ struct JSONSpanDecoder: Decoder {
     /// The value of type `Value` that `bytes` hold.
     static func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
         let scanner = JSONScanner(bytes: bytes)
-        guard let span = scanner.document() else { throw mismatch(Value.self, "not JSON") }
+        // JSONDecoder refuses a document with invalid UTF-8 anywhere, even
+        // in a part no property reads (an unknown key, say): so does this.
+        guard let span = scanner.document(), Self.isUTF8(bytes) else { throw mismatch(Value.self, "not JSON") }
         return try JSONSpanDecoder(scanner: scanner, span: span).value(Value.self)
+    }
+
+    /// True when `bytes` are valid UTF-8 (ASCII, the usual case, checked a word at a time).
+    static func isUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var position = 0
+        let words = bytes.count / 8
+        while position < words * 8 {
+            if bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
+            position += 8
+        }
+        while position < bytes.count, bytes[position] < 0x80 { position += 1 }
+        guard position < bytes.count else { return true }
+        return String(validating: UnsafeRawBufferPointer(rebasing: bytes[position...]), as: UTF8.self) != nil
     }
 
     static func mismatch(_ type: Any.Type, _ reason: String) -> DecodingError {
@@ -115,11 +130,10 @@ struct JSONSpanDecoder: Decoder {
             }
             return value
         }
-        // `1e3` or `2.0`: an integer written another way.
-        guard let text = numberText(), let double = Double(text), let value = Integer(exactly: double) else {
-            throw Self.mismatch(Integer.self, "no \(Integer.self)")
-        }
-        return value
+        // `1e3` or `2.0`, written by something other than JSONEncoder:
+        // JSONDecoder reads it (its rules for such text are its own, and
+        // this reader must not answer otherwise).
+        throw Self.mismatch(Integer.self, "no \(Integer.self) in digits alone")
     }
 
     func floatingPoint<Number: BinaryFloatingPoint & LosslessStringConvertible>(_ type: Number.Type) throws -> Number {

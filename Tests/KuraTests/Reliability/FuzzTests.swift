@@ -7,7 +7,7 @@ import Testing
 @Suite struct FuzzTests {
     static let inputs = Int(ProcessInfo.processInfo.environment["KURA_FUZZ_INPUTS"] ?? "") ?? 20_000
 
-    static let targets: [any FuzzTarget] = [PredicateFuzzTarget(), RecordFuzzTarget(), ModelFuzzTarget()]
+    static let targets: [any FuzzTarget] = [PredicateFuzzTarget(), RecordFuzzTarget(), ModelFuzzTarget(), JSONFuzzTarget()]
 
     @Test(arguments: targets.map(\.name))
     func fuzzedInputsKeepEveryProperty(_ name: String) throws {
