@@ -124,14 +124,6 @@ final class ShopWithCountry: ManagedObject {
         #expect(reread.address == Self.kyoto)
     }
 
-    @Test func aNonOptionalCodableValueNeedsAnInitialValue() throws {
-        final class Unset: ManagedObject {
-            @Attribute var address: Address
-        }
-        let error = try #require(throws: KuraError.self) { try ManagedObjectModel(Unset.self) }
-        #expect(error.code == .invalidModel && "\(error)".contains("address"))
-    }
-
     @Test func theStoredModelSaysWhichAttributesHoldJSON() throws {
         let store = try TestStore(engine: .lmdb)
         let container = try PersistentContainer(path: store.path, model: ManagedObjectModel(Shop.self))

@@ -200,6 +200,26 @@ final class Franchise: ManagedObject {
         #expect(try second.newContext().count(for: FetchRequest<BranchWithPhone>(predicate: try FetchPredicate(format: "address.floor == 1"))) == 1)
     }
 
+    @Test func aPathToAValueNestedInACompositeIsRefusedNamingItsFields() throws {
+        let entity = try EntityDescription(Branch.self)
+        let model = try ManagedObjectModel(entities: [entity, try EntityDescription(Franchise.self)])
+        let request = FetchRequest(entityName: "Branch", predicate: try FetchPredicate(format: "address.location == nil"))
+        let store = try TestStore()
+        let container = try store.open(model)
+        #expect {
+            try container.newContext().fetch(request)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("address.location.latitude") && text.contains("address.location.longitude")
+                && !text.contains("address.street") && text.contains("nested")
+        }
+        #expect {
+            try container.newContext().fetch(FetchRequest(entityName: "Branch", predicate: try FetchPredicate(format: "address.nowhere == 1")))
+        } throws: { error in
+            "\(error)".contains("no field nowhere")
+        }
+    }
+
     @Test func aCompositeThatCantBeFlattenedIsAnInvalidModel() throws {
         #expect {
             try EntityDescription(BranchWithList.self)

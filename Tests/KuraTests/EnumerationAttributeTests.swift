@@ -135,14 +135,6 @@ final class NewerTicket: ManagedObject {
         #expect(reread.objectID.uriRepresentation == id)
     }
 
-    @Test func aNonOptionalEnumerationNeedsAnInitialValue() throws {
-        final class Untitled: ManagedObject {
-            @Attribute var status: TicketStatus
-        }
-        let error = try #require(throws: KuraError.self) { try ManagedObjectModel(Untitled.self) }
-        #expect(error.code == .invalidModel && "\(error)".contains("status"))
-    }
-
     /// Version 2 of `Ticket`: priorities by name (raw values of another type).
     enum NamedPriority: String, AttributeValueConvertible {
         case low, normal, urgent

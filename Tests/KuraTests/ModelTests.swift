@@ -4,7 +4,7 @@ import KuraTestSupport
 import Testing
 
 final class Gadget: ManagedObject {
-    @Attribute var name: String
+    @Attribute var name: String = ""
     @Attribute var nickname: String?
     @Attribute(.indexed) var rank: Int16 = 3
     @Attribute var price: Decimal = 0
@@ -41,7 +41,7 @@ final class Reinitialized: ManagedObject {
         #expect(entity.name == "Device")
         #expect(entity.managedObjectClass == Gadget.self)
         #expect(entity.attributes == [
-            AttributeDescription(name: "name", type: .string),
+            AttributeDescription(name: "name", type: .string, defaultValue: .string("")),
             AttributeDescription(name: "nickname", type: .string, isOptional: true),
             AttributeDescription(name: "rank", type: .int16, defaultValue: .int(3)),
             AttributeDescription(name: "price", type: .decimal, defaultValue: .decimal(0)),
@@ -57,7 +57,7 @@ final class Reinitialized: ManagedObject {
         let entity = try EntityDescription(Truck.self)
         #expect(entity.attributes.map(\.name) == ["wheels", "maker", "note", "load", "plate"])
         #expect(entity.attributes.map(\.defaultValue) == [.int(4), .string("Acme"), nil, .double(2.5), .string("K-1")])
-        #expect(try EntityDescription(Gadget.self).attributes.map(\.defaultValue) == [nil, nil, .int(3), .decimal(0)])
+        #expect(try EntityDescription(Gadget.self).attributes.map(\.defaultValue) == [.string(""), nil, .int(3), .decimal(0)])
         #expect(MemoryLayout<Attribute<String>>.size == 1)
         let store = try TestStore()
         let context = try store.open(ManagedObjectModel(Truck.self)).newContext()

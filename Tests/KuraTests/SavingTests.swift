@@ -6,13 +6,16 @@ import Testing
 /// An entity whose validation reports two problems at once (validation is
 /// tested on every engine in StorageEngineTests).
 final class Account: ManagedObject {
-    @Attribute var name: String
+    @Attribute var name: String = ""
     @Attribute var balance: Int = 0
 
     override func validateForInsert() throws {
         var failures: [ValidationFailure] = []
         do { try super.validateForInsert() } catch let error as KuraError where error.code == .validationFailed {
             failures += error.validationFailures
+        }
+        if name.isEmpty {
+            failures.append(ValidationFailure(objectID: objectID, key: "name", message: "must not be empty"))
         }
         if balance < 0 {
             failures.append(ValidationFailure(objectID: objectID, key: "balance", message: "must not be negative"))

@@ -23,10 +23,13 @@
 /// takes it once, when it reflects the class, and objects don't keep it (an
 /// `Attribute` is one byte in its object): give it in the declaration, as a
 /// class whose initializer initializes an attribute's storage again is
-/// refused (``KuraError/invalidModel(_:)``). A
-/// non-optional attribute without an initial value must be set before the
-/// object is saved (validation fails otherwise), and reading it before then
-/// stops the program with a message saying so.
+/// refused (``KuraError/invalidModel(_:)``). A non-optional property must
+/// have an initial value (`@Attribute var title: String` doesn't compile:
+/// there is no `init()` for it), so a typed property always has a value to
+/// read; an attribute that must be set by the app is checked in
+/// ``ManagedObject/validateForInsert()``. (A model made of
+/// ``EntityDescription``s may have required attributes without a default:
+/// a save fails validation for an object that has no value in one.)
 @propertyWrapper
 public struct Attribute<Value: AttributeValueConvertible>: AttributeDeclaration {
     /// Whether the attribute gets an index, and whether it is unique.
@@ -34,13 +37,6 @@ public struct Attribute<Value: AttributeValueConvertible>: AttributeDeclaration 
     /// (The only thing an `Attribute` keeps: the initial value goes to the
     /// model when the class is reflected, not into every object.)
     public let options: AttributeOptions
-
-    /// An attribute with no initial value.
-    @inlinable
-    public init(_ options: AttributeOptions = []) {
-        self.options = options
-        AttributeDefaults.record(nil)
-    }
 
     /// An attribute whose new objects start with `wrappedValue`.
     @inlinable
@@ -124,4 +120,18 @@ protocol AttributeDeclaration {
     /// (raw values of cases it doesn't have, JSON it doesn't decode) are no
     /// value of it.
     var holdsEveryStoredValue: Bool { get }
+}
+
+extension Attribute where Value: ExpressibleByNilLiteral {
+    /// An optional attribute with no initial value: it starts as `nil`.
+    ///
+    /// Only optional properties may leave out their initial value
+    /// (`@Attribute var imageURL: String?`): a non-optional one without it
+    /// (`@Attribute var title: String`) doesn't compile, as it would have
+    /// no value to read until set.
+    @inlinable
+    public init(_ options: AttributeOptions = []) {
+        self.options = options
+        AttributeDefaults.record(nil)
+    }
 }

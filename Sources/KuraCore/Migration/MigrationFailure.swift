@@ -26,6 +26,11 @@ public struct MigrationFailure: Sendable, Hashable, CustomStringConvertible {
         /// in `count` objects, and the app didn't say it may (see the
         /// "Changing your model" article).
         case wouldRemoveData(entity: String, property: String?, count: Int)
+        /// A sub-entity the new model leaves out still has `count` objects:
+        /// no migration removes it, whatever the app says (its
+        /// superentity's shared index and relationship entries name its
+        /// objects). Delete them with the model that has it, then remove it.
+        case subentityHasObjects(entity: String, superentity: String, count: Int)
     }
 
     public var reason: Reason
@@ -58,6 +63,10 @@ public struct MigrationFailure: Sendable, Hashable, CustomStringConvertible {
             let subject = property.map { "\(entity).\($0)" } ?? "entity \(entity)"
             return "the migration would remove \(subject), which \(count) object(s) hold data in; "
                 + "give the model a newer versionIdentifier or a MigrationPlan stage to say it may"
+        case .subentityHasObjects(let entity, let superentity, let count):
+            return "sub-entity \(entity) of \(superentity) still has \(count) object(s), and a sub-entity with objects is never removed, "
+                + "even by a newer version (\(superentity)'s shared index and relationship entries name them): delete them first, "
+                + "with the model that has \(entity) (a BatchDeleteRequest for \(entity) does it in one save), then open with this model"
         case .storeVersionNotInPlan(let version):
             return "the store's model (version \(version ?? "without identifier")) is not a model of the migration plan"
         }

@@ -209,9 +209,17 @@ struct PredicateCompiler {
                 return Typed(operand: .path(compiled), kind: .attribute(current.attributes[number], current),
                              isCollection: compiled.isToMany, isSimple: false)
             }
-            if current.composite(named: name) != nil {
+            if let composite = current.composite(named: name) {
+                // The fields under what the path names: the whole composite, or a value nested in it (`place.geo`).
+                let prefix = components[(position + 1)...].joined(separator: ".")
+                let fields = composite.table.paths.filter { prefix.isEmpty || $0.hasPrefix(prefix + ".") }
+                let what = prefix.isEmpty ? "\(current.name).\(name) is a composite attribute"
+                    : fields.isEmpty ? "\(current.name).\(name) has no field \(prefix)"
+                    : "\(current.name).\(rest) is a value nested in the composite attribute \(name), not a field"
+                let listed = (fields.isEmpty ? composite.table.paths : fields).prefix(6).map { "\(name).\($0)" }.joined(separator: ", ")
                 throw KuraError.invalidPredicate(
-                    "\(path): \(current.name).\(name) is a composite attribute: compare its fields (\(name).\(current.composite(named: name)!.table.paths[0]))")
+                    "\(path): \(what): compare its fields (\(listed))"
+                        + (fields.isEmpty ? "" : "; to test that it is nil, test that each of them is"))
             }
             if let number = current.attributeNumber(named: name) {
                 guard position == components.count - 1 else {

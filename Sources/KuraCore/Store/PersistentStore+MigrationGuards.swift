@@ -25,7 +25,8 @@ extension PersistentStore {
                 return nil
             }
             let count = try spaces(for: entity).records.count(in: txn)
-            return count == 0 ? nil : MigrationFailure(.wouldRemoveData(entity: entity.name, property: nil, count: count))
+            return count == 0 ? nil : MigrationFailure(.subentityHasObjects(
+                entity: entity.name, superentity: entity.superentity?.name ?? family.members[0].entity.name, count: count))
         }
     }
 
