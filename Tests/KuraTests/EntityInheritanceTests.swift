@@ -250,6 +250,17 @@ extension EntityInheritanceTests {
         #expect(try child.fetch(FetchRequest<Medium>(predicate: try FetchPredicate(format: "entity == 'Clip'"))).count == 11)
         #expect(throws: KuraError.self) { try context.fetch(FetchRequest<Medium>(predicate: try FetchPredicate(format: "entity == 'Rack'"))) }
         #expect(throws: KuraError.self) { try context.fetch(FetchRequest<Medium>(predicate: try FetchPredicate(format: "entity > 'Clip'"))) }
+        // A related object's entity: refused, saying what can be tested.
+        for format in ["ANY media.entity == 'Track'", "featured.entity == 'Video'", "ANY media.entity.name == 'Clip'"] {
+            #expect(throws: KuraError.self, "\(format)") {
+                try context.fetch(FetchRequest<Rack>(predicate: try FetchPredicate(format: format)))
+            }
+            do {
+                _ = try context.fetch(FetchRequest<Rack>(predicate: try FetchPredicate(format: format)))
+            } catch {
+                #expect("\(error)".contains("only the evaluated object's own entity"), "\(error)")
+            }
+        }
     }
 }
 

@@ -230,6 +230,14 @@ struct PredicateCompiler {
                 return Typed(operand: .path(compiled), kind: .attribute(current.attributes[number], current),
                              isCollection: compiled.isToMany, isSimple: false)
             }
+            if (name == "entity" || name == "entity.name") && !hops.isEmpty {
+                // Core Data tests a destination's entity; Kura only the evaluated object's.
+                throw KuraError.invalidPredicate(
+                    "\(path): only the evaluated object's own entity can be tested (entity == '\(current.name)'), "
+                        + "not the entity of an object reached through \(hops.map(\.name).joined(separator: ".")): "
+                        + "fetch \(current.name) with entity == '…' and the relationship's inverse instead, "
+                        + "or give the entity an attribute that says its kind")
+            }
             throw KuraError.unknownAttribute(entity: current.name, key: name)
         }
         let compiled = CompiledPath(origin: origin, hops: hops, attribute: nil, entity: current)
