@@ -75,8 +75,11 @@ import Testing
         var expected: [String: CrashWorkload.ItemState] = [:]
         for trial in 0..<12 {
             let child = try Helper.start(["crash-writer", url, String(seed)])
-            var received = Helper.read(child, untilLineStartingWith: "start ")
-            usleep(useconds_t(Int.random(in: 0...150_000, using: &generator)))
+            // After the writer's k-th acknowledged batch (k random): progress, not time.
+            let start = Helper.read(child, untilLineStartingWith: "start ")
+            let batches = Int.random(in: 0...3, using: &generator)
+            var received = Helper.read(child, untilLinesStartingWith: "ack ", count: batches, after: start)
+            usleep(useconds_t(Int.random(in: 0...20_000, using: &generator)))
             child.kill(SIGKILL)
             received.append(child.standardOutput!.readDataToEndOfFile())
             let termination = try child.wait()

@@ -40,6 +40,23 @@ public enum Helper {
 
     /// Reads `child`'s output until a line starting with `prefix` has
     /// arrived (or the child closed it), and returns what was read.
+    /// Reads the child's output until `count` lines start with `prefix`
+    /// (or its output ends): how a test waits for progress (the k-th
+    /// acknowledged save) rather than for a time, which a busy machine
+    /// stretches. Returns everything read.
+    public static func read(_ child: ChildProcess, untilLinesStartingWith prefix: String, count: Int, after start: Data = Data()) -> Data {
+        var data = start
+        func lines() -> Int {
+            String(decoding: data, as: UTF8.self).split(separator: "\n").count { $0.hasPrefix(prefix) }
+        }
+        while lines() < count {
+            let chunk = child.standardOutput!.availableData
+            if chunk.isEmpty { return data }
+            data.append(chunk)
+        }
+        return data
+    }
+
     public static func read(_ child: ChildProcess, untilLineStartingWith prefix: String) -> Data {
         var data = Data()
         while true {

@@ -25,10 +25,13 @@ import Testing
 
         for trial in 0..<trials {
             let child = try Helper.start(["crash-writer", store.path, String(seed)])
-            // The kill comes at a random moment after the writer opened the
-            // store (however slow its start, as under a sanitizer).
-            var received = Helper.read(child, untilLineStartingWith: "start ")
-            usleep(useconds_t(Int.random(in: 0...40_000, using: &generator)))
+            // The kill comes once the writer acknowledged its k-th batch of
+            // this run (k random, 0 to 3: progress, not a time a busy machine
+            // stretches), and a random moment after it.
+            let start = Helper.read(child, untilLineStartingWith: "start ")
+            let batches = Int.random(in: 0...3, using: &generator)
+            var received = Helper.read(child, untilLinesStartingWith: "ack ", count: batches, after: start)
+            usleep(useconds_t(Int.random(in: 0...3_000, using: &generator)))
             child.kill(SIGKILL)
             received.append(child.standardOutput!.readDataToEndOfFile())
             let termination = try child.wait()
