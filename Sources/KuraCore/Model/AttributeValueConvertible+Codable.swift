@@ -36,8 +36,8 @@ import Foundation
 /// ``ManagedObject/value(forKey:as:)`` throws naming it.
 ///
 /// A value can nest arrays and objects at most 500 levels deep
-/// (``JSONAttributeCoding/maximumDepth``; `JSONEncoder` itself gives up
-/// a little past 510, and overflows the stack far below ten thousand). A
+/// (`JSONEncoder` itself gives up a little past 510, and its recursion
+/// overflowed the stack at ten thousand). A
 /// deeper value, or one whose `encode(to:)` throws, can be assigned (a
 /// setter can't throw), but the save that would write it fails with
 /// ``KuraError/validationFailed(_:)`` naming the attribute, writes nothing
@@ -63,7 +63,7 @@ extension AttributeValueConvertible where Self: Codable {
     @inlinable public var attributeValue: AttributeValue? { .data(JSONAttributeCoding.encode(self)) }
 
     /// The JSON a predicate compares with; for a value holding NaN, bytes
-    /// no stored value has (see ``JSONAttributeCoding/comparisonValue(_:)``).
+    /// no stored value has, so that `==` matches nothing and `!=` everything.
     @inlinable public var comparisonValue: AttributeValue? {
         Self.attributeEncoding == .json ? .data(JSONAttributeCoding.comparisonValue(self)) : attributeValue
     }
