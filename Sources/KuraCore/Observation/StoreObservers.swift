@@ -85,7 +85,9 @@ final class StoreObservers: Sendable {
             // Without a monitor nothing takes them out as they are seen:
             // keep the ones that may still be under way.
             if state.monitor == nil && state.ownCommits.count > 64 {
-                state.ownCommits = state.ownCommits.filter { $0 > id - 64 }
+                // (In place: a save mustn't allocate for this.)
+                state.ownCommits.removeAll(keepingCapacity: true)
+                state.ownCommits.insert(id)
             }
         }
     }
