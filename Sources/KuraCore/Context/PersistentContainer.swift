@@ -24,6 +24,8 @@
 public final class PersistentContainer: Sendable {
     /// The open store.
     public let store: PersistentStore
+    /// The threads ``performBackgroundTask(_:)`` shares out, made as work needs them.
+    let backgroundPool: ContextExecutorPool
 
     /// The model in use.
     public var model: ManagedObjectModel { store.model }
@@ -34,12 +36,14 @@ public final class PersistentContainer: Sendable {
     /// - Throws: see ``PersistentStore/init(_:model:migration:)``.
     public init(store: StoreDescription, model: ManagedObjectModel, migration: MigrationOptions = .automatic) throws {
         self.store = try PersistentStore(store, model: model, migration: migration)
+        backgroundPool = ContextExecutorPool(threadLimit: store.options.backgroundThreadLimit, name: "Kura pool")
     }
 
     /// Opens an existing store with the model it keeps, without the app's
     /// classes (as `PersistentContainer(path:)` does on LMDB), on any engine.
     public init(store: StoreDescription) throws {
         self.store = try PersistentStore(store, model: nil)
+        backgroundPool = ContextExecutorPool(threadLimit: store.options.backgroundThreadLimit, name: "Kura pool")
     }
 
     /// A new context on the store, for the caller's isolation domain.
@@ -47,21 +51,35 @@ public final class PersistentContainer: Sendable {
         ManagedObjectContext(store: store)
     }
 
-    /// Runs `body` with a new context on a thread of its own (a new
-    /// ``BackgroundContext``), and returns its result: the caller's task
-    /// waits without holding a thread of the cooperative pool, however long
-    /// the body blocks on the writer lock or the disk.
+    /// Runs `body` with a new context on one of the container's background
+    /// threads, and returns its result: the caller's task waits without
+    /// holding a thread of the cooperative pool (or an event loop), however
+    /// long the body blocks on the writer lock or the disk.
     ///
     /// ```swift
     /// let count = try await container.performBackgroundTask { context in
     ///     try context.count(for: FetchRequest(entityName: "News"))
     /// }
     /// ```
+    ///
+    /// Made for request-scoped work, as a server's handlers do it: the
+    /// context is new for each body and gone after it (cheap: no thread, no
+    /// read until it fetches), and the bodies share at most
+    /// ``StoreOptions/backgroundThreadLimit`` threads, each running one body
+    /// at a time. A thousand concurrent calls hold that many threads, not a
+    /// thousand; the others wait their turn in a queue. Return `Sendable`
+    /// values (object IDs, ``ObjectSnapshot``s), not objects. Cancelling the
+    /// awaiting task cancels a fetch or count in progress in the body.
     public func performBackgroundTask<Result: Sendable>(
         _ body: @escaping @Sendable (ManagedObjectContext) throws -> Result
     ) async throws -> Result {
-        try await newBackgroundContext().perform(body)
+        let store = self.store
+        return try await PooledWork(on: backgroundPool.take()).run { try body(ManagedObjectContext(store: store)) }
     }
+
+    /// How many threads ``performBackgroundTask(_:)`` has started so far
+    /// (at most ``StoreOptions/backgroundThreadLimit``).
+    public var backgroundThreadCount: Int { backgroundPool.threadCount }
 
     /// Closes the store; its contexts throw ``KuraError/storeClosed(path:)``
     /// from then on.

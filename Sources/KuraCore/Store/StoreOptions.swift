@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a store is opened: what every engine honours, and each engine's own
 /// options (``subscript(engine:)``), which its module names (LMDB's map
 /// size and durability are `options.lmdb`, declared in `Kura`).
@@ -17,6 +19,11 @@ public struct StoreOptions: Sendable, Hashable {
     /// Core Data's persistent history tracking. Off by default, as there;
     /// every process that saves should turn it on. Default `false`.
     public var tracksHistory = false
+    /// The most threads ``PersistentContainer/performBackgroundTask(_:)``
+    /// runs bodies on at once (a server's request handlers share them;
+    /// more requests wait their turn, holding no thread). Default: twice the
+    /// processor count, at least 4.
+    public var backgroundThreadLimit = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
 
     /// Each engine's options set so far, by type.
     private var engines: [ObjectIdentifier: SetEngineOptions] = [:]
