@@ -100,6 +100,20 @@ import Testing
         #expect(try reopened.newContext().count(for: FetchRequest(entityName: "News")) == 0)
     }
 
+    @Test func theRequestScopedSnapshotExampleRunsAsWritten() async throws {
+        let store = try TestStore(engine: .lmdb)
+        let container = try store.open(.news())
+        _ = try ObservationTests.insertNews(container.newContext(), [2, 1])
+        let page = try await container.performBackgroundTask { context in
+            try context.fetch(News.fetchRequest().sorted(by: \.sortOrder)).map { try $0.snapshot() }
+        }
+        #expect(page[0].title == "News 1")
+        let body = try JSONEncoder().encode(page)
+        let objects = try #require(try JSONSerialization.jsonObject(with: body) as? [[String: Any]])
+        #expect(objects.map { $0["title"] as? String } == ["News 1", "News 2"])
+        #expect(objects[0]["objectID"] as? String == page[0].objectID.uriRepresentation)
+    }
+
     @Test func theRelationshipExampleRunsAsWritten() throws {
         let store = try TestStore(engine: .lmdb)
         // The README's classes are the Blog fixture's (Support/Blog.swift).
