@@ -132,3 +132,45 @@ import Testing
         #expect(try shop.snapshot().address == CodableAttributeTests.kyoto)
     }
 }
+
+/// ``PersistentContainer/shutDown()``: no work taken is lost, new work is refused.
+@Suite(.timeLimit(.minutes(5))) struct ContainerShutdownTests {
+    @Test func shuttingDownFinishesTheSavesUnderWayAndRefusesNewWork() async throws {
+        let store = try TestStore(engine: .lmdb)
+        var options = StoreOptions()
+        options.backgroundThreadLimit = 4
+        let container = try store.open(.news(), options: options)
+        // Saves under way: each waits until the shutdown has begun.
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let saves = (0..<8).map { number in
+            Task {
+                try await container.performBackgroundTask { context in
+                    started.signal()
+                    if number < 4 { release.wait() }
+                    News(context: context).title = "save \(number)"
+                    try context.save()
+                    return number
+                }
+            }
+        }
+        for _ in 0..<4 { started.wait() }   // four running, four queued
+        let shutdown = Task { await container.shutDown() }
+        // New work is refused once the shutdown began.
+        while !container.backgroundPool.isDraining { await Task.yield() }
+        await #expect(throws: KuraError.storeClosed(path: container.store.path)) {
+            try await container.performBackgroundTask { _ in 0 }
+        }
+        for _ in 0..<4 { release.signal() }
+        await shutdown.value
+        var acknowledged: [Int] = []
+        for save in saves {
+            if let number = try? await save.value { acknowledged.append(number) }
+        }
+        #expect(acknowledged.sorted() == Array(0..<8), "every save taken before the shutdown finished")
+        // Reopened: every acknowledged save is there.
+        let reopened = try store.open(.news())
+        let titles = try reopened.newContext().fetch(FetchRequest<News>()).map(\.title)
+        #expect(Set(titles) == Set(acknowledged.map { "save \($0)" }))
+    }
+}

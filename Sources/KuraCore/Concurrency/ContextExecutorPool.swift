@@ -13,12 +13,16 @@ import Synchronization
 /// ``BackgroundContext``; a body queued behind others waits in the
 /// executor's queue, holding no thread. Executors are made as work needs
 /// them, up to the limit, and their threads end with the pool (the
-/// container).
+/// container). ``drain()`` refuses new bodies and waits for the ones taken.
 final class ContextExecutorPool: Sendable {
     /// The most threads the pool runs.
     let threadLimit: Int
     private let name: String
-    private let executors = Mutex<[PooledExecutor]>([])
+    private struct State {
+        var executors: [PooledExecutor] = []
+        var isClosing = false
+    }
+    private let state = Mutex(State())
 
     init(threadLimit: Int, name: String) {
         precondition(threadLimit > 0, "a pool needs a thread")
@@ -27,23 +31,43 @@ final class ContextExecutorPool: Sendable {
     }
 
     /// The executor to run the next body on: an idle one, a new one while
-    /// the pool has room, else the one with the fewest bodies queued.
-    func take() -> PooledExecutor {
-        executors.withLock { executors in
-            if let idle = executors.first(where: { $0.load.load(ordering: .relaxed) == 0 }) ?? (executors.count >= threadLimit
-                ? executors.min { $0.load.load(ordering: .relaxed) < $1.load.load(ordering: .relaxed) } : nil) {
-                idle.load.add(1, ordering: .relaxed)
-                return idle
+    /// the pool has room, else the one with the fewest bodies queued; `nil`
+    /// once the pool drains.
+    func take() -> PooledExecutor? {
+        state.withLock { state in
+            guard !state.isClosing else { return nil }
+            let executors = state.executors
+            let chosen = executors.first { $0.load.load(ordering: .relaxed) == 0 }
+                ?? (executors.count >= threadLimit ? executors.min { $0.load.load(ordering: .relaxed) < $1.load.load(ordering: .relaxed) } : nil)
+            if let chosen {
+                chosen.load.add(1, ordering: .relaxed)
+                return chosen
             }
             let made = PooledExecutor(executor: ContextExecutor(name: "\(name) \(executors.count + 1)"))
             made.load.add(1, ordering: .relaxed)
-            executors.append(made)
+            state.executors.append(made)
             return made
         }
     }
 
+    /// Takes no more bodies, and returns once every body taken has run:
+    /// each executor runs an empty job after those queued before it, until
+    /// none has a body left.
+    func drain() async {
+        let executors = state.withLock { state in
+            state.isClosing = true
+            return state.executors
+        }
+        while executors.contains(where: { $0.load.load(ordering: .acquiring) > 0 }) {
+            for pooled in executors { await PooledWork(on: pooled).barrier() }
+        }
+    }
+
+    /// True once ``drain()`` began.
+    var isDraining: Bool { state.withLock { $0.isClosing } }
+
     /// How many threads the pool has started.
-    var threadCount: Int { executors.withLock { $0.count } }
+    var threadCount: Int { state.withLock { $0.executors.count } }
 }
 
 /// An executor of a pool, with how many bodies are queued on it or running.
@@ -68,8 +92,12 @@ actor PooledWork {
         self.pooled = pooled
     }
 
+    /// Runs a body the pool handed out (``ContextExecutorPool/take()``).
     func run<Result: Sendable>(_ body: @Sendable () throws -> Result) rethrows -> Result {
-        defer { pooled.load.subtract(1, ordering: .relaxed) }
+        defer { pooled.load.subtract(1, ordering: .releasing) }
         return try body()
     }
+
+    /// Nothing, once what was queued before it ran.
+    func barrier() {}
 }

@@ -70,11 +70,15 @@ public final class PersistentContainer: Sendable {
     /// thousand; the others wait their turn in a queue. Return `Sendable`
     /// values (object IDs, ``ObjectSnapshot``s), not objects. Cancelling the
     /// awaiting task cancels a fetch or count in progress in the body.
+    ///
+    /// - Throws: what `body` throws; ``KuraError/storeClosed(path:)`` once
+    ///   ``shutDown()`` began.
     public func performBackgroundTask<Result: Sendable>(
         _ body: @escaping @Sendable (ManagedObjectContext) throws -> Result
     ) async throws -> Result {
         let store = self.store
-        return try await PooledWork(on: backgroundPool.take()).run { try body(ManagedObjectContext(store: store)) }
+        guard let pooled = backgroundPool.take() else { throw KuraError.storeClosed(path: store.path) }
+        return try await PooledWork(on: pooled).run { try body(ManagedObjectContext(store: store)) }
     }
 
     /// How many threads ``performBackgroundTask(_:)`` has started so far
