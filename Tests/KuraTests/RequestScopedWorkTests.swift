@@ -140,21 +140,28 @@ import Testing
         var options = StoreOptions()
         options.backgroundThreadLimit = 4
         let container = try store.open(.news(), options: options)
-        // Saves under way: each waits until the shutdown has begun.
-        let started = DispatchSemaphore(value: 0)
+        // Saves under way: four hold the pool's four threads until the
+        // shutdown has begun, four more wait in its queue. (Only pool
+        // threads wait on the semaphore: a wait on one of the cooperative
+        // pool's would starve the tasks that feed the pool.)
+        final class Started: Sendable { let count = Atomic(0) }
+        let started = Started()
         let release = DispatchSemaphore(value: 0)
-        let saves = (0..<8).map { number in
+        func save(_ number: Int, holding: Bool) -> Task<Int, any Error> {
             Task {
                 try await container.performBackgroundTask { context in
-                    started.signal()
-                    if number < 4 { release.wait() }
+                    started.count.add(1, ordering: .sequentiallyConsistent)
+                    if holding { release.wait() }
                     News(context: context).title = "save \(number)"
                     try context.save()
                     return number
                 }
             }
         }
-        for _ in 0..<4 { started.wait() }   // four running, four queued
+        var saves = (0..<4).map { save($0, holding: true) }
+        while started.count.load(ordering: .sequentiallyConsistent) < 4 { await Task.yield() }
+        saves += (4..<8).map { save($0, holding: false) }
+        while container.backgroundPool.bodiesInHand < 8 { await Task.yield() }   // four running, four queued
         let shutdown = Task { await container.shutDown() }
         // New work is refused once the shutdown began.
         while !container.backgroundPool.isDraining { await Task.yield() }

@@ -63,6 +63,9 @@ final class ContextExecutorPool: Sendable {
         }
     }
 
+    /// How many bodies the pool handed out that haven't finished (queued or running).
+    var bodiesInHand: Int { state.withLock { $0.executors.reduce(0) { $0 + $1.load.load(ordering: .relaxed) } } }
+
     /// True once ``drain()`` began.
     var isDraining: Bool { state.withLock { $0.isClosing } }
 
