@@ -161,28 +161,25 @@ indirect enum SnapshotJSON: Codable, Sendable {
 
     func encode(to encoder: any Encoder) throws {
         switch self {
-        case .null:
-            var container = encoder.singleValueContainer()
-            try container.encodeNil()
-        case .bool(let flag):
-            var container = encoder.singleValueContainer()
-            try container.encode(flag)
-        case .number(let number):
-            var container = encoder.singleValueContainer()
-            try container.encode(number)
-        case .integer(let number):
-            var container = encoder.singleValueContainer()
-            try container.encode(number)
-        case .string(let text):
-            var container = encoder.singleValueContainer()
-            try container.encode(text)
         case .array(let elements):
             var container = encoder.unkeyedContainer()
             for element in elements { try container.encode(element) }
         case .object(let members):
             var container = encoder.container(keyedBy: SnapshotKey.self)
             for (key, value) in members { try container.encode(value, forKey: SnapshotKey(key)) }
+        case .null:
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
+        case .bool(let flag): try Self.encodeScalar(flag, to: encoder)
+        case .number(let number): try Self.encodeScalar(number, to: encoder)
+        case .integer(let number): try Self.encodeScalar(number, to: encoder)
+        case .string(let text): try Self.encodeScalar(text, to: encoder)
         }
+    }
+
+    private static func encodeScalar(_ value: some Encodable, to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
     }
 }
 
