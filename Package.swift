@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "KuraEngineConformance", targets: ["KuraEngineConformance"]),
         // Kura on PostgreSQL: empty unless the PostgreSQL trait is on (below).
         .library(name: "KuraPostgres", targets: ["KuraPostgres"]),
+        // Kura in a server: empty unless the Server trait is on (below).
+        .library(name: "KuraServer", targets: ["KuraServer"]),
         .executable(name: "kura", targets: ["kura"]),
     ],
     // A package depending on Kura without the PostgreSQL trait resolves
@@ -25,6 +27,10 @@ let package = Package(
             name: "PostgreSQL",
             description: "Kura on PostgreSQL: the KuraPostgres product and postgres:// stores in kura. "
                 + "Builds postgres-nio, swift-nio and BoringSSL."),
+        .trait(
+            name: "Server",
+            description: "Kura in a server: the KuraServer product (PersistentContainer as a swift-service-lifecycle Service, "
+                + "store events through swift-log and swift-metrics). Builds those three API packages and swift-async-algorithms."),
         .trait(
             name: "InternalChecks",
             description: "For Kura's own test runs: checks the context's bookkeeping after each operation that rewrites it, "
@@ -37,6 +43,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -60,6 +68,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
+            ]),
+        .target(
+            name: "KuraServer",
+            dependencies: [
+                "KuraCore",
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Server"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
             ]),
         .systemLibrary(
             name: "CLineEdit",

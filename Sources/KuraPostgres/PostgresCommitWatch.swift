@@ -103,9 +103,13 @@ final class PostgresCommitWatch: CommitWatch, @unchecked Sendable {
             guard let self, !self.state.withLock({ $0.isStopped }) else { return }
             do {
                 try self.listen()
+                self.engine?.report(.listeningAgain, "listening for other processes' commits again")
             } catch let error as KuraError where error.code == .storeClosed {
                 return
             } catch {
+                if delay == .milliseconds(250) {  // the first attempt only: not one event per retry
+                    self.engine?.report(.failed, "the commit watch can't listen again yet, trying every 2 s at most: \(error)")
+                }
                 let next: DispatchTimeInterval = switch delay {
                 case .milliseconds(let milliseconds): .milliseconds(min(milliseconds * 2, 2_000))
                 default: .seconds(2)

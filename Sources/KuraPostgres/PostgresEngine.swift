@@ -48,6 +48,8 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     let location: String
     let isReadOnly: Bool
     let logger: Logger
+    /// Where connection events go (``StoreOptions/eventReporter``).
+    let eventReporter: StoreEventReporter?
     private let group: any EventLoopGroup
     private let pool = Mutex<[PooledConnection]>([])
     /// The entry counts the last read transaction saw.
@@ -69,7 +71,9 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     /// engine's callers block on its futures, from their own threads).
     private static let sharedGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
-    init(configuration: PostgresConnection.Configuration, location: String, isReadOnly: Bool = false, logger: Logger? = nil) throws {
+    init(configuration: PostgresConnection.Configuration, location: String, isReadOnly: Bool = false, logger: Logger? = nil,
+         eventReporter: StoreEventReporter? = nil) throws {
+        self.eventReporter = eventReporter
         self.configuration = configuration
         self.location = location
         self.isReadOnly = isReadOnly
@@ -98,6 +102,11 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         }
     }
 
+    /// Reports a connection event, if the store has a reporter.
+    func report(_ kind: ConnectionEvent.Kind, _ message: String) {
+        eventReporter?.report(.connection(ConnectionEvent(store: location, kind: kind, message: message)))
+    }
+
     // MARK: Connections
 
     /// Runs `body` with a connection of the pool (a new one when none is
@@ -117,6 +126,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
                 return try run(body, on: pooled)
             } catch let failure as ConnectionFailure where !failure.mayHaveKeptWork {
                 // Lost while idle: try once more on a new connection.
+                report(.replaced, "a connection lost while idle was replaced: \(failure.error)")
             } catch let failure as ConnectionFailure {
                 throw failure.error
             }

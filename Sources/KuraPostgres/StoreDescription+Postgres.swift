@@ -22,8 +22,10 @@ extension StoreDescription {
     ///
     /// - Parameters:
     ///   - url: The database.
-    ///   - options: Of these, ``StoreOptions/tracksHistory`` and
-    ///     ``StoreOptions/isReadOnly`` apply.
+    ///   - options: Of these, ``StoreOptions/tracksHistory``,
+    ///     ``StoreOptions/isReadOnly`` and ``StoreOptions/eventReporter``
+    ///     (which hears of replaced connections and of a commit watch
+    ///     listening again) apply.
     ///   - logger: Where PostgresNIO logs the store's connections and
     ///     statements (swift-log); by default nowhere.
     /// - Throws: (when the store opens) ``KuraError/storage(path:failure:)``:
@@ -34,7 +36,8 @@ extension StoreDescription {
     public static func postgres(url: String, options: StoreOptions = StoreOptions(), logger: Logger? = nil) -> StoreDescription {
         StoreDescription(options: options) { _ in
             let (configuration, location) = try PostgresURL.configuration(url)
-            return try PostgresEngine(configuration: configuration, location: location, isReadOnly: options.isReadOnly, logger: logger)
+            return try PostgresEngine(configuration: configuration, location: location, isReadOnly: options.isReadOnly, logger: logger,
+                                    eventReporter: options.eventReporter)
         }
     }
 }

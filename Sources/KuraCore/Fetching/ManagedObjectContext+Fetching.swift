@@ -68,9 +68,30 @@ extension ManagedObjectContext {
 
     /// The objects of an untyped request.
     func fetchObjects(_ request: FetchRequest<ManagedObject>) throws -> [ManagedObject] {
-        mergeReceivedChanges()
-        if let found = try fetchByTemplateLookup(request) { return found }
-        return try fetchObjects(try PreparedFetch(request, model: model))
+        try reportingSlow(request, kind: "fetch", count: \.count) {
+            mergeReceivedChanges()
+            if let found = try fetchByTemplateLookup(request) { return found }
+            return try fetchObjects(try PreparedFetch(request, model: model))
+        }
+    }
+
+    /// `body`'s result; when the store has an ``StoreOptions/eventReporter``
+    /// and `body` took at least its threshold, a ``StoreEvent/slowFetch(_:)``
+    /// with `request`'s plan is reported too.
+    private func reportingSlow<Result>(
+        _ request: FetchRequest<ManagedObject>, kind: String, count: (Result) -> Int, _ body: () throws -> Result
+    ) rethrows -> Result {
+        guard let reporter = store.eventReporter else { return try body() }
+        let started = ContinuousClock.now
+        let result = try body()
+        let duration = ContinuousClock.now - started
+        if duration >= reporter.slowFetchThreshold {
+            let plan = (try? explain(request)).map { "\($0)" } ?? "(no plan: the request no longer prepares)"
+            reporter.report(.slowFetch(SlowFetchEvent(
+                store: store.path, entityName: request.entityName, kind: kind, resultCount: count(result),
+                duration: duration, plan: plan)))
+        }
+        return result
     }
 
     /// The objects of a prepared fetch.
@@ -111,6 +132,10 @@ extension ManagedObjectContext {
     /// The IDs of the objects `request` describes; no object is made for
     /// stored results.
     public func fetchObjectIDs<Object>(_ request: FetchRequest<Object>) throws -> [ObjectID] {
+        try reportingSlow(request.untyped, kind: "fetch of IDs", count: \.count) { try unreportedFetchObjectIDs(request) }
+    }
+
+    private func unreportedFetchObjectIDs<Object>(_ request: FetchRequest<Object>) throws -> [ObjectID] {
         mergeReceivedChanges()
         let fetch = try PreparedFetch(request.untyped, model: model)
         if parent != nil { return try fetchThroughParent(fetch).map(\.objectID) }
@@ -135,6 +160,10 @@ extension ManagedObjectContext {
     /// let rows = try context.fetchDictionaries(request)   // [["title": .attribute(.string("…")), "author": .toOne(…), …]]
     /// ```
     public func fetchDictionaries<Object>(_ request: FetchRequest<Object>) throws -> [[String: PropertyValue]] {
+        try reportingSlow(request.untyped, kind: "fetch of dictionaries", count: \.count) { try unreportedFetchDictionaries(request) }
+    }
+
+    private func unreportedFetchDictionaries<Object>(_ request: FetchRequest<Object>) throws -> [[String: PropertyValue]] {
         mergeReceivedChanges()
         let fetch = try PreparedFetch(request.untyped, model: model)
         let entity = fetch.entity
@@ -193,6 +222,10 @@ extension ManagedObjectContext {
     /// Without a predicate, this reads LMDB's entry count (O(1)) and adjusts
     /// it for unsaved changes.
     public func count<Object>(for request: FetchRequest<Object>) throws -> Int {
+        try reportingSlow(request.untyped, kind: "count", count: { $0 }) { try unreportedCount(for: request) }
+    }
+
+    private func unreportedCount<Object>(for request: FetchRequest<Object>) throws -> Int {
         mergeReceivedChanges()
         let fetch = try PreparedFetch(request.untyped, model: model)
         if parent != nil { return try fetchThroughParent(fetch).count }

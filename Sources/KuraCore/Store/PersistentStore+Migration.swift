@@ -33,6 +33,7 @@ extension PersistentStore {
         }
         // A newer version identifier says the app meant what it removed.
         let report = try migrate(through: stages, to: model, mayRemoveData: order == .newer, progress: migration.progress)
+        options.eventReporter?.report(.migration(report))
         return try PersistentStore(opening: engine, model: model, options: options,
                                    format: StoreLayout.formatVersion, lastMigration: report)
     }

@@ -20,6 +20,30 @@ extension PersistentStore {
     /// `build` runs again when the transaction does (after the map grows).
     func save(building build: (any StorageTransaction) throws -> ChangeSet) throws -> SaveResult {
         if isReadOnly { throw KuraError.storeReadOnly(path: path) }
+        guard let reporter = eventReporter, !hasAmbient else { return try write(building: build) }
+        let started = ContinuousClock.now
+        var built = ChangeSet()
+        func report(_ result: SaveResult?, _ error: (any Error)?) {
+            guard error != nil || reporter.reportsEverySave else { return }
+            reporter.report(.save(SaveEvent(
+                store: path, inserted: built.inserts.count, updated: built.updates.count, deleted: built.deletes.count,
+                conflictsSettled: result?.settledUpdates.count ?? 0, duration: ContinuousClock.now - started, error: error)))
+        }
+        do {
+            let result = try write(building: { txn in
+                built = try build(txn)
+                return built
+            })
+            report(result, nil)
+            return result
+        } catch {
+            report(nil, error)
+            throw error
+        }
+    }
+
+    /// ``save(building:)`` without the report.
+    private func write(building build: (any StorageTransaction) throws -> ChangeSet) throws -> SaveResult {
         var changes = ChangeSet()
         // Observers in this process hear of the save from the saving
         // context; the transaction is noted as this process's own before it

@@ -20,6 +20,8 @@ public final class PersistentStore: Sendable {
     public let model: ManagedObjectModel
     /// The options the store was opened with.
     public let options: StoreOptions
+    /// ``StoreOptions/eventReporter``, kept apart: asked on every fetch.
+    let eventReporter: StoreEventReporter?
 
     /// What the migration that ran when the store opened did, or `nil`
     /// when none ran.
@@ -108,6 +110,7 @@ public final class PersistentStore: Sendable {
          format: UInt32, lastMigration: MigrationReport? = nil, ambient: (any StorageTransaction)? = nil) throws {
         self.path = engine.location
         self.options = options
+        self.eventReporter = options.eventReporter
         self.engine = engine
         self.model = model
         self.lastMigration = lastMigration

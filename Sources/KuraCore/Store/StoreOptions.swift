@@ -24,6 +24,10 @@ public struct StoreOptions: Sendable, Hashable {
     /// more requests wait their turn, holding no thread). Default: twice the
     /// processor count, at least 4.
     public var backgroundThreadLimit = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
+    /// Where the store reports its saves, slow fetches, migrations and
+    /// connection events (for a server's logs and metrics); `nil`, the
+    /// default, reports nothing and reads no clock.
+    public var eventReporter: StoreEventReporter?
 
     /// Each engine's options set so far, by type.
     private var engines: [ObjectIdentifier: SetEngineOptions] = [:]
