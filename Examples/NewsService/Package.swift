@@ -9,6 +9,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "news-service", targets: ["news-service"]),
+        // The routes, payloads and server every implementation shares (the Fluent one's too).
+        .library(name: "NewsAPI", targets: ["NewsAPI"]),
     ],
     traits: [
         .trait(name: "PostgreSQL", description: "Stores on PostgreSQL too (--database postgres://…): builds postgres-nio."),
@@ -26,8 +28,18 @@ let package = Package(
     ],
     targets: [
         .target(
+            name: "NewsAPI",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
+        .target(
             name: "NewsService",
             dependencies: [
+                "NewsAPI",
                 .product(name: "Kura", package: "Kura"),
                 .product(name: "KuraServer", package: "Kura"),
                 .product(name: "KuraPostgres", package: "Kura", condition: .when(traits: ["PostgreSQL"])),
@@ -37,8 +49,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]),
-        .executableTarget(
-            name: "news-service", dependencies: ["NewsService", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "NewsServiceTests", dependencies: ["NewsService", "news-service"]),
+        .executableTarget(name: "news-service", dependencies: ["NewsService", "NewsAPI"]),
+        .testTarget(name: "NewsServiceTests", dependencies: ["NewsService", "NewsAPI", "news-service"]),
     ]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import Kura
+import NewsAPI
 import NIOCore
 import ServiceLifecycle
 

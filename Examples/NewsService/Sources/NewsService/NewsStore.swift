@@ -1,11 +1,13 @@
 import Foundation
 import Kura
+import NewsAPI
+import NIOCore
 
 /// What the service does with the store, each call request-scoped: a new
 /// context on the container's pool of threads
 /// (``PersistentContainer/performBackgroundTask(_:)``), never on an event
 /// loop or a thread of Swift's cooperative pool, returning snapshots.
-public struct NewsStore: Sendable {
+public struct NewsStore: NewsBackend {
     public let container: PersistentContainer
     public let templates: NewsModel
 
@@ -16,7 +18,7 @@ public struct NewsStore: Sendable {
 
     /// Inserts a news item: its hooks set `objectId`, `dateCreated` and `dateUpdated`.
     public func create(_ input: NewsInput) async throws -> NewsJSON {
-        guard let title = input.title, !title.isEmpty else { throw BadRequest("a news item needs a title") }
+        let title = try input.requiredTitle()
         return try await container.performBackgroundTask { context in
             context.mergePolicy = .mergeByPropertyObjectTrump  // an author or tag made meanwhile by another request is the same one
             let news = News(context: context)
@@ -29,7 +31,7 @@ public struct NewsStore: Sendable {
     }
 
     /// A page of news, filtered and sorted.
-    func list(_ query: NewsQuery) async throws -> NewsPage {
+    public func list(_ query: NewsQuery) async throws -> NewsPage<NewsJSON> {
         let request = try query.request()
         return try await container.performBackgroundTask { context in
             NewsPage(news: try context.fetch(request).map(NewsJSON.init), limit: query.limit, offset: query.offset)
@@ -66,10 +68,7 @@ public struct NewsStore: Sendable {
     /// place (keeping their `dateCreated`), new ones inserted, without a
     /// fetch per item (upserts on the unique `objectId`).
     public func importFeed(_ items: [FeedItem]) async throws -> FeedResult {
-        guard Set(items.map(\.objectId)).count == items.count else { throw BadRequest("the feed names an objectId twice") }
-        guard !items.contains(where: { $0.objectId.isEmpty || $0.title.isEmpty }) else {
-            throw BadRequest("every feed item needs an objectId and a title")
-        }
+        try FeedItem.check(items)
         return try await container.performBackgroundTask { context in
             context.mergePolicy = .mergeByPropertyObjectTrump
             let known = try context.count(for: FetchRequest<News>(predicate: FetchPredicate(format: "objectId IN %@", items.map(\.objectId))))
@@ -92,6 +91,15 @@ public struct NewsStore: Sendable {
             let old = FetchRequest<News>(predicate: try FetchPredicate(format: "dateCreated < %@", date))
             return DeleteResult(deleted: try context.execute(BatchDeleteRequest(old)).count)
         }
+    }
+
+    /// `GET /changes`: server-sent events from an observed fetch of `query`.
+    public func changes(_ query: NewsQuery) throws -> AsyncThrowingStream<ByteBuffer, any Error> {
+        ChangeStream.events(of: try query.request(), in: container)
+    }
+
+    public var poolThreads: (threads: Int, limit: Int) {
+        (container.backgroundThreadCount, container.store.options.backgroundThreadLimit)
     }
 
     /// Sets `news`'s author and tags from `input` (those it gives), each
