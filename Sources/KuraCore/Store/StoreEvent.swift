@@ -31,6 +31,16 @@ public struct SaveEvent: Sendable {
     public var duration: Duration
     /// Why the save failed (it wrote nothing), or `nil` when it committed.
     public var error: (any Error)?
+
+    public init(store: String, inserted: Int, updated: Int, deleted: Int, conflictsSettled: Int, duration: Duration, error: (any Error)?) {
+        self.store = store
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+        self.conflictsSettled = conflictsSettled
+        self.duration = duration
+        self.error = error
+    }
 }
 
 /// A fetch or count slower than the threshold, with the plan it ran.
@@ -46,6 +56,15 @@ public struct SlowFetchEvent: Sendable {
     public var duration: Duration
     /// The plan, as ``ManagedObjectContext/explain(_:)`` shows it.
     public var plan: String
+
+    public init(store: String, entityName: String, kind: String, resultCount: Int, duration: Duration, plan: String) {
+        self.store = store
+        self.entityName = entityName
+        self.kind = kind
+        self.resultCount = resultCount
+        self.duration = duration
+        self.plan = plan
+    }
 }
 
 /// Something an engine's connection did.
@@ -65,6 +84,13 @@ public struct ConnectionEvent: Sendable {
     public var kind: Kind
     /// The engine's account (the error, the attempt).
     public var message: String
+
+    /// An event an engine reports (through ``StoreOptions/eventReporter``).
+    public init(store: String, kind: Kind, message: String) {
+        self.store = store
+        self.kind = kind
+        self.message = message
+    }
 }
 
 /// Where a store sends its ``StoreEvent``s (``StoreOptions/eventReporter``).
