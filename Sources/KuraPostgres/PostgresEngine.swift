@@ -43,7 +43,7 @@ import Synchronization
 ///   again. A transaction cut short by a lost connection is rolled back by
 ///   the server: nothing partial is ever stored.
 final class PostgresEngine: StorageEngine, @unchecked Sendable {
-    // @unchecked: the connection pool is under a Mutex; the rest is immutable.
+    // @unchecked: the connection pool has a lock of its own; the rest is immutable.
     let configuration: PostgresConnection.Configuration
     let location: String
     let isReadOnly: Bool
@@ -51,7 +51,10 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     /// Where connection events go (``StoreOptions/eventReporter``).
     let eventReporter: StoreEventReporter?
     private let group: any EventLoopGroup
-    private let pool = Mutex<[PooledConnection]>([])
+    /// The transactions' connections, bounded (``PostgresOptions``).
+    let pool: ConnectionPool
+    /// Closes connections idle longer than ``PostgresOptions/idleTimeout``.
+    private let idleTimer: any DispatchSourceTimer
     /// The entry counts the last read transaction saw.
     let recentCounts = RecentCounts()
     let isClosed = Atomic(false)
@@ -72,8 +75,16 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     private static let sharedGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     init(configuration: PostgresConnection.Configuration, location: String, isReadOnly: Bool = false, logger: Logger? = nil,
-         eventReporter: StoreEventReporter? = nil) throws {
+         options: PostgresOptions = PostgresOptions(), eventReporter: StoreEventReporter? = nil) throws {
         self.eventReporter = eventReporter
+        let pool = ConnectionPool(limit: options.maximumConnections, wait: options.connectionWait, idleTimeout: options.idleTimeout)
+        self.pool = pool
+        idleTimer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+        let interval = DispatchTimeInterval.milliseconds(max(50, Int(options.idleTimeout.components.seconds * 500)
+            + Int(options.idleTimeout.components.attoseconds / 2_000_000_000_000_000)))
+        idleTimer.schedule(deadline: .now() + interval, repeating: interval)
+        idleTimer.setEventHandler { for connection in pool.removeExpiredIdle() { connection.close() } }
+        idleTimer.resume()
         self.configuration = configuration
         self.location = location
         self.isReadOnly = isReadOnly
@@ -121,30 +132,42 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     /// the loss.
     func withConnection<Result>(_ body: (PooledConnection) throws -> Result) throws -> Result {
         guard !isClosed.load(ordering: .relaxed) else { throw KuraError.storeClosed(path: location) }
-        if let pooled = idleConnection() {
+        var mayRunAgain = true
+        while true {
+            let (pooled, wasIdle) = try lendConnection()
             do {
                 return try run(body, on: pooled)
-            } catch let failure as ConnectionFailure where !failure.mayHaveKeptWork {
-                // Lost while idle: try once more on a new connection.
+            } catch let failure as ConnectionFailure where wasIdle && mayRunAgain && !failure.mayHaveKeptWork {
+                // Lost while idle: once more, on another connection.
                 report(.replaced, "a connection lost while idle was replaced: \(failure.error)")
+                mayRunAgain = false
             } catch let failure as ConnectionFailure {
                 throw failure.error
             }
         }
-        do {
-            return try run(body, on: try connect())
-        } catch let failure as ConnectionFailure {
-            throw failure.error
-        }
     }
 
-    /// An idle connection of the pool that is still open; the closed ones
-    /// (the server ended them) are let go.
-    private func idleConnection() -> PooledConnection? {
-        while let connection = pool.withLock({ $0.popLast() }) {
-            if !connection.isClosed { return connection }
+    /// A connection of the pool: an idle one that is still open, or a new
+    /// one, waiting (up to ``PostgresOptions/connectionWait``) while all
+    /// ``PostgresOptions/maximumConnections`` are lent.
+    private func lendConnection() throws -> (PooledConnection, wasIdle: Bool) {
+        let lent: ConnectionPool.Lent
+        do {
+            lent = try pool.take()
+        } catch let failure as StorageFailure {
+            throw KuraError.storage(path: location, failure: failure)
         }
-        return nil
+        switch lent {
+        case .idle(let pooled):
+            return (pooled, true)
+        case .room:
+            do {
+                return (try connect(), false)
+            } catch {
+                pool.release()
+                throw error
+            }
+        }
     }
 
     /// A failure of the connection itself (not of an SQL statement), and
@@ -157,16 +180,17 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     private func run<Result>(_ body: (PooledConnection) throws -> Result, on connection: PooledConnection) throws -> Result {
         do {
             let result = try body(connection)
-            pool.withLock { $0.append(connection) }
+            pool.give(back: connection)
             return result
         } catch {
             let translated = translated(error)
             guard isConnectionFailure(error) else {
-                pool.withLock { $0.append(connection) }
+                pool.give(back: connection)
                 throw translated
             }
             connection.close()
-            for idle in pool.withLock({ pool in defer { pool.removeAll() }; return pool }) {
+            pool.release()
+            for idle in pool.removeIdle() {
                 idle.close()
             }
             throw ConnectionFailure(error: translated, mayHaveKeptWork: !(error is NothingKept))
@@ -274,7 +298,8 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
 
     func close() {
         guard !isClosed.exchange(true, ordering: .relaxed) else { return }
-        for pooled in pool.withLock({ pool in defer { pool.removeAll() }; return pool }) {
+        idleTimer.cancel()
+        for pooled in pool.removeIdle() {
             _ = try? pooled.connection.close().wait()
         }
     }

@@ -18,14 +18,17 @@ extension StoreDescription {
     /// Unix socket is named by its directory, `postgres://user@/database?host=/run/postgresql`
     /// (and `port`, whose number names the socket file). The database must
     /// exist; Kura makes its tables in it the first time. Connections are
-    /// without TLS.
+    /// without TLS. At most ``PostgresOptions/maximumConnections`` are
+    /// open at once for transactions (10 by default), plus one that
+    /// listens for other processes' commits once anything observes them.
     ///
     /// - Parameters:
     ///   - url: The database.
     ///   - options: Of these, ``StoreOptions/tracksHistory``,
     ///     ``StoreOptions/isReadOnly`` and ``StoreOptions/eventReporter``
     ///     (which hears of replaced connections and of a commit watch
-    ///     listening again) apply.
+    ///     listening again) apply, and ``StoreOptions/postgres``: the
+    ///     bounded pool of connections (``PostgresOptions``).
     ///   - logger: Where PostgresNIO logs the store's connections and
     ///     statements (swift-log); by default nowhere.
     /// - Throws: (when the store opens) ``KuraError/storage(path:failure:)``:
@@ -37,7 +40,7 @@ extension StoreDescription {
         StoreDescription(options: options) { _ in
             let (configuration, location) = try PostgresURL.configuration(url)
             return try PostgresEngine(configuration: configuration, location: location, isReadOnly: options.isReadOnly, logger: logger,
-                                    eventReporter: options.eventReporter)
+                                    options: options.postgres, eventReporter: options.eventReporter)
         }
     }
 }
