@@ -52,6 +52,44 @@ import Testing
         #expect(try plan(context, count) == "COUNT News FROM ENTRY COUNT")
     }
 
+    @Test func anIndexGivingTheFirstSortKeyIsWalkedInOrderAndOnlyTiesAreSorted() throws {
+        let store = try TestStore()
+        let container = try store.open(.news())
+        let setup = container.newContext()
+        // 3000 news, sortOrder in 0..<30: runs of 100 equal sortOrders, titles in no order.
+        var g = SplitMix64(seed: 53)
+        for index in 0..<3000 {
+            let news = News(context: setup)
+            news.sortOrder = index % 30
+            news.title = "T\(Int.random(in: 0..<100_000, using: &g))"
+        }
+        try setup.save()
+        let context = container.newContext()
+        var request = FetchRequest(entityName: "News", predicate: "sortOrder >= 3")
+        request.sortDescriptors = [FetchSortDescriptor(key: "sortOrder", ascending: false), FetchSortDescriptor(key: "title")]
+        request.fetchLimit = 20
+        request.fetchOffset = 150
+        let plan = try context.explain(request)
+        #expect(plan.description.contains("IN INDEX ORDER DESC, TIES BY title ASC, LIMIT 20, OFFSET 150"), "\(plan)")
+        #expect(plan.sortsInMemory)
+        let all = try context.fetch(FetchRequest(entityName: "News"), as: News.self)
+            .filter { $0.sortOrder >= 3 }
+            .sorted { ($0.sortOrder, $1.title, $1.objectID.number) > ($1.sortOrder, $0.title, $0.objectID.number) }
+        #expect(try context.fetch(request, as: News.self).map(\.objectID) == Array(all.dropFirst(150).prefix(20)).map(\.objectID))
+        // A walk without a predicate too, and with the context's own changes among the runs.
+        let first = try #require(all.first)
+        first.title = "A"
+        let added = News(context: context)
+        added.sortOrder = 29
+        added.title = "B"
+        var walk = FetchRequest(entityName: "News").sorted(by: "sortOrder", ascending: false).sorted(by: "title")
+        walk.fetchLimit = 3
+        #expect(try context.explain(walk).description == "WALK News BY INDEX sortOrder DESC, TIES BY title ASC, LIMIT 3")
+        let titles = try context.fetch(walk, as: News.self).map(\.title)
+        let expected = try context.fetch(FetchRequest(entityName: "News"), as: News.self).filter { $0.sortOrder == 29 }.map(\.title).sorted()
+        #expect(titles == Array(expected.prefix(3)) && titles.prefix(2) == ["A", "B"], "\(titles)")
+    }
+
     @Test func plansReturnTheRightObjects() throws {
         let (_, context) = try makeContext()
         let lookup = try context.fetch(FetchRequest(entityName: "News", predicate: "objectId == 'id1234'"), as: News.self)

@@ -134,8 +134,8 @@ extension QueryPlan {
     init(merging plans: [QueryPlan], of fetch: PreparedFetch) {
         let first = plans[0]
         self.init(
-            access: first.access, entityName: fetch.entity.name, isInSortOrder: false, isReversed: false, topK: nil,
-            fetch: fetch, isOrdered: first.isOrdered, limit: fetch.limit, offset: fetch.offset, foundPrimaryKeys: nil,
+            access: first.access, entityName: fetch.entity.name, isInSortOrder: false, isReversed: false, orderedSorts: fetch.sorts.count,
+            topK: nil, fetch: fetch, isOrdered: first.isOrdered, limit: fetch.limit, offset: fetch.offset, foundPrimaryKeys: nil,
             estimatedRows: plans.allSatisfy { $0.estimatedRows != nil } ? plans.reduce(0) { $0 + $1.estimatedRows! } : nil,
             memberPlans: plans)
     }

@@ -44,6 +44,10 @@ public struct QueryPlan: Sendable, CustomStringConvertible {
     let isInSortOrder: Bool
     /// Walk the index backwards (a descending sort).
     let isReversed: Bool
+    /// With ``isInSortOrder``: how many of the fetch's sorts, from the
+    /// first, the index order gives. Fewer than all: each run of records
+    /// equal in those is sorted by the others as it ends (an incremental sort).
+    let orderedSorts: Int
     /// Keep only this many of the sorted results (a bounded heap).
     let topK: Int?
     /// The fetch: its predicate and sort descriptors are described from it.
@@ -75,8 +79,9 @@ public struct QueryPlan: Sendable, CustomStringConvertible {
         }
     }
 
-    /// True when the results are sorted in memory (fully, or top-K).
-    public var sortsInMemory: Bool { !sortDescriptors.isEmpty && !isInSortOrder }
+    /// True when the results are sorted in memory (fully, top-K, or each run
+    /// of equal keys in the index's order).
+    public var sortsInMemory: Bool { !sortDescriptors.isEmpty && (!isInSortOrder || orderedSorts < sortDescriptors.count) }
 
     public var description: String {
         if !memberPlans.isEmpty {
@@ -118,6 +123,9 @@ public struct QueryPlan: Sendable, CustomStringConvertible {
             let sortText = sortDescriptors.map(\.description).joined(separator: ", ")
             if isInSortOrder {
                 if case .search = access { parts.append("IN INDEX ORDER\(isReversed ? " DESC" : "")") }
+                if orderedSorts < sortDescriptors.count {
+                    parts.append("TIES BY " + sortDescriptors.dropFirst(orderedSorts).map(\.description).joined(separator: ", "))
+                }
             } else if let topK {
                 parts.append("TOP \(topK) BY \(sortText)")
             } else {

@@ -86,11 +86,12 @@ enum QueryPlanner {
         }
 
         func make(
-            _ access: QueryPlan.Access, isInSortOrder: Bool, isReversed: Bool = false, topK: Int? = nil,
+            _ access: QueryPlan.Access, isInSortOrder: Bool, isReversed: Bool = false, orderedSorts: Int? = nil, topK: Int? = nil,
             foundPrimaryKeys: [UInt64]? = nil, estimatedRows: Int, ordered: Bool? = nil
         ) -> QueryPlan {
             QueryPlan(
                 access: access, entityName: fetch.entity.name, isInSortOrder: isInSortOrder, isReversed: isReversed,
+                orderedSorts: orderedSorts ?? fetch.sorts.count,
                 topK: topK, fetch: fetch, isOrdered: ordered ?? !forCount, limit: fetch.limit, offset: fetch.offset,
                 foundPrimaryKeys: foundPrimaryKeys, estimatedRows: estimatedRows)
         }
@@ -130,7 +131,7 @@ enum QueryPlanner {
                 cost += sorts.isEmpty ? Double(estimate) * sortCostPerLevel : sortCost(estimate)
             }
             let plan = make(
-                .search(access), isInSortOrder: order != nil, isReversed: order ?? false,
+                .search(access), isInSortOrder: order != nil, isReversed: order?.reversed ?? false, orderedSorts: order?.sorts,
                 topK: order != nil ? nil : topK(estimate), foundPrimaryKeys: keys, estimatedRows: estimate)
             return CostedPlan(plan: plan, cost: cost)
         }
@@ -154,10 +155,10 @@ enum QueryPlanner {
         /// a predicate, assume it passes one record in eight.
         func walk(spaces: EntitySpaces, total: Int) -> CostedPlan? {
             guard !sorts.isEmpty, fetch.request.allowsIndexes,
-                  let (index, reversed) = sortIndex(for: sorts, spaces: spaces, equalityCount: 0) else { return nil }
+                  let (index, reversed, ordered) = sortIndex(for: sorts, spaces: spaces) else { return nil }
             let reads = window.map { min(total, $0.saturatingMultiplied(by: fetch.predicate == nil ? 1 : 8)) } ?? total
             return CostedPlan(
-                plan: make(.walk(index), isInSortOrder: true, isReversed: reversed, estimatedRows: reads),
+                plan: make(.walk(index), isInSortOrder: true, isReversed: reversed, orderedSorts: ordered, estimatedRows: reads),
                 cost: Double(reads) * indexReadCost)
         }
     }
@@ -198,30 +199,42 @@ enum QueryPlanner {
         return complete ? (keys.count, keys) : (keys.count, nil)
     }
 
-    /// Whether the access's results come in the sort order: the sort keys,
-    /// less those fixed by equality, must be the index's attributes after
-    /// the equality ones, all ascending or all descending, compared with
-    /// `.compare`. Returns whether to walk in reverse, or `nil`.
-    private static func sortOrder(of access: IndexAccess, sorts: [PreparedSort], fetch: PreparedFetch) -> Bool? {
+    /// Whether the access's results come in the sort order, at least in its
+    /// first keys: the sort keys, less those fixed by equality, must begin
+    /// with the index's attributes after the equality ones, all ascending or
+    /// all descending, compared with `.compare`. Returns whether to walk in
+    /// reverse, and how many of `sorts` (from the first) that order gives:
+    /// the records of a run equal in those are sorted by the rest as the
+    /// run ends (an incremental sort, see ``SortRun``). `nil` when the index
+    /// gives none of the order.
+    private static func sortOrder(of access: IndexAccess, sorts: [PreparedSort], fetch: PreparedFetch) -> (reversed: Bool, sorts: Int)? {
         guard !sorts.isEmpty else { return nil }
         let fixed = Set(access.index.attributeNumbers.prefix(access.equalityCount))
         let remaining = sorts.filter { !fixed.contains($0.number) }
-        guard !remaining.isEmpty else { return false }
+        guard let first = remaining.first else { return (false, sorts.count) }
         let following = Array(access.index.attributeNumbers.dropFirst(access.equalityCount))
-        guard remaining.count <= following.count,
-              remaining.allSatisfy({ $0.comparison == .compare }),
-              zip(remaining, following).allSatisfy({ $0.number == $1 }),
-              Set(remaining.map(\.ascending)).count == 1 else { return nil }
-        return !remaining[0].ascending
+        let matched = zip(remaining, following).prefix {
+            $0.number == $1 && $0.comparison == .compare && $0.ascending == first.ascending
+        }.count
+        guard matched > 0 else { return nil }
+        // The sorts up to the last matched one (the fixed ones among them are constant).
+        let last = remaining[matched - 1]
+        let ordered = matched == remaining.count ? sorts.count : sorts.firstIndex { $0.number == last.number }! + 1
+        return (!first.ascending, ordered)
     }
 
-    /// An index whose order is the sort order, and whether to walk it in reverse.
-    private static func sortIndex(for sorts: [PreparedSort], spaces: EntitySpaces, equalityCount: Int) -> (IndexSpace, Bool)? {
-        guard sorts.allSatisfy({ $0.comparison == .compare }), Set(sorts.map(\.ascending)).count == 1 else { return nil }
-        for index in spaces.indexes where index.isUsableForQueries && index.attributeNumbers.count >= sorts.count
-            && zip(sorts, index.attributeNumbers).allSatisfy({ $0.number == $1 }) {
-            return (index, !sorts[0].ascending)
+    /// An index whose order is the sort order (at least its first key),
+    /// whether to walk it in reverse, and how many sorts its order gives;
+    /// the index giving the most of them.
+    private static func sortIndex(for sorts: [PreparedSort], spaces: EntitySpaces) -> (IndexSpace, Bool, Int)? {
+        guard let first = sorts.first else { return nil }
+        var best: (IndexSpace, Bool, Int)?
+        for index in spaces.indexes where index.isUsableForQueries {
+            let matched = zip(sorts, index.attributeNumbers).prefix {
+                $0.number == $1 && $0.comparison == .compare && $0.ascending == first.ascending
+            }.count
+            if matched > (best?.2 ?? 0) { best = (index, !first.ascending, matched) }
         }
-        return nil
+        return best
     }
 }

@@ -6,8 +6,17 @@
 /// primary-key order already (index keys end with the primary key); a
 /// reverse walk, or an index with more keys than the sort, doesn't. Only
 /// a run that came out of order is sorted.
+///
+/// When the index gives only the first of the sorts (`ordered` of them:
+/// `dateCreated` of `dateCreated, objectId`), a run is the records equal
+/// in those, and it is sorted by all the sorts as it ends (an incremental
+/// sort): a window of 20 reads its 20 records and the rest of the last
+/// run, not the whole range.
 struct SortRun {
+    /// Tells where a run ends: the sorts the index order gives.
     private let ordering: RowOrdering
+    /// All the sorts, when the index gives only the first of them.
+    private let fullOrdering: RowOrdering?
     private let entity: EntityDescription
     private let graph: PredicateGraph?
     /// The attribute of a fetch sorted by one number (Bool, integer,
@@ -19,11 +28,13 @@ struct SortRun {
     private var bits: UInt64?
     private var keys = SortKeys.none
 
-    init(sorts: [PreparedSort], entity: EntityDescription, graph: PredicateGraph?) {
-        ordering = RowOrdering(sorts: sorts)
+    init(sorts: [PreparedSort], ordered: Int? = nil, entity: EntityDescription, graph: PredicateGraph?) {
+        let runSorts = Array(sorts.prefix(ordered ?? sorts.count))
+        ordering = RowOrdering(sorts: runSorts)
+        fullOrdering = runSorts.count < sorts.count ? RowOrdering(sorts: sorts) : nil
         self.entity = entity
         self.graph = graph
-        numeric = NumericTopK<RecordView>.numericSort(sorts, of: entity)?.number
+        numeric = NumericTopK<RecordView>.numericSort(runSorts, of: entity)?.number
     }
 
     /// Adds a record; first, when its sort keys end the current run, hands
@@ -50,7 +61,16 @@ struct SortRun {
     /// Hands on the current run in primary-key order, at most `limit` of
     /// it, and returns how many it handed on.
     mutating func flush(upTo limit: Int?, _ body: (UInt64, RecordView) throws -> Void) throws -> Int {
-        if !isOrdered { rows.sort { $0.primaryKey < $1.primaryKey } }
+        if let fullOrdering, rows.count > 1 {
+            var sortable = try rows.map { row in
+                SortableRow(keys: try fullOrdering.keys(of: RecordSource(view: row.view, entity: entity, primaryKey: row.primaryKey, graph: graph)),
+                            tier: 0, number: row.primaryKey, payload: row.view)
+            }
+            fullOrdering.sort(&sortable)
+            rows = sortable.map { ($0.number, $0.payload) }
+        } else if !isOrdered {
+            rows.sort { $0.primaryKey < $1.primaryKey }
+        }
         let count = min(rows.count, limit ?? .max)
         for (primaryKey, view) in rows.prefix(count) { try body(primaryKey, view) }
         rows.removeAll(keepingCapacity: true)

@@ -109,7 +109,7 @@ struct StoreQuery {
             }
             return true
         }
-        var run = SortRun(sorts: fetch.sorts, entity: fetch.entity, graph: graph)
+        var run = SortRun(sorts: fetch.sorts, ordered: plan.orderedSorts, entity: fetch.entity, graph: graph)
         try forEachCandidate(in: txn, graph: graph) { primaryKey, view in
             count += try run.add(primaryKey, view, limit: window.map { $0 - count }, body)
             return window.map { count < $0 } ?? true
