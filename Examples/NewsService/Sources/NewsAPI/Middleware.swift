@@ -14,9 +14,9 @@ public struct CountingMiddleware: RouterMiddleware {
 }
 
 /// Turns the service's errors into JSON answers with their status:
-/// 400 for a bad request (the message says what to change), 404, and what
+/// 400 for a bad request (the message says what to change), 404, what
 /// `status` says of a store's errors (409 for a conflict, 503 once the
-/// store is shutting down…).
+/// store is shutting down…), and 500 for the rest, which are logged.
 public struct ErrorMiddleware: RouterMiddleware {
     public typealias Context = BasicRequestContext
     let status: @Sendable (any Error) -> HTTPResponse.Status?
@@ -32,6 +32,12 @@ public struct ErrorMiddleware: RouterMiddleware {
             return try JSONResponse.make(["error": error.description], status: .notFound)
         } catch let error where status(error) != nil {
             return try JSONResponse.make(["error": "\(error)"], status: status(error)!)
+        } catch let error as any HTTPResponseError {
+            throw error  // Hummingbird's own (a body that doesn't decode: 400), answered as it says
+        } catch {
+            // What no status was given for is the server's fault: logged, a 500 with its text.
+            context.logger.error("\(request.method) \(request.uri.path) failed: \(String(reflecting: error))")
+            return try JSONResponse.make(["error": "\(error)"], status: .internalServerError)
         }
     }
 }

@@ -17,7 +17,7 @@ extension NewsQuery {
         ])
         request.fetchLimit = limit
         request.fetchOffset = offset
-        request.relationshipKeyPathsForPrefetching = ["author", "tags"]
+        request.relationshipKeyPathsForPrefetching = NewsStore.answered
         return request
     }
 }
