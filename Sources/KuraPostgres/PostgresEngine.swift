@@ -254,6 +254,10 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
             return translated(error.error)
         case let error as PSQLError where error.code == .server:
             return serverFailure(error.serverInfo?[.message] ?? "\(error)", state: error.serverInfo?[.sqlState])
+        case let error as PSQLError where error.underlying.map(PostgresTLS.isRefusal) == true:
+            return PostgresTLS.refusal(error.underlying!, location: location)
+        case let error where PostgresTLS.isRefusal(error):
+            return PostgresTLS.refusal(error, location: location)
         case let error as PSQLError where Self.refusals[error.code] != nil:
             return KuraError.storage(path: location, failure: .engine(code: 0, message: "can't connect: \(Self.refusals[error.code]!)"))
         case let error as PSQLError:

@@ -17,8 +17,11 @@ extension StoreDescription {
     /// The URL is `postgres://user[:password]@host[:port]/database`; a
     /// Unix socket is named by its directory, `postgres://user@/database?host=/run/postgresql`
     /// (and `port`, whose number names the socket file). The database must
-    /// exist; Kura makes its tables in it the first time. Connections are
-    /// without TLS. At most ``PostgresOptions/maximumConnections`` are
+    /// exist; Kura makes its tables in it the first time. TLS is as libpq
+    /// reads the URL: `sslmode=disable` (the default), `prefer`, `require`,
+    /// `verify-ca` or `verify-full`, with `sslrootcert=PATH` for the roots
+    /// that sign the server's certificate (see the "Storage engines" article);
+    /// a certificate or name refused is an `engine` failure naming TLS. At most ``PostgresOptions/maximumConnections`` are
     /// open at once for transactions (10 by default), plus one that
     /// listens for other processes' commits once anything observes them.
     ///
@@ -78,7 +81,8 @@ enum PostgresURL {
         } else {
             guard let host = components.host, !host.isEmpty else { throw invalid("it names no host") }
             configuration = PostgresConnection.Configuration(
-                host: host, port: port, username: user, password: components.password, database: database, tls: .disable)
+                host: host, port: port, username: user, password: components.password, database: database,
+                tls: try PostgresTLS.configuration(query: query, host: host, invalid: invalid))
         }
         return (configuration, location.string ?? url)
     }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A throwaway PostgreSQL server for the tests of one process, started by
 /// `Scripts/postgres-cluster` (Debian's `postgresql`) in a temporary
@@ -28,10 +31,21 @@ public final class PostgresTestServer: @unchecked Sendable {
     /// process end without removing it (a crash, a kill, an exit that skips
     /// `atexit`), the script's watcher stops the server and removes its
     /// directory: no test run leaves servers behind.
-    public init(directory: String) throws {
+    ///
+    /// `serverOptions` adds server settings (`-c ssl=on …`), as
+    /// `KURA_POSTGRES_SERVER_OPTIONS` does for the script.
+    public init(directory: String, serverOptions: String? = nil) throws {
         self.directory = directory
         try? FileManager.default.removeItem(atPath: directory)
-        let output = try Self.run(Self.script, ["start", directory, String(getpid())])
+        let start = ["start", directory, String(getpid())]
+        let output = if let serverOptions {
+            // On loopback too: a free port of its own.
+            try Self.run("/usr/bin/env", [
+                "KURA_POSTGRES_SERVER_OPTIONS=\(serverOptions)", "KURA_POSTGRES_PORT=\(try Self.freePort())", Self.script,
+            ] + start)
+        } else {
+            try Self.run(Self.script, start)
+        }
         let parts = output.split(separator: " ")
         guard parts.count == 2 else { throw ChildProcess.Failure(description: "postgres-cluster printed '\(output)'") }
         port = String(parts[1])
@@ -76,6 +90,23 @@ public final class PostgresTestServer: @unchecked Sendable {
     public func startPsql(_ name: String, _ sql: String) throws -> ChildProcess {
         try ChildProcess("/usr/bin/psql", ["-h", directory, "-p", port, "-U", "kura", "-d", name, "-At", "-c", sql],
                          standardOutput: .pipe)
+    }
+
+    /// A TCP port on loopback that no one listens on now.
+    static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw ChildProcess.Failure(description: "no socket: errno \(errno)") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        guard bound else { throw ChildProcess.Failure(description: "no free port: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     static let script = URL(fileURLWithPath: #filePath)
