@@ -43,7 +43,7 @@ extension StoreEventReporter {
                 metrics?.record(save)
             case .slowFetch(let fetch):
                 logger[metadataKey: "kura.store"] = "\(fetch.store)"
-                logger.notice("slow \(fetch.kind) of \(fetch.entityName): \(fetch.resultCount) results in \(milliseconds(fetch.duration)) ms",
+                logger.notice("slow \(fetch.kind.rawValue) of \(fetch.entityName): \(fetch.resultCount) results in \(milliseconds(fetch.duration)) ms",
                               metadata: ["kura.plan": "\(fetch.plan)", "kura.duration_ms": "\(milliseconds(fetch.duration))"])
                 metrics?.record(fetch)
             case .migration(let report):

@@ -83,7 +83,7 @@ import Testing
         #expect(try context.count(for: request) == 5)
         #expect(try context.fetchObjectIDs(request).count == 5)
         let fetches = events.slowFetches
-        #expect(fetches.map(\.kind) == ["fetch", "count", "fetch of IDs"])
+        #expect(fetches.map(\.kind) == [.objects, .count, .objectIDs])
         #expect(fetches.map(\.resultCount) == [5, 5, 5])
         #expect(fetches.allSatisfy { $0.entityName == "News" && $0.plan.contains("sortOrder < 5") }, "\(fetches.map(\.plan))")
 

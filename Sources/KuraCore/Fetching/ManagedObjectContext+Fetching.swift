@@ -68,7 +68,7 @@ extension ManagedObjectContext {
 
     /// The objects of an untyped request.
     func fetchObjects(_ request: FetchRequest<ManagedObject>) throws -> [ManagedObject] {
-        try reportingSlow(request, kind: "fetch", count: \.count) {
+        try reportingSlow(request, kind: .objects, count: \.count) {
             mergeReceivedChanges()
             if let found = try fetchByTemplateLookup(request) { return found }
             return try fetchObjects(try PreparedFetch(request, model: model))
@@ -79,7 +79,7 @@ extension ManagedObjectContext {
     /// and `body` took at least its threshold, a ``StoreEvent/slowFetch(_:)``
     /// with `request`'s plan is reported too.
     private func reportingSlow<Result>(
-        _ request: FetchRequest<ManagedObject>, kind: String, count: (Result) -> Int, _ body: () throws -> Result
+        _ request: FetchRequest<ManagedObject>, kind: SlowFetchEvent.Kind, count: (Result) -> Int, _ body: () throws -> Result
     ) rethrows -> Result {
         guard let reporter = store.eventReporter else { return try body() }
         let started = ContinuousClock.now
@@ -132,7 +132,7 @@ extension ManagedObjectContext {
     /// The IDs of the objects `request` describes; no object is made for
     /// stored results.
     public func fetchObjectIDs<Object>(_ request: FetchRequest<Object>) throws -> [ObjectID] {
-        try reportingSlow(request.untyped, kind: "fetch of IDs", count: \.count) { try unreportedFetchObjectIDs(request) }
+        try reportingSlow(request.untyped, kind: .objectIDs, count: \.count) { try unreportedFetchObjectIDs(request) }
     }
 
     private func unreportedFetchObjectIDs<Object>(_ request: FetchRequest<Object>) throws -> [ObjectID] {
@@ -160,7 +160,7 @@ extension ManagedObjectContext {
     /// let rows = try context.fetchDictionaries(request)   // [["title": .attribute(.string("…")), "author": .toOne(…), …]]
     /// ```
     public func fetchDictionaries<Object>(_ request: FetchRequest<Object>) throws -> [[String: PropertyValue]] {
-        try reportingSlow(request.untyped, kind: "fetch of dictionaries", count: \.count) { try unreportedFetchDictionaries(request) }
+        try reportingSlow(request.untyped, kind: .dictionaries, count: \.count) { try unreportedFetchDictionaries(request) }
     }
 
     private func unreportedFetchDictionaries<Object>(_ request: FetchRequest<Object>) throws -> [[String: PropertyValue]] {
@@ -222,7 +222,7 @@ extension ManagedObjectContext {
     /// Without a predicate, this reads LMDB's entry count (O(1)) and adjusts
     /// it for unsaved changes.
     public func count<Object>(for request: FetchRequest<Object>) throws -> Int {
-        try reportingSlow(request.untyped, kind: "count", count: { $0 }) { try unreportedCount(for: request) }
+        try reportingSlow(request.untyped, kind: .count, count: { $0 }) { try unreportedCount(for: request) }
     }
 
     private func unreportedCount<Object>(for request: FetchRequest<Object>) throws -> Int {

@@ -49,15 +49,27 @@ public struct SlowFetchEvent: Sendable {
     public var store: String
     /// The request's entity.
     public var entityName: String
-    /// What the request was (a fetch of objects, of IDs, of dictionaries, or a count).
-    public var kind: String
+    /// What the request was.
+    public var kind: Kind
     /// The objects it returned, or the count.
     public var resultCount: Int
     public var duration: Duration
     /// The plan, as ``ManagedObjectContext/explain(_:)`` shows it.
     public var plan: String
 
-    public init(store: String, entityName: String, kind: String, resultCount: Int, duration: Duration, plan: String) {
+    /// What a slow request was.
+    public enum Kind: String, Sendable {
+        /// A fetch of objects.
+        case objects = "fetch"
+        /// A fetch of object IDs.
+        case objectIDs = "fetch of IDs"
+        /// A fetch of dictionaries.
+        case dictionaries = "fetch of dictionaries"
+        /// A count.
+        case count
+    }
+
+    public init(store: String, entityName: String, kind: Kind, resultCount: Int, duration: Duration, plan: String) {
         self.store = store
         self.entityName = entityName
         self.kind = kind
