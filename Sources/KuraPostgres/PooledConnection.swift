@@ -26,26 +26,29 @@ final class PooledConnection: @unchecked Sendable {
     /// (``PostgresTransaction/commitExpected(sent:)``).
     var rewrite: PreparedQuery?
 
-    /// The server process serving the connection: its ID and start time
-    /// (which tell it from a later process given the same ID).
-    let backend: Backend
-
-    struct Backend: Sendable, Hashable {
-        let processID: Int32
-        let started: String
-    }
+    /// The server process that answered the connection's first statement
+    /// (through a pooler in transaction mode, not the one of every statement).
+    let processID: Int32
 
     /// The connection's row in `kura_saves`, and the number of its last
     /// write: every write stores its number there in its own transaction,
     /// so a write whose commit answer is lost is looked up (see
-    /// ``PostgresEngine/resolve(_:)``).
+    /// ``PostgresEngine/resolve(_:)``). Unique to the engine and the
+    /// connection, it also names what the connection prepares.
     let writer: [UInt8]
     var writes: Int64 = 0
 
-    init(_ connection: PostgresConnection, backend: Backend, writer: [UInt8]) {
+    /// Whether statements are prepared on the server (`PREPARE`, and
+    /// PostgresNIO's prepared statements): not through a pooler in
+    /// transaction mode, where the next transaction may be another server's
+    /// (``PostgresOptions/Pooling``).
+    let preparesStatements: Bool
+
+    init(_ connection: PostgresConnection, processID: Int32, writer: [UInt8], preparesStatements: Bool) {
         self.connection = connection
-        self.backend = backend
+        self.processID = processID
         self.writer = writer
+        self.preparesStatements = preparesStatements
     }
 
     var isClosed: Bool { connection.isClosed }
@@ -58,9 +61,12 @@ final class PooledConnection: @unchecked Sendable {
 
     /// The name the statement `key` stands for is prepared under on this
     /// connection; the first time, `prepare` prepares it under the name given.
+    /// Names are the connection's own (its writer's, then a number): should
+    /// a pooler hand its next transaction to another server, a name there is
+    /// missing (an error) rather than another connection's statement.
     func prepare(_ key: Key, _ prepare: (String) throws -> Void) throws -> String {
         if let name = statements[key] { return name }
-        let name = "kura_\(statements.count + 1)"
+        let name = "kura_\(String(decoding: writer.map { $0 == UInt8(ascii: ".") ? UInt8(ascii: "_") : $0 }, as: UTF8.self))_\(statements.count + 1)"
         try prepare(name)
         statements[key] = name
         return name
@@ -89,6 +95,19 @@ enum SQLLiteral {
         }
         if !arguments.isEmpty { text.append(UInt8(ascii: ")")) }
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The arguments as an unnamed statement's parameters (integers as
+    /// `int8`, bytes as `bytea`).
+    static func bindings(_ arguments: [SQLLiteral]) -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: arguments.count)
+        for argument in arguments {
+            switch argument {
+            case .integer(let value): bindings.append(Int64(value))
+            case .bytes(let bytes): bindings.append(ByteBuffer(bytes: bytes))
+            }
+        }
+        return bindings
     }
 
     private var estimatedLength: Int {

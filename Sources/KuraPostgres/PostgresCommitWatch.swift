@@ -5,7 +5,8 @@ import KuraCore
 import PostgresNIO
 import Synchronization
 
-/// A `LISTEN kura_commit` on a connection of its own. Commits are reported
+/// A `LISTEN kura_commit` on a connection of its own (to
+/// ``PostgresOptions/listenURL`` when given). Commits are reported
 /// on a queue of the watch's own, in order: never on the event loop, where
 /// the store couldn't wait for what it reads next.
 ///
@@ -54,7 +55,12 @@ final class PostgresCommitWatch: CommitWatch, @unchecked Sendable {
         guard let engine, !engine.isClosed.load(ordering: .relaxed) else {
             throw KuraError.storeClosed(path: engine?.location ?? "")
         }
-        let connection = try engine.connect().connection
+        guard engine.listenServers != nil || engine.options.pooling == .session else {
+            throw KuraError.storage(path: engine.location, failure: .engine(code: 0, message:
+                "other processes' commits can't be heard through a pooler in transaction mode (LISTEN needs a session of its own): "
+                    + "set options.postgres.listenURL to a URL that reaches the primary directly"))
+        }
+        let connection = try engine.connect(to: engine.listenServers).connection
         let queue = queue
         let mark = engine.commitMark
         let onCommit = onCommit

@@ -43,16 +43,22 @@ import Synchronization
 ///   again. A transaction cut short by a lost connection is rolled back by
 ///   the server: nothing partial is ever stored.
 final class PostgresEngine: StorageEngine, @unchecked Sendable {
-    // @unchecked: the connection pool has a lock of its own; the rest is immutable.
-    let configuration: PostgresConnection.Configuration
+    // @unchecked: the connection pools have locks of their own; the rest is immutable.
+    /// The servers of the store's URL, tried in order.
+    let servers: PostgresServers
+    /// The servers of ``PostgresOptions/listenURL``, when given.
+    let listenServers: PostgresServers?
     let location: String
     let isReadOnly: Bool
     let logger: Logger
+    let options: PostgresOptions
     /// Where connection events go (``StoreOptions/eventReporter``).
     let eventReporter: StoreEventReporter?
     private let group: any EventLoopGroup
     /// The transactions' connections, bounded (``PostgresOptions``).
     let pool: ConnectionPool
+    /// The standby that serves reads (``PostgresOptions/standbyURL``).
+    let standby: PostgresStandby?
     /// Closes connections idle longer than ``PostgresOptions/idleTimeout``.
     private let idleTimer: any DispatchSourceTimer
     /// The entry counts the last read transaction saw.
@@ -74,43 +80,89 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     /// engine's callers block on its futures, from their own threads).
     private static let sharedGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
-    init(configuration: PostgresConnection.Configuration, location: String, isReadOnly: Bool = false, logger: Logger? = nil,
+    init(servers: PostgresServers, isReadOnly: Bool = false, logger: Logger? = nil,
          options: PostgresOptions = PostgresOptions(), eventReporter: StoreEventReporter? = nil) throws {
         self.eventReporter = eventReporter
+        self.options = options
         let pool = ConnectionPool(limit: options.maximumConnections, wait: options.connectionWait, idleTimeout: options.idleTimeout)
         self.pool = pool
+        standby = try options.standbyURL.map { try PostgresStandby(url: $0, options: options) }
+        listenServers = try options.listenURL.map(PostgresURL.servers)
         idleTimer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
         let interval = DispatchTimeInterval.milliseconds(max(50, Int(options.idleTimeout.components.seconds * 500)
             + Int(options.idleTimeout.components.attoseconds / 2_000_000_000_000_000)))
         idleTimer.schedule(deadline: .now() + interval, repeating: interval)
-        idleTimer.setEventHandler { for connection in pool.removeExpiredIdle() { connection.close() } }
+        let standbyPool = standby?.pool
+        idleTimer.setEventHandler {
+            for connection in pool.removeExpiredIdle() + (standbyPool?.removeExpiredIdle() ?? []) { connection.close() }
+        }
         idleTimer.resume()
-        self.configuration = configuration
-        self.location = location
+        self.servers = servers
+        location = servers.location
         self.isReadOnly = isReadOnly
         self.logger = logger ?? Logger(label: "kura.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
         group = Self.sharedGroup
         // A read-only engine makes nothing: it connects, to fail now if it can't.
-        try withConnection { pooled in if !isReadOnly { try Self.createSchema(on: pooled.connection, logger: self.logger) } }
+        try withConnection { pooled in
+            if !isReadOnly { try Self.createSchema(on: pooled.connection, logger: self.logger) }
+            try refuseTransactionPooling(besides: pooled)
+        }
     }
 
-    /// The tables, made once by whichever process comes first.
+    /// The tables, made once by whichever process comes first (in one
+    /// transaction, under a lock of the transaction: through a pooler in
+    /// transaction mode, a lock of the session could outlive the
+    /// connection on a server of the pooler's).
     private static func createSchema(on connection: PostgresConnection, logger: Logger) throws {
         let statements = [
-            "SELECT pg_advisory_lock(7365211)",
+            "BEGIN",
+            "SELECT pg_advisory_xact_lock(7365211)",
             "CREATE TABLE IF NOT EXISTS kura_spaces (name text PRIMARY KEY, number serial UNIQUE, entries int8 NOT NULL DEFAULT 0)",
             "CREATE TABLE IF NOT EXISTS kura_kv (space int4 NOT NULL, key bytea NOT NULL, value bytea NOT NULL, PRIMARY KEY (space, key))",
             "CREATE SEQUENCE IF NOT EXISTS kura_commit_ids",
             "CREATE TABLE IF NOT EXISTS kura_saves (writer bytea PRIMARY KEY, save int8 NOT NULL, at timestamptz NOT NULL DEFAULT now())",
+            "ALTER TABLE kura_saves ADD COLUMN IF NOT EXISTS fence int8 NOT NULL DEFAULT 0",
             // A connection's row is read only after a lost answer, within
             // the answer timeout: rows a week old are of connections long gone.
             "DELETE FROM kura_saves WHERE at < now() - interval '7 days'",
+            PostgresTransaction.markSaveFunction,
+            PostgresTransaction.fenceSaveFunction,
             PostgresTransaction.rewriteFunction,
-            "SELECT pg_advisory_unlock(7365211)",
+            "COMMIT",
         ]
-        for statement in statements {
-            _ = try connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).waitForAnswer()
+        do {
+            for statement in statements {
+                _ = try connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).waitForAnswer()
+            }
+        } catch {
+            _ = try? connection.query(PostgresQuery(unsafeSQL: "ROLLBACK"), logger: logger).waitForAnswer()
+            throw error
         }
+    }
+
+    /// Refuses a store opened with ``PostgresOptions/Pooling/session``
+    /// whose connections a pooler in transaction mode serves: a second
+    /// connection answered by the first one's server process (a pooler
+    /// hands the server a connection's transaction ended on to the next
+    /// one that asks) can't be a session of its own. A pooler with several
+    /// idle servers may not show it; then a statement prepared on one
+    /// connection is missing on the server of its next transaction, an
+    /// error that says the same (``PostgresEngine/translated(_:)``).
+    private func refuseTransactionPooling(besides first: PooledConnection) throws {
+        guard options.pooling == .session, pool.limit >= 2 else { return }
+        try withConnection { second in
+            guard second.processID == first.processID else { return }
+            throw KuraError.storage(path: location, failure: .engine(code: 0, message: Self.transactionPoolingAdvice(
+                "two connections of the URL were answered by one server process")))
+        }
+    }
+
+    /// What to change when a pooler in transaction mode serves a store
+    /// opened for sessions: what was seen, then the options.
+    static func transactionPoolingAdvice(_ seen: String) -> String {
+        "\(seen): a pooler in transaction mode (pgbouncer's pool_mode = transaction) is between Kura and PostgreSQL; "
+            + "open the store with options.postgres.pooling = .transaction (and options.postgres.listenURL, a direct URL, "
+            + "for observers), or use the pooler in session mode"
     }
 
     /// Reports a connection event, if the store has a reporter.
@@ -130,13 +182,16 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     /// `body` runs again once on a new connection: connections lost while
     /// idle are replaced without an error, whichever statement first meets
     /// the loss.
-    func withConnection<Result>(_ body: (PooledConnection) throws -> Result) throws -> Result {
+    ///
+    /// With `standby`, the connection is one of the standby's pool.
+    func withConnection<Result>(on standby: PostgresStandby? = nil, _ body: (PooledConnection) throws -> Result) throws -> Result {
         guard !isClosed.load(ordering: .relaxed) else { throw KuraError.storeClosed(path: location) }
+        let (pool, servers) = standby.map { ($0.pool, $0.servers) } ?? (pool, self.servers)
         var mayRunAgain = true
         while true {
-            let (pooled, wasIdle) = try lendConnection()
+            let (pooled, wasIdle) = try lendConnection(from: pool, to: servers)
             do {
-                return try run(body, on: pooled)
+                return try run(body, on: pooled, of: pool)
             } catch let failure as ConnectionFailure where wasIdle && mayRunAgain && !failure.mayHaveKeptWork {
                 // Lost while idle: once more, on another connection.
                 report(.replaced, "a connection lost while idle was replaced: \(failure.error)")
@@ -150,7 +205,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     /// A connection of the pool: an idle one that is still open, or a new
     /// one, waiting (up to ``PostgresOptions/connectionWait``) while all
     /// ``PostgresOptions/maximumConnections`` are lent.
-    private func lendConnection() throws -> (PooledConnection, wasIdle: Bool) {
+    private func lendConnection(from pool: ConnectionPool, to servers: PostgresServers) throws -> (PooledConnection, wasIdle: Bool) {
         let lent: ConnectionPool.Lent
         do {
             lent = try pool.take()
@@ -162,7 +217,7 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
             return (pooled, true)
         case .room:
             do {
-                return (try connect(), false)
+                return (try connect(to: servers), false)
             } catch {
                 pool.release()
                 throw error
@@ -177,7 +232,9 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         let mayHaveKeptWork: Bool
     }
 
-    private func run<Result>(_ body: (PooledConnection) throws -> Result, on connection: PooledConnection) throws -> Result {
+    private func run<Result>(
+        _ body: (PooledConnection) throws -> Result, on connection: PooledConnection, of pool: ConnectionPool
+    ) throws -> Result {
         do {
             let result = try body(connection)
             pool.give(back: connection)
@@ -207,29 +264,72 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         let error: any Error
     }
 
-    func connect() throws -> PooledConnection {
+    /// A new connection to the first server of `servers` (the store's, by
+    /// default) that serves the URL's `target_session_attrs`, trying them in
+    /// order: a server that can't be reached, or serves other sessions (a
+    /// standby where the URL asks for `read-write`), is passed over.
+    func connect(to servers: PostgresServers? = nil) throws -> PooledConnection {
+        let servers = servers ?? self.servers
+        var passedOver: [String] = []
+        var firstRefusal: (any Error)?
+        for pass in 1...servers.sessionAttributes.passes {
+            for candidate in servers.candidates {
+                let opened: (connection: PooledConnection, inRecovery: Bool, readOnly: Bool)
+                do {
+                    opened = try open(candidate)
+                } catch {
+                    // One server: its error as it is. Several: the next one.
+                    guard servers.candidates.count > 1 else { throw error }
+                    if !isConnectionFailure(error) { firstRefusal = firstRefusal ?? error }
+                    passedOver.append("\(candidate.name): \(error)")
+                    continue
+                }
+                if servers.sessionAttributes.accepts(inRecovery: opened.inRecovery, readOnly: opened.readOnly, pass: pass) {
+                    return opened.connection
+                }
+                opened.connection.close()
+                passedOver.append("\(candidate.name): \(opened.inRecovery ? "a standby" : opened.readOnly ? "read-only" : "a primary")")
+            }
+        }
+        if let firstRefusal, passedOver.count == servers.candidates.count * servers.sessionAttributes.passes {
+            throw firstRefusal  // every server refused: connecting again won't help
+        }
+        throw KuraError.storage(path: location, failure: .serverUnavailable(
+            "no server of the URL serves target_session_attrs=\(servers.sessionAttributes.rawValue) now (\(passedOver.joined(separator: "; ")))"))
+    }
+
+    /// Connects to one server, and asks it what it serves.
+    private func open(_ candidate: PostgresServers.Candidate) throws -> (connection: PooledConnection, inRecovery: Bool, readOnly: Bool) {
         do {
             let id = connectionIDs.wrappingAdd(1, ordering: .relaxed).newValue
             let connection = try PostgresConnection.connect(
-                on: group.next(), configuration: configuration, id: id, logger: logger).waitForAnswer()
+                on: group.next(), configuration: candidate.configuration, id: id, logger: logger).waitForAnswer()
             // Every join here finds rows by key: keep PostgreSQL to index
             // lookups in key order (its statistics of one shared table
             // can't tell, and chose hash joins over every record), without
             // a cache of lookups (each key is looked up once: measured,
             // a top-100 walk took 0.29 ms with it and 0.16–0.21 ms without).
-            // The same statement names the connection's server process.
-            let settings = ["enable_hashjoin", "enable_mergejoin", "enable_bitmapscan", "enable_memoize"]
-                .map { "set_config('\($0)', 'off', false)" }.joined(separator: ", ")
+            // Set for the session, or through a pooler in transaction mode
+            // for each transaction (PostgresTransaction.sendBegin). The same
+            // statement names the server process and what it serves.
+            let settings = options.pooling == .session ? "FROM (SELECT \(Self.plannerSettings(local: false))) AS settings" : ""
             let row = try connection.query(PostgresQuery(unsafeSQL: """
-                SELECT pg_backend_pid(), (SELECT backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid())
-                FROM (SELECT \(settings)) AS settings
+                SELECT pg_backend_pid(), pg_is_in_recovery(), current_setting('transaction_read_only') = 'on' \(settings)
                 """), logger: logger).waitForAnswer(unlessClosed: { connection.isClosed }).first
-            let (processID, started) = try row?.decode((Int32, String?).self) ?? (Int32(0), nil)
-            let backend = PooledConnection.Backend(processID: processID, started: started ?? "")
-            return PooledConnection(connection, backend: backend, writer: Array("\(commitMark).\(id)".utf8))
+            let (processID, inRecovery, readOnly) = try row?.decode((Int32, Bool, Bool).self) ?? (Int32(0), false, false)
+            let pooled = PooledConnection(
+                connection, processID: processID, writer: Array("\(commitMark).\(id)".utf8), preparesStatements: options.pooling == .session)
+            return (pooled, inRecovery, readOnly)
         } catch {
             throw translated(error)
         }
+    }
+
+    /// The planner's settings every statement of the store runs with
+    /// (`set_config` calls: for the session, or with `local` the transaction).
+    static func plannerSettings(local: Bool) -> String {
+        ["enable_hashjoin", "enable_mergejoin", "enable_bitmapscan", "enable_memoize"]
+            .map { "set_config('\($0)', 'off', \(local))" }.joined(separator: ", ")
     }
 
     /// Whether `error` is the connection's failure (then nothing more is
@@ -297,13 +397,19 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         if let state, ["57P01", "57P02", "57P03"].contains(state) {
             return KuraError.storage(path: location, failure: .serverUnavailable("\(message) (SQLSTATE \(state))"))
         }
+        if let state, ["26000", "42P05"].contains(state) {
+            // A statement prepared on the connection is missing, or one of
+            // its names taken: its transactions aren't all one server's.
+            return KuraError.storage(path: location, failure: .engine(code: 0, message: Self.transactionPoolingAdvice(
+                "\(message) (SQLSTATE \(state)), on a connection that prepared it")))
+        }
         return KuraError.storage(path: location, failure: .engine(code: 0, message: "\(message) (SQLSTATE \(state ?? ""))"))
     }
 
     func close() {
         guard !isClosed.exchange(true, ordering: .relaxed) else { return }
         idleTimer.cancel()
-        for pooled in pool.removeIdle() {
+        for pooled in pool.removeIdle() + (standby?.pool.removeIdle() ?? []) {
             _ = try? pooled.connection.close().wait()
         }
     }
@@ -314,21 +420,50 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
 
     // MARK: Transactions
 
+    /// Runs a read transaction: on the standby when one serves reads and
+    /// has replayed the store's last commit (``PostgresStandby``), else on
+    /// the primary.
     func performRead(_ body: (any StorageTransaction) throws -> Void) throws {
-        try withConnection { connection in
-            let transaction = PostgresTransaction(engine: self, connection: connection, isReadOnly: true)
-            // A read-only engine may meet a database without Kura's tables.
-            try transaction.sendBegin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", readingCounts: !isReadOnly)
-            do {
-                try body(transaction)
-                // A read changes nothing: its COMMIT needn't be waited for.
-                // The connection's next statement queues behind it (and
-                // fails, as a lost connection, if it failed).
-                try transaction.send("COMMIT")
-            } catch {
-                rollBack(transaction, after: error)
-                throw error
+        if let standby, standby.mayServe, try read(onStandby: standby, body) { return }
+        try withConnection { try read(on: $0, body) }
+    }
+
+    /// Runs `body` on the standby, unless it hasn't replayed the store's
+    /// last commit in time or can't be reached (then `false`: nothing ran).
+    /// A standby lost during the read is the read's error.
+    private func read(onStandby standby: PostgresStandby, _ body: (any StorageTransaction) throws -> Void) throws -> Bool {
+        var began = false
+        do {
+            let served: Bool = try withConnection(on: standby) { pooled in
+                guard try standby.hasReplayed(on: pooled.connection, logger: logger) else { return false }
+                began = true
+                try read(on: pooled, body)
+                return true
             }
+            standby.reads.add(served ? 1 : 0, ordering: .relaxed)
+            standby.fallbacks.add(served ? 0 : 1, ordering: .relaxed)
+            return served
+        } catch where !began && isConnectionFailure(error) {
+            standby.isDown()
+            standby.fallbacks.add(1, ordering: .relaxed)
+            report(.failed, "the standby can't be reached, reads go to the primary: \(error)")
+            return false
+        }
+    }
+
+    private func read(on connection: PooledConnection, _ body: (any StorageTransaction) throws -> Void) throws {
+        let transaction = PostgresTransaction(engine: self, connection: connection, isReadOnly: true)
+        // A read-only engine may meet a database without Kura's tables.
+        try transaction.sendBegin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", readingCounts: !isReadOnly)
+        do {
+            try body(transaction)
+            // A read changes nothing: its COMMIT needn't be waited for.
+            // The connection's next statement queues behind it (and
+            // fails, as a lost connection, if it failed).
+            try transaction.send("COMMIT")
+        } catch {
+            rollBack(transaction, after: error)
+            throw error
         }
     }
 
@@ -340,6 +475,10 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     }
 
     func performSingleRequestRead(_ body: (any StorageTransaction) throws -> Void) throws {
+        // A standby's read waits for its replay first; through a pooler in
+        // transaction mode, each read sets the planner's settings: both
+        // need a transaction.
+        if standby != nil || options.pooling == .transaction { return try performRead(body) }
         let ran: Bool = try withConnection { connection in
             // One statement is its own snapshot: no BEGIN, no COMMIT.
             let transaction = PostgresTransaction(engine: self, connection: connection, isReadOnly: true, singleRequest: true)
@@ -391,12 +530,13 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
                         try body(transaction)
                         if transaction.expectations != nil {
                             try transaction.commitExpected { inDoubt = $0 }
-                            return true
+                        } else {
+                            try transaction.flush()
+                            try transaction.sendWriteNumber()
+                            inDoubt = WriteInDoubt(connection: connection, isOneStatement: false)
+                            try transaction.execute("COMMIT")
                         }
-                        try transaction.flush()
-                        try transaction.sendWriteNumber()
-                        inDoubt = WriteInDoubt(connection: connection, isOneStatement: false)
-                        try transaction.execute("COMMIT")
+                        if let standby { standby.committed(at: commitPosition(on: connection.connection)) }
                         return true
                     } catch let unexpected as PostgresTransaction.Unexpected {
                         // Nothing was written: the statement that checks is its own transaction.
@@ -428,64 +568,82 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         }
     }
 
+    /// The primary's WAL position now, just past a commit made on
+    /// `connection`: what a standby must have replayed for a read there to
+    /// see it (one more round trip a save, only with a standby). `nil` when
+    /// it can't be asked (reads then go to the primary for a while).
+    private func commitPosition(on connection: PostgresConnection) -> UInt64? {
+        let text = try? connection.query(PostgresQuery(unsafeSQL: "SELECT pg_current_wal_insert_lsn()::text"), logger: logger)
+            .waitForAnswer(unlessClosed: { connection.isClosed }).first?.decode(String.self)
+        return text.flatMap(PostgresStandby.position)
+    }
+
     /// How many times a write checks what it expects before it reads: each
     /// attempt after the first expects what the last one found (a save that
     /// finds a record changed is then a conflict, found without a statement;
     /// with a merge policy that overwrites, it is built on what is stored).
     static let mostExpectingAttempts = 3
 
-    /// A write whose commit went out on a connection: its number there,
-    /// and the server process that ran it.
+    /// A write whose commit went out on a connection: its writer and number.
     struct WriteInDoubt {
         let writer: [UInt8]
         let number: Int64
-        let backend: PooledConnection.Backend
         /// A write of one statement (``PostgresTransaction/commitExpected(sent:)``), which runs again when it didn't commit.
         let isOneStatement: Bool
 
         init(connection: PooledConnection, isOneStatement: Bool) {
             writer = connection.writer
             number = connection.writes
-            backend = connection.backend
             self.isOneStatement = isOneStatement
         }
     }
 
-    /// Whether a write whose commit answer was lost committed: on a new
-    /// connection, the lost connection's server process is ended (if it is
-    /// still running: it might still commit) and waited for, then the
-    /// connection's row of `kura_saves` tells. While the server can't be
-    /// reached this tries again every tenth of a second for at most
-    /// ``resolutionWait`` (a server that restarts at once is back by then);
-    /// after that the save throws `serverUnavailable` saying that whether
-    /// it committed is unknown, rather than holding the caller until the
-    /// server returns (it held it for up to two minutes).
+    /// Whether a write whose commit answer was lost committed, asked on a
+    /// new connection (to whichever server now serves the URL: after a
+    /// failover, the promoted standby).
+    ///
+    /// Every write marks its number in its writer's row of `kura_saves`
+    /// with its last statement (`kura_mark_save`), which fails once the
+    /// number is *fenced*. This sets the fence: a write that marked holds
+    /// the row until it ends, so the fence waits for it and then reads what
+    /// it left; a write that hadn't marked yet can't any more, and never
+    /// commits. So the answer is final wherever the lost connection's
+    /// server process is, or whichever pooler's server ran the write.
+    ///
+    /// While no server can be reached this tries again every tenth of a
+    /// second for at most ``PostgresOptions/answerLossWait``; after that
+    /// the save throws `serverUnavailable` saying that whether it committed
+    /// is unknown, rather than holding the caller until a server returns.
+    ///
+    /// After a failover, a commit the old primary made and no standby
+    /// received is not on the new one: with synchronous replication, no
+    /// commit was answered before a standby had it, so a save told
+    /// "committed" is there, and one found missing was never answered.
     func resolve(_ write: WriteInDoubt) throws -> Bool {
         let started = ContinuousClock.now
         var lastError: any Error = KuraError.storage(path: location, failure: .serverUnavailable("no answer"))
-        while ContinuousClock.now - started < Self.resolutionWait {
+        while case let left = options.answerLossWait - (ContinuousClock.now - started), left > .zero {
             do {
-                return try withConnection { pooled in
+                let committed: Bool? = try withConnection { pooled in
                     let connection = pooled.connection
-                    func query(_ sql: String, _ binds: PostgresBindings) throws -> PostgresQueryResult {
-                        try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
-                            .waitForAnswer(unlessClosed: { connection.isClosed })
+                    var binds = PostgresBindings()
+                    binds.append(ByteBuffer(bytes: write.writer))
+                    binds.append(write.number)
+                    // A write whose server process still runs (its client
+                    // gone, which it hasn't noticed) holds the row: the
+                    // fence waits for it, for the time left.
+                    binds.append(max(100, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+                    do {
+                        let stored = try connection.query(PostgresQuery(unsafeSQL: "SELECT committed FROM kura_fence_save($1, $2, $3)", binds: binds),
+                                                          logger: logger)
+                            .waitForAnswer(unlessClosed: { connection.isClosed }).first?.decode(Int64.self) ?? 0
+                        return stored >= write.number
+                    } catch let error as PSQLError where error.serverInfo?[.sqlState] == "55P03" {
+                        lastError = error
+                        return nil  // still running: not known yet
                     }
-                    var backend = PostgresBindings()
-                    backend.append(write.backend.processID)
-                    backend.append(write.backend.started)
-                    let running = "FROM pg_stat_activity WHERE pid = $1 AND backend_start::text = $2"
-                    _ = try query("SELECT pg_terminate_backend(pid) \(running)", backend)
-                    let deadline = ContinuousClock.now + .seconds(EventLoopFuture<Void>.answerTimeout)
-                    while try query("SELECT count(*) \(running)", backend).first?.decode(Int64.self) ?? 0 > 0 {
-                        guard ContinuousClock.now < deadline else { throw NoAnswer(seconds: EventLoopFuture<Void>.answerTimeout) }
-                        usleep(10_000)
-                    }
-                    var writer = PostgresBindings()
-                    writer.append(ByteBuffer(bytes: write.writer))
-                    let stored = try query("SELECT save FROM kura_saves WHERE writer = $1", writer).first?.decode(Int64.self) ?? 0
-                    return stored >= write.number
                 }
+                if let committed { return committed }
             } catch let error where isConnectionFailure(error) {
                 lastError = error
                 usleep(100_000)
@@ -496,10 +654,6 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
                 + "to tell whether it committed (\(lastError)): the save's outcome is unknown; the context keeps its changes, "
                 + "so look before saving them again (with a unique key and a merge policy other than .error, saving again is an upsert)"))
     }
-
-    /// How long a write whose commit answer was lost waits for the server
-    /// to be reachable again, to tell whether it committed.
-    static let resolutionWait: Duration = .seconds(1)
 
     func space(named name: String) throws -> StorageSpace? {
         try performReadReturning { try $0.openSpace(named: name) }

@@ -104,6 +104,13 @@ extension PostgresTransaction {
             + BinaryArray.postgresData(arrays)
         let rows: [PostgresRow]
         do {
+            guard pooled.preparesStatements else {
+                // Through a pooler in transaction mode: unnamed, parsed each time.
+                try beforeSending()
+                sending(PostgresEngine.WriteInDoubt(connection: pooled, isOneStatement: true))
+                rows = try wait(connection.query(Self.rewriteCall, binds)).rows
+                return try answer(rows, expectations)
+            }
             let call = try preparedRewrite()
             try beforeSending()
             sending(PostgresEngine.WriteInDoubt(connection: pooled, isOneStatement: true))
@@ -116,6 +123,11 @@ extension PostgresTransaction {
             pooled.rewrite = nil
             throw Unexpected()
         }
+        try answer(rows, expectations)
+    }
+
+    /// Reads `kura_rewrite`'s answer: the commit's number, or what differed.
+    private func answer(_ rows: [PostgresRow], _ expectations: Expectations) throws {
         var found: [PendingKey: ByteBuffer?] = [:]
         for row in rows {
             var columns = RowColumns(row)
@@ -152,8 +164,8 @@ extension PostgresTransaction {
     /// given and checks that each holds the value expected (`FOR UPDATE`
     /// sees the last commit of a row), checks the other values, then
     /// removes, rewrites and inserts (a taken key fails the statement),
-    /// keeps the spaces' counts, stores the write's number in its
-    /// connection's row of `kura_saves`, and notifies as every commit does;
+    /// keeps the spaces' counts, marks the write's number in its
+    /// connection's row of `kura_saves` (``markSaveFunction``), and notifies as every commit does;
     /// it answers the commit's number. When records differ from the ones
     /// expected it writes nothing and answers what they are instead (their
     /// positions, and values, `NULL` when gone). SQLSTATE `KR001`: another
@@ -168,7 +180,8 @@ extension PostgresTransaction {
             rewritten_spaces int4[], rewritten_keys bytea[], rewritten_values bytea[],
             inserted_spaces int4[], inserted_keys bytea[], inserted_values bytea[]
         ) RETURNS TABLE (commit_number int8, mismatched int8, stored_value bytea)
-        LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $kura$
+        LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan
+            SET enable_hashjoin = off SET enable_mergejoin = off SET enable_bitmapscan = off SET enable_memoize = off AS $kura$
         DECLARE
             commit_id int8;
             matching int8;
@@ -228,8 +241,7 @@ extension PostgresTransaction {
                         UNION ALL SELECT unnest(inserted_into), 1) AS changes GROUP BY space) AS total
                     WHERE kura_spaces.number = total.space AND total.change <> 0;
             END IF;
-            INSERT INTO kura_saves (writer, save) VALUES (save_writer, save_number)
-                ON CONFLICT (writer) DO UPDATE SET save = EXCLUDED.save, at = now();
+            PERFORM kura_mark_save(save_writer, save_number);
             PERFORM pg_notify('kura_commit', commit_id::text || ' ' || mark);
             RETURN QUERY SELECT commit_id, NULL::int8, NULL::bytea;
         END

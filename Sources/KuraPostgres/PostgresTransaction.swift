@@ -100,14 +100,48 @@ final class PostgresTransaction: StorageTransaction {
     private var snapshotCounts: EventLoopFuture<PostgresQueryResult>?
     private var knownCounts: [UInt32: Int]?
 
-    /// Sends, ahead of the commit, the statement that stores this write's
-    /// number in its connection's row of `kura_saves` (answered with the commit).
+    /// Sends, ahead of the commit, the statement that marks this write's
+    /// number in its connection's row of `kura_saves` (answered with the
+    /// commit; see ``markSaveFunction``).
     func sendWriteNumber() throws {
         pooled.writes += 1
-        unanswered.append(try sendPrepared(
-            "INSERT INTO kura_saves (writer, save) VALUES ($1, $2) ON CONFLICT (writer) DO UPDATE SET save = EXCLUDED.save, at = now()",
-            [.bytes(pooled.writer), .integer(Int(pooled.writes))]))
+        unanswered.append(try sendPrepared("SELECT kura_mark_save($1, $2)", [.bytes(pooled.writer), .integer(Int(pooled.writes))]))
     }
+
+    /// `kura_mark_save(writer, number)`: a write's last statement before its
+    /// commit stores its number in its writer's row of `kura_saves`, unless
+    /// a connection asking whether it committed fenced it
+    /// (``fenceSaveFunction``): then it fails (SQLSTATE `KR002`), and the
+    /// write never commits. The row stays locked until the write ends.
+    static let markSaveFunction = """
+        CREATE OR REPLACE FUNCTION kura_mark_save(save_writer bytea, save_number int8) RETURNS void
+        LANGUAGE plpgsql AS $kura$
+        BEGIN
+            INSERT INTO kura_saves AS saves (writer, save) VALUES (save_writer, save_number)
+                ON CONFLICT (writer) DO UPDATE SET save = EXCLUDED.save, at = now() WHERE saves.fence < EXCLUDED.save;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'this save was given up for lost by its process' USING ERRCODE = 'KR002';
+            END IF;
+        END
+        $kura$
+        """
+
+    /// `kura_fence_save(writer, number, wait)`: after a lost commit answer,
+    /// fences the write's number (``markSaveFunction``) and answers the last
+    /// number the writer committed. A write that marked holds the row: the
+    /// fence waits for it to end, for at most `wait` milliseconds
+    /// (SQLSTATE 55P03 then).
+    static let fenceSaveFunction = """
+        CREATE OR REPLACE FUNCTION kura_fence_save(save_writer bytea, save_number int8, wait int8) RETURNS TABLE (committed int8)
+        LANGUAGE plpgsql AS $kura$
+        BEGIN
+            PERFORM set_config('lock_timeout', wait::text, true);
+            RETURN QUERY INSERT INTO kura_saves AS saves (writer, save, fence) VALUES (save_writer, 0, save_number)
+                ON CONFLICT (writer) DO UPDATE SET fence = greatest(saves.fence, EXCLUDED.fence), at = now()
+                RETURNING saves.save;
+        END
+        $kura$
+        """
 
     /// Waits for `answer`, which fails within a couple of seconds once the
     /// connection is seen closed (see ``EventLoopFuture/waitForAnswer(within:unlessClosed:)``).
@@ -143,6 +177,10 @@ final class PostgresTransaction: StorageTransaction {
         _ key: PooledConnection.Key, sql: () -> String, _ arguments: [SQLLiteral]
     ) throws -> EventLoopFuture<PostgresQueryResult> {
         try beforeSending()
+        guard pooled.preparesStatements else {
+            // Through a pooler in transaction mode: unnamed, parsed each time.
+            return connection.query(PostgresQuery(unsafeSQL: sql(), binds: SQLLiteral.bindings(arguments)), logger: engine.logger)
+        }
         let name = try pooled.prepare(key) {
             let sql = sql()
             // The first time on this connection: prepared after what was
@@ -177,6 +215,7 @@ final class PostgresTransaction: StorageTransaction {
             needsBegin = false
             engine.statementsSent.add(1, ordering: .relaxed)
             begin = connection.query(PostgresQuery(unsafeSQL: "BEGIN"), logger: engine.logger)
+            sendPlannerSettings()
         }
         if needsLock { try sendLock(notifying(Self.writersLock(shared: false))) }
         requests += 1
@@ -205,11 +244,21 @@ final class PostgresTransaction: StorageTransaction {
     /// the read's snapshot.
     func sendBegin(_ sql: String, readingCounts: Bool) throws {
         begin = try sendQuery(sql)
+        sendPlannerSettings()
         if readingCounts {
             let counts = try sendPrepared("SELECT number, entries FROM kura_spaces")
             snapshotCounts = counts
             unanswered.append(counts)
         }
+    }
+
+    /// Through a pooler in transaction mode, the planner's settings the
+    /// session would have (``PostgresEngine/plannerSettings(local:)``), for
+    /// this transaction: sent after its `BEGIN`, answered with what follows.
+    private func sendPlannerSettings() {
+        guard !pooled.preparesStatements else { return }
+        unanswered.append(connection.query(
+            PostgresQuery(unsafeSQL: "SELECT \(PostgresEngine.plannerSettings(local: true))"), logger: engine.logger))
     }
 
     /// Waits for the statements sent ahead, `BEGIN` first.

@@ -41,50 +41,10 @@ extension StoreDescription {
     ///   can't be reached (it may come back).
     public static func postgres(url: String, options: StoreOptions = StoreOptions(), logger: Logger? = nil) -> StoreDescription {
         StoreDescription(options: options) { _ in
-            let (configuration, location) = try PostgresURL.configuration(url)
-            return try PostgresEngine(configuration: configuration, location: location, isReadOnly: options.isReadOnly, logger: logger,
-                                    options: options.postgres, eventReporter: options.eventReporter)
+            try PostgresEngine(servers: PostgresURL.servers(url), isReadOnly: options.isReadOnly, logger: logger,
+                               options: options.postgres, eventReporter: options.eventReporter)
         }
     }
 }
 
-/// Reading a `postgres://` URL.
-enum PostgresURL {
-    /// The connection configuration of `url`, and the URL without its password.
-    static func configuration(_ url: String) throws -> (PostgresConnection.Configuration, String) {
-        func invalid(_ reason: String) -> KuraError {
-            KuraError.storage(path: url, failure: .engine(code: 0, message: "not a PostgreSQL URL: \(reason)"))
-        }
-        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? "") else {
-            throw invalid("it must start with postgres://")
-        }
-        let database = String(components.path.drop { $0 == "/" })
-        guard !database.isEmpty else { throw invalid("it names no database") }
-        guard let user = components.user, !user.isEmpty else { throw invalid("it names no user") }
-        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
-        let port: Int
-        if let given = components.port {
-            port = given
-        } else if let text = query["port"] {
-            guard let number = Int(text) else { throw invalid("port=\(text) is not a port number") }
-            port = number
-        } else {
-            port = 5432
-        }
-        guard (1...65_535).contains(port) else { throw invalid("port \(port) is not between 1 and 65535") }
-        var location = components
-        location.password = nil
-        let configuration: PostgresConnection.Configuration
-        if let directory = query["host"], directory.hasPrefix("/") {
-            configuration = PostgresConnection.Configuration(
-                unixSocketPath: "\(directory)/.s.PGSQL.\(port)", username: user, password: components.password, database: database)
-        } else {
-            guard let host = components.host, !host.isEmpty else { throw invalid("it names no host") }
-            configuration = PostgresConnection.Configuration(
-                host: host, port: port, username: user, password: components.password, database: database,
-                tls: try PostgresTLS.configuration(query: query, host: host, invalid: invalid))
-        }
-        return (configuration, location.string ?? url)
-    }
-}
 #endif

@@ -151,8 +151,7 @@ import Testing
         let url = try Self.server.newDatabase()
         let container = try PersistentContainer(store: .postgres(url: url), model: ConcurrencyWorkload.model())
         try ConcurrencyWorkload.prepare(container)
-        let (configuration, location) = try PostgresURL.configuration(url)
-        let ender = try PostgresEngine(configuration: configuration, location: location, isReadOnly: true)
+        let ender = try PostgresEngine(servers: PostgresURL.servers(url), isReadOnly: true)
         defer { ender.close() }
         let endTheOthers = {
             try ender.withConnection { pooled in
