@@ -51,6 +51,34 @@ public final class PostgresTestServer: @unchecked Sendable {
         port = String(parts[1])
     }
 
+    /// Makes a hot standby of `primary` in `directory` (a base backup that
+    /// streams from it, made anew) and starts it; like a server of its own,
+    /// it is stopped and removed when this process ends.
+    public init(standbyOf primary: PostgresTestServer, directory: String) throws {
+        self.directory = directory
+        try? FileManager.default.removeItem(atPath: directory)
+        let output = try Self.run(Self.script, ["standby", directory, primary.directory, String(getpid())])
+        port = String(output.split(separator: " ").last ?? "")
+    }
+
+    /// pgbouncer in `directory`, in front of this server, in `mode`
+    /// (`session` or `transaction`): its URLs are this server's through the pooler.
+    public func pooler(directory: String, mode: String) throws -> PostgresTestServer {
+        try PostgresTestServer(pooling: self, directory: directory, mode: mode)
+    }
+
+    private init(pooling server: PostgresTestServer, directory: String, mode: String) throws {
+        self.directory = directory
+        try? FileManager.default.removeItem(atPath: directory)
+        let output = try Self.run(Self.script, ["pooler", directory, server.directory, mode, String(getpid())])
+        port = String(output.split(separator: " ").last ?? "")
+    }
+
+    /// Makes this standby a primary (`pg_ctl promote`), waiting until it is.
+    public func promote() throws {
+        try Self.run(Self.script, ["promote", directory])
+    }
+
     /// Stops the server, keeping its data: a fast shutdown (sessions are
     /// ended cleanly), or with `immediately` a crash (`pg_ctl stop -m
     /// immediate`: the server recovers from its log when it starts again).
@@ -72,6 +100,11 @@ public final class PostgresTestServer: @unchecked Sendable {
     /// A new, empty database, as a `postgres://` URL for Kura.
     public func newDatabase() throws -> String {
         let name = lock.withLock { databases += 1; return "kura_test_\(databases)" }
+        return try newDatabase(named: name)
+    }
+
+    /// A new, empty database named `name`, as a `postgres://` URL for Kura.
+    public func newDatabase(named name: String) throws -> String {
         _ = try Self.run("/usr/bin/createdb", ["-h", directory, "-p", port, "-U", "kura", name])
         return url(of: name)
     }
