@@ -560,7 +560,16 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
                 if committed { return }
             } catch let error where inDoubt != nil && isConnectionFailure(error) {
                 // The commit's answer was lost with the connection.
-                if try resolve(inDoubt!) { return }
+                let committed: Bool
+                do {
+                    committed = try resolve(inDoubt!)
+                } catch {
+                    report(.answerLost, "a save's commit answer was lost; whether it committed is unknown")
+                    throw error
+                }
+                report(.answerLost, "a save's commit answer was lost; it " + (committed ? "committed"
+                    : inDoubt!.isOneStatement ? "did not commit, and is saved again" : "did not commit"))
+                if committed { return }
                 if !inDoubt!.isOneStatement { throw error }
             }
             guard mayExpect else { throw KuraError.storage(path: location, failure: .engine(code: 0, message: "a write that reads ran without committing")) }

@@ -24,6 +24,8 @@ do {
         try LMDBCommands.holdWriter(Array(arguments.dropFirst()))
     case "crash-writer":
         try KuraCommands.crashWriter(Array(arguments.dropFirst()))
+    case "failover-writer":
+        try FailoverCommands.writer(Array(arguments.dropFirst()))
     case "increment":
         try KuraCommands.increment(Array(arguments.dropFirst()))
     case "insert-entries":

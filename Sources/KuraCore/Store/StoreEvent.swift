@@ -90,6 +90,10 @@ public struct ConnectionEvent: Sendable {
         case listeningAgain
         /// A connection could not be opened (the server may come back).
         case failed
+        /// A save's commit answer was lost with its connection, and the
+        /// store asked a server whether it committed: the message says what
+        /// it found (committed, not committed and saved again, or unknown).
+        case answerLost
     }
 
     public var store: String
