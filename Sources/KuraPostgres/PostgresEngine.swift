@@ -104,7 +104,11 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
         group = Self.sharedGroup
         // A read-only engine makes nothing: it connects, to fail now if it can't.
         try withConnection { pooled in
-            if !isReadOnly { try Self.createSchema(on: pooled.connection, logger: self.logger) }
+            if !isReadOnly {
+                try Self.createSchema(on: pooled.connection, logger: self.logger)
+                // Reads on a standby wait for the tables too.
+                if let standby { standby.committed(at: commitPosition(on: pooled.connection)) }
+            }
             try refuseTransactionPooling(besides: pooled)
         }
     }
@@ -424,30 +428,29 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     /// has replayed the store's last commit (``PostgresStandby``), else on
     /// the primary.
     func performRead(_ body: (any StorageTransaction) throws -> Void) throws {
-        if let standby, standby.mayServe, try read(onStandby: standby, body) { return }
+        if let standby, standby.mayServe, try read(onStandby: standby, { try read(on: $0, body) }) != nil { return }
         try withConnection { try read(on: $0, body) }
     }
 
-    /// Runs `body` on the standby, unless it hasn't replayed the store's
-    /// last commit in time or can't be reached (then `false`: nothing ran).
-    /// A standby lost during the read is the read's error.
-    private func read(onStandby standby: PostgresStandby, _ body: (any StorageTransaction) throws -> Void) throws -> Bool {
+    /// Runs `read` on the standby and returns what it returned, unless the
+    /// standby hasn't replayed the store's last commit in time or can't be
+    /// reached: then `nil`, and nothing ran. A standby lost during the read
+    /// is the read's error.
+    private func read<Result>(onStandby standby: PostgresStandby, _ read: (PooledConnection) throws -> Result) throws -> Result? {
         var began = false
         do {
-            let served: Bool = try withConnection(on: standby) { pooled in
-                guard try standby.hasReplayed(on: pooled.connection, logger: logger) else { return false }
+            let result: Result? = try withConnection(on: standby) { pooled in
+                guard try standby.hasReplayed(on: pooled.connection, logger: logger) else { return nil }
                 began = true
-                try read(on: pooled, body)
-                return true
+                return try read(pooled)
             }
-            standby.reads.add(served ? 1 : 0, ordering: .relaxed)
-            standby.fallbacks.add(served ? 0 : 1, ordering: .relaxed)
-            return served
+            if result == nil { standby.fallbacks.add(1, ordering: .relaxed) } else { standby.reads.add(1, ordering: .relaxed) }
+            return result
         } catch where !began && isConnectionFailure(error) {
             standby.isDown()
             standby.fallbacks.add(1, ordering: .relaxed)
             report(.failed, "the standby can't be reached, reads go to the primary: \(error)")
-            return false
+            return nil
         }
     }
 
@@ -475,25 +478,36 @@ final class PostgresEngine: StorageEngine, @unchecked Sendable {
     }
 
     func performSingleRequestRead(_ body: (any StorageTransaction) throws -> Void) throws {
-        // A standby's read waits for its replay first; through a pooler in
-        // transaction mode, each read sets the planner's settings: both
-        // need a transaction.
-        if standby != nil || options.pooling == .transaction { return try performRead(body) }
-        let ran: Bool = try withConnection { connection in
-            // One statement is its own snapshot: no BEGIN, no COMMIT.
-            let transaction = PostgresTransaction(engine: self, connection: connection, isReadOnly: true, singleRequest: true)
-            do {
-                try body(transaction)
-                return true
-            } catch is PostgresTransaction.SecondRequest {
-                return false
-            } catch where isConnectionFailure(error) {
-                // Its one statement was its first: a connection lost while
-                // idle is replaced, as a transaction's BEGIN would find.
-                throw NothingKept(error: error)
+        // Through a pooler in transaction mode, each read sets the
+        // planner's settings: that needs a transaction.
+        if options.pooling == .transaction { return try performRead(body) }
+        if let standby, standby.mayServe {
+            // Once the standby has replayed the store's last commit, one
+            // statement's snapshot there (taken after) sees it.
+            switch try read(onStandby: standby, { try readSingleRequest(on: $0, body) }) {
+            case true?: return
+            case false?: return try performRead(body)  // a transaction, on the standby again
+            case nil: return try withConnection { try read(on: $0, body) }  // the primary's
             }
         }
-        if !ran { try performRead(body) }
+        if try !withConnection({ try readSingleRequest(on: $0, body) }) { try performRead(body) }
+    }
+
+    /// Runs `body` as one statement without a transaction; `false` when it
+    /// needed a second one (nothing is kept of its work: it runs again).
+    private func readSingleRequest(on connection: PooledConnection, _ body: (any StorageTransaction) throws -> Void) throws -> Bool {
+        // One statement is its own snapshot: no BEGIN, no COMMIT.
+        let transaction = PostgresTransaction(engine: self, connection: connection, isReadOnly: true, singleRequest: true)
+        do {
+            try body(transaction)
+            return true
+        } catch is PostgresTransaction.SecondRequest {
+            return false
+        } catch where isConnectionFailure(error) {
+            // Its one statement was its first: a connection lost while
+            // idle is replaced, as a transaction's BEGIN would find.
+            throw NothingKept(error: error)
+        }
     }
 
     func performCheckedRead(spaces: Set<String>, _ body: (any StorageTransaction) throws -> Void) throws {
