@@ -16,7 +16,11 @@ extension StoreDescription {
     ///
     /// The URL is `postgres://user[:password]@host[:port]/database`; a
     /// Unix socket is named by its directory, `postgres://user@/database?host=/run/postgresql`
-    /// (and `port`, whose number names the socket file). The database must
+    /// (and `port`, whose number names the socket file). Several servers,
+    /// tried in order, are `host1:5432,host2:5432` (or `host=a,b&port=5432,5433`),
+    /// with libpq's `target_session_attrs` (`any`, the default, `read-write`,
+    /// `read-only`, `primary`, `standby`, `prefer-standby`): after a failover,
+    /// `read-write` finds the new primary. The database must
     /// exist; Kura makes its tables in it the first time. TLS is as libpq
     /// reads the URL: `sslmode=disable` (the default), `prefer`, `require`,
     /// `verify-ca` or `verify-full`, with `sslrootcert=PATH` for the roots
@@ -31,7 +35,8 @@ extension StoreDescription {
     ///     ``StoreOptions/isReadOnly`` and ``StoreOptions/eventReporter``
     ///     (which hears of replaced connections and of a commit watch
     ///     listening again) apply, and ``StoreOptions/postgres``: the
-    ///     bounded pool of connections (``PostgresOptions``).
+    ///     bounded pool of connections, a pooler in transaction mode, a
+    ///     standby for reads (``PostgresOptions``).
     ///   - logger: Where PostgresNIO logs the store's connections and
     ///     statements (swift-log); by default nowhere.
     /// - Throws: (when the store opens) ``KuraError/storage(path:failure:)``:
