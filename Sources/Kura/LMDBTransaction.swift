@@ -39,36 +39,12 @@ struct LMDBTransaction: StorageTransaction {
     }
 
     func forEach(
-        in space: StorageSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?,
+        in space: StorageSpace, range: KeyRange, direction: IterationDirection,
         _ body: (StorageEntry) throws -> Bool
     ) throws {
         try handle.withTransaction {
             try Database(handle: space.number).forEach(in: $0, range: range, direction: direction) { try body(StorageEntry($0)) }
         }
-    }
-
-    func forEachJoined(
-        in index: StorageSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?, records: StorageSpace,
-        _ body: (StorageEntry, UnsafeRawBufferPointer?) throws -> Bool
-    ) throws {
-        let records = Database(handle: records.number)
-        try handle.withTransaction { txn in
-            try Database(handle: index.number).forEach(in: txn, range: range, direction: direction) { entry in
-                try body(StorageEntry(entry), try records.withValue(forKey: entry.value, in: txn) { $0 })
-            }
-        }
-    }
-
-    func visitJoined(
-        forKey key: UnsafeRawBufferPointer, in index: StorageSpace, records: StorageSpace,
-        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> Void
-    ) throws -> Bool {
-        let records = Database(handle: records.number)
-        return try handle.withTransaction { txn in
-            try Database(handle: index.number).withValue(forKey: key, in: txn) { value in
-                try body(value, try records.withValue(forKey: value, in: txn) { $0 })
-            }
-        } != nil
     }
 
     func visitCursor(in space: StorageSpace, _ body: (any StorageCursor) throws -> Void) throws {

@@ -71,38 +71,66 @@ enum OperationTranscript {
                 }
             }
             try engine.read { txn in
+                // An engine that adopts the refinement answers its reads
+                // too; a line says so only when they differ from the
+                // key-value reads' (which the reference's lines hold).
+                let requests = txn as? any RequestingStorageTransaction
                 for name in ["a", "b"] {
                     let space = try space(name, in: txn)
                     let range = KeyRange(lower: bound(&random), upper: bound(&random))
                     for direction in [IterationDirection.forward, .reverse] {
-                        var keys: [[UInt8]] = []
-                        var limit = 1 + Int(random.next() % 8)
-                        // Page sizes: none guessed, too few, the whole range.
-                        let readAhead = [nil, 1, 3, Int.max][Int(random.next() % 4)]
-                        try txn.forEach(in: space, range: range, direction: direction, readAhead: readAhead) { entry in
-                            keys.append(Array(entry.key) + [255] + Array(entry.value))
-                            limit -= 1
-                            return limit > 0
+                        let limit = 1 + Int(random.next() % 8)
+                        func walk(_ forEach: ((StorageEntry) throws -> Bool) throws -> Void) rethrows -> [[UInt8]] {
+                            var keys: [[UInt8]] = []
+                            try forEach { entry in
+                                keys.append(Array(entry.key) + [255] + Array(entry.value))
+                                return keys.count < limit
+                            }
+                            return keys
                         }
+                        let keys = try walk { try txn.forEach(in: space, range: range, direction: direction, $0) }
                         lines.append("\(name) \(range) \(direction): \(keys)")
+                        // Page sizes: none guessed, too few, the whole range.
+                        for readAhead in [nil, 1, 3, Int.max] {
+                            guard let requests else { break }
+                            let paged = try walk { try requests.forEach(in: space, range: range, direction: direction, readAhead: readAhead, $0) }
+                            if paged != keys { lines.append("a walk reading ahead \(readAhead.map(String.init) ?? "nil") found \(paged)") }
+                        }
                     }
                     lines.append("\(name) count: \(try txn.count(in: space))")
                 }
                 // Joined reads: the values of `a` as keys of `b`.
                 let (a, b) = (try space("a", in: txn), try space("b", in: txn))
+                func record(_ key: UnsafeRawBufferPointer) throws -> String {
+                    try txn.withValue(forKey: key, in: b) { "\(Array($0))" } ?? "[]"
+                }
                 var joined: [String] = []
-                try txn.forEachJoined(in: a, range: .all, direction: .forward, readAhead: 2, records: b) { entry, record in
-                    joined.append("\(Array(entry.key))→\(record.map { Array($0) } ?? [])")
+                try txn.forEach(in: a, range: .all, direction: .forward) { entry in
+                    joined.append("\(Array(entry.key))→\(try record(entry.value))")
                     return true
                 }
                 lines.append("joined: \(joined)")
-                let key = key(&random)
-                let found = try key.withUnsafeBytes { key in
-                    try txn.visitJoined(forKey: key, in: a, records: b) { value, record in
-                        joined = ["\(Array(value))→\(record.map { Array($0) } ?? [])"]
+                if let requests {
+                    var requested: [String] = []
+                    try requests.forEachJoined(in: a, range: .all, direction: .forward, readAhead: 2, records: b) { entry, found in
+                        requested.append("\(Array(entry.key))→\(found.map { Array($0) } ?? [])")
+                        return true
                     }
+                    if requested != joined { lines.append("forEachJoined found \(requested)") }
                 }
-                lines.append("joined \(key): \(found) \(joined)")
+                let key = key(&random)
+                let value = try key.withUnsafeBytes { try txn.withValue(forKey: $0, in: a) { Array($0) } }
+                let expected = try value.map { value in try value.withUnsafeBytes { "\(value)→\(try record($0))" } }
+                lines.append("joined \(key): \(expected ?? "absent")")
+                if let requests {
+                    var found: String?
+                    let present = try key.withUnsafeBytes { key in
+                        try requests.visitJoined(forKey: key, in: a, records: b) { value, record in
+                            found = "\(Array(value))→\(record.map { Array($0) } ?? [])"
+                        }
+                    }
+                    if present != (expected != nil) || found != expected { lines.append("visitJoined found \(found ?? "absent")") }
+                }
             }
         }
         return lines

@@ -69,11 +69,11 @@ extension PostgresTransaction {
 }
 
 /// The statements that narrow a top-K on the server. A record's rank is
-/// read by SQL expressions from Kura's record format (the StoreFormat
-/// article; ``RecordRanking``): the field count at bytes 9–10, the fields'
-/// end offsets from byte 11, 4 bytes each, little-endian, the values after
-/// them, each a tag byte and its payload. A subquery cuts the field's 9
-/// bytes out of the record (so the offsets are read once a record); the
+/// read by SQL expressions from Kura's record format as KuraCore describes
+/// it (``RecordRanking/layout``: the field count, the table of field ends,
+/// the values after them, each a tag byte and its payload; no offset is
+/// written here). A subquery cuts the field's value out of the record (so
+/// the offsets are read once a record); the
 /// next reads its payload, little-endian, as an `int8` that sorts as the
 /// value does (a double's or a date's IEEE 754 bits made
 /// order-preserving); `NULL` for a field of another kind or size, a `nil`
@@ -116,25 +116,33 @@ struct RankStatement {
             """
     }
 
-    /// `SELECT key, rank` for every record of space `$1`.
+    /// `SELECT key, rank` for every record of space `$1`. Every number of
+    /// the record format comes from ``RecordRanking/layout``.
     static func ranks(of ranking: RecordRanking) -> String {
+        let layout = ranking.layout
         let field = ranking.field
-        func offset(at byte: Int) -> String {
-            "(get_byte(value, \(byte)) | (get_byte(value, \(byte + 1)) << 8) | (get_byte(value, \(byte + 2)) << 16) | (get_byte(value, \(byte + 3))::int8 << 24))"
+        // A little-endian number of `width` bytes at `byte` (an SQL
+        // expression; `bytes` names the value read).
+        func number(at byte: String, width: Int, of bytes: String = "value") -> String {
+            (0..<width).map { "(get_byte(\(bytes), \(byte) + \($0))::int8 << \(8 * $0))" }.joined(separator: " | ")
         }
-        let fields = "(get_byte(value, 9) | (get_byte(value, 10) << 8))"
-        let start = field == 0 ? "0" : offset(at: 7 + 4 * field)
-        let end = offset(at: 11 + 4 * field)
-        // The field's tag byte and 8-byte payload, or NULL. The length
-        // check comes first, so that every get_byte reads inside the record.
+        let fields = "(\(number(at: "\(layout.fieldCountOffset)", width: layout.fieldCountWidth)))"
+        // Field f ends at the table's entry f; it starts where f − 1 ends.
+        let endOf = { (field: Int) in "(\(number(at: "\(layout.endTableOffset + layout.endWidth * field)", width: layout.endWidth)))" }
+        let start = field == 0 ? "0" : endOf(field - 1)
+        let end = endOf(field)
+        let valueWidth = 1 + layout.payloadWidth
+        // The field's tag byte and payload, or NULL. The length check comes
+        // first, so that every get_byte reads inside the record.
+        let tableEnd = layout.endTableOffset + layout.endWidth * (field + 1)
         let slices = """
-            SELECT key, CASE WHEN length(value) >= \(15 + 4 * field) AND \(field) < \(fields) AND \(end) - \(start) = 9
-                THEN substring(value FROM (12 + 4 * \(fields) + \(start))::int4 FOR 9) END AS field
+            SELECT key, CASE WHEN length(value) >= \(tableEnd) AND \(field) < \(fields) AND \(end) - \(start) = \(valueWidth)
+                THEN substring(value FROM (1 + \(layout.endTableOffset) + \(layout.endWidth) * \(fields) + \(start))::int4 FOR \(valueWidth)) END AS field
             FROM kura_kv WHERE space = $1 OFFSET 0
             """
-        let payload = (0..<8).map { "(get_byte(field, \($0 + 1))::int8 << \(8 * $0))" }.joined(separator: " | ")
+        let payload = number(at: "1", width: layout.payloadWidth, of: "field")
         let bits = """
-            SELECT key, CASE WHEN length(field) <> 9 THEN NULL WHEN get_byte(field, 0) <> \(ranking.tag) THEN NULL
+            SELECT key, CASE WHEN length(field) <> \(valueWidth) THEN NULL WHEN get_byte(field, 0) <> \(ranking.tag) THEN NULL
                 ELSE \(payload) END AS bits
             FROM (\(slices)) AS slices
             """

@@ -8,7 +8,7 @@ import Synchronization
 /// A transaction of a ``PostgresEngine`` on one connection: reads are
 /// statements of its snapshot; writes wait in a buffer, one entry per key
 /// (the last change wins), until a read or the commit sends them.
-final class PostgresTransaction: StorageTransaction {
+final class PostgresTransaction: RequestingStorageTransaction {
     let engine: PostgresEngine
     let pooled: PooledConnection
     var connection: PostgresConnection { pooled.connection }
@@ -59,8 +59,6 @@ final class PostgresTransaction: StorageTransaction {
     /// The entries of ranges read ahead (``prefetch(ranges:in:)``), in key
     /// order, by range: a read transaction's only.
     var prefetchedRanges: [RangeKey: [(key: ByteBuffer, value: ByteBuffer)]] = [:]
-
-    var readsAreRequests: Bool { true }
 
     /// A read of one request outside a transaction: a second request
     /// throws ``SecondRequest`` (the engine runs the read again in a transaction).
@@ -532,6 +530,10 @@ final class PostgresTransaction: StorageTransaction {
             }
         }
         return true
+    }
+
+    func forEach(in space: StorageSpace, range: KeyRange, direction: IterationDirection, _ body: (StorageEntry) throws -> Bool) throws {
+        try forEach(in: space, range: range, direction: direction, readAhead: nil, body)
     }
 
     func forEach(

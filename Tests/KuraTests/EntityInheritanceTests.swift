@@ -414,7 +414,7 @@ extension EntityInheritanceTests {
         let medium = try #require(container.model.entity(named: "Medium"))
         let clip = try #require(container.model.entity(named: "Clip"))
         // File a copy of the clip's record under the abstract root, with the root's tag.
-        try container.store.engine.write { txn in
+        try container.store.engine.storeWrite { txn in
             let records = try #require(try txn.openSpace(named: StoreLayout.recordsSpaceName(clip)))
             let rootRecords = try #require(try txn.openSpace(named: StoreLayout.recordsSpaceName(medium)))
             let record = try #require(try records.value(forKey: StoreLayout.key(clip.layout.keyTag | 1), in: txn))

@@ -54,7 +54,7 @@ import Testing
             let entity = try #require(store.model.entity(named: "List"))
             let link = try #require(entity.links.first { $0.name == key })
             let space = try #require(store.storage(of: link).spaces.last)
-            return try store.engine.read { txn in
+            return try store.engine.storeRead { txn in
                 var entries = Set<[UInt8]>()
                 try space.forEach(in: txn) { entries.insert(Array($0.key) + [0xFF] + Array($0.value)); return true }
                 return entries

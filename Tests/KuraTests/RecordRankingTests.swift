@@ -99,7 +99,7 @@ import Testing
         #expect(RecordRanking(entity: entity, attribute: try #require(entity.attributes.firstIndex { $0.name == "label" }),
                               descending: true, count: 10) == nil, "a string has no rank")
         var sent = 0
-        let narrowed = try container.store.engine.read { txn in
+        let narrowed = try container.store.engine.storeRead { txn in
             try txn.forEachRanked(in: container.store.spaces(for: entity).records, by: ranking) { _ in sent += 1; return true }
         }
         if store.engine == .postgres {
@@ -135,7 +135,7 @@ import Testing
         for descending in [true, false] {
             let ranking = try #require(RecordRanking(entity: entity, attribute: number, descending: descending, count: 10))
             var sent = 0
-            let narrowed = try container.store.engine.read { txn in
+            let narrowed = try container.store.engine.storeRead { txn in
                 try txn.forEachRanked(in: container.store.spaces(for: entity).records, by: ranking) { _ in sent += 1; return true }
             }
             if store.engine == .postgres {

@@ -39,7 +39,7 @@ import Testing
         }
         func all(in space: StorageSpace, _ txn: any StorageTransaction) throws -> [String] {
             var entries: [String] = []
-            try txn.forEach(in: space, range: .all, direction: .forward, readAhead: nil) { entry in
+            try txn.forEach(in: space, range: .all, direction: .forward) { entry in
                 entries.append(String(decoding: entry.value, as: UTF8.self))
                 return true
             }

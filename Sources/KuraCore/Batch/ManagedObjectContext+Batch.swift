@@ -30,7 +30,7 @@ extension ManagedObjectContext {
     ///   refuses; a predicate's or a store's error. Nothing is deleted then.
     @discardableResult
     public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
-        let roots: (any StorageTransaction) throws -> [(EntityDescription, [UInt64])]
+        let roots: (StoreTransaction) throws -> [(EntityDescription, [UInt64])]
         if let objectIDs = request.objectIDs {
             if let temporary = objectIDs.first(where: \.isTemporaryID) {
                 throw KuraError.invalidObjectID("\(temporary) was never saved: a batch deletes saved objects")

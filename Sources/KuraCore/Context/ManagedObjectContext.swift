@@ -85,7 +85,7 @@ public final class ManagedObjectContext {
     var pending: [ManagedObject] = []
     /// The read transaction a fetch across sub-entities holds open for its
     /// parts (see ``withOneSnapshot(_:)``), else `nil`.
-    var snapshot: (any StorageTransaction)?
+    var snapshot: (StoreTransaction)?
     /// Objects changed since the last objects-did-change notification.
     #if !InternalChecks
     @exclusivity(unchecked)
@@ -448,7 +448,7 @@ public final class ManagedObjectContext {
     }
 
     /// Runs `body` in a read transaction of the store, its errors as ``KuraError``.
-    func readStore<Result>(_ body: (any StorageTransaction) throws -> Result) throws(KuraError) -> Result {
+    func readStore<Result>(_ body: (StoreTransaction) throws -> Result) throws(KuraError) -> Result {
         do {
             return try store.read { txn in try body(txn) }
         } catch let error as KuraError {

@@ -55,7 +55,7 @@ extension ManagedObjectContext {
     }
 
     /// Loads one relationship of `objects`; returns the destinations reached.
-    private func prefetch(_ link: RelationshipLink, of objects: [ManagedObject], in txn: any StorageTransaction) throws -> [ManagedObject] {
+    private func prefetch(_ link: RelationshipLink, of objects: [ManagedObject], in txn: StoreTransaction) throws -> [ManagedObject] {
         var reached: [ManagedObject] = []
         var seen = Set<ObjectIdentifier>()
         func reach(_ destination: ManagedObject) {
@@ -97,7 +97,7 @@ extension ManagedObjectContext {
 
     /// The registered object with its values loaded: registered already, or
     /// made from its record; `nil` when the record is gone.
-    private func loadedObject(of entity: EntityDescription, primaryKey: UInt64, in txn: any StorageTransaction) throws -> ManagedObject? {
+    private func loadedObject(of entity: EntityDescription, primaryKey: UInt64, in txn: StoreTransaction) throws -> ManagedObject? {
         // A relationship to a superentity holds its sub-entities' keys.
         let entity = entity.concreteEntity(forKey: primaryKey)
         let registry = registry(for: entity)

@@ -116,14 +116,14 @@ extension ManagedObjectContext {
 
     /// ``PersistentStore/read(_:)`` in the snapshot a fetch across
     /// sub-entities holds open, if any.
-    func readSnapshot<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
+    func readSnapshot<Result>(_ body: (StoreTransaction) throws -> Result) throws -> Result {
         if let snapshot { return try body(snapshot) }
         return try store.read(body)
     }
 
     /// ``PersistentStore/readOneRequest(_:)`` in the snapshot a fetch
     /// across sub-entities holds open, if any.
-    func readSnapshotInOneRequest<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
+    func readSnapshotInOneRequest<Result>(_ body: (StoreTransaction) throws -> Result) throws -> Result {
         if let snapshot { return try body(snapshot) }
         return try store.readOneRequest(body)
     }

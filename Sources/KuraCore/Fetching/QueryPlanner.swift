@@ -17,7 +17,7 @@ enum QueryPlanner {
     ///   search goes through a relationship to them.
     static func plan(
         _ fetch: PreparedFetch, spaces: EntitySpaces, store: PersistentStore,
-        forCount: Bool = false, changedEntities: Set<ObjectIdentifier> = [], in txn: any StorageTransaction
+        forCount: Bool = false, changedEntities: Set<ObjectIdentifier> = [], in txn: StoreTransaction
     ) throws -> QueryPlan {
         let plans = Plans(fetch: fetch, forCount: forCount)
 
@@ -120,7 +120,7 @@ enum QueryPlanner {
         /// An index search: its ranges' keys counted (up to a cap), read in
         /// the sort order when the index gives it, else sorted.
         func search(
-            _ access: IndexAccess, total: Int, store: PersistentStore, in txn: any StorageTransaction
+            _ access: IndexAccess, total: Int, store: PersistentStore, in txn: StoreTransaction
         ) throws -> CostedPlan {
             let (estimate, keys) = try estimateRows(of: access, total: total, store: store, in: txn)
             let order = sortOrder(of: access, sorts: sorts, fetch: fetch)
@@ -139,7 +139,7 @@ enum QueryPlanner {
         /// A search through a relationship: the destinations first, then the
         /// objects pointing to them; `nil` when either is past the cap.
         func search(
-            _ related: RelatedAccess, total: Int, store: PersistentStore, in txn: any StorageTransaction
+            _ related: RelatedAccess, total: Int, store: PersistentStore, in txn: StoreTransaction
         ) throws -> CostedPlan? {
             let cap = max(64, total / 4)
             guard let destinations = try related.destinationKeys(cap: cap, store: store, in: txn),
@@ -174,13 +174,13 @@ enum QueryPlanner {
     /// client, while a search reads its records on the server, so even a
     /// range holding most records costs less than twice a scan.)
     private static func estimateRows(
-        of access: IndexAccess, total: Int, store: PersistentStore, in txn: any StorageTransaction
+        of access: IndexAccess, total: Int, store: PersistentStore, in txn: StoreTransaction
     ) throws -> (Int, [UInt64]?) {
         let cap = max(64, total / 4)
         if access.isUniqueLookup && access.ranges.count <= cap {
             return (access.ranges.count, nil)
         }
-        if txn.readsAreRequests {
+        if !txn.countsRangesCheaply {
             return (max(1, total / 10), nil)
         }
         var keys: [UInt64] = []

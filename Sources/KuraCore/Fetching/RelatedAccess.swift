@@ -129,7 +129,7 @@ final class RelatedAccess: Sendable {
 
     /// The destinations' keys, reading at most `cap` index entries (`nil`
     /// when there are more).
-    func destinationKeys(cap: Int, store: PersistentStore, in txn: any StorageTransaction) throws -> [UInt64]? {
+    func destinationKeys(cap: Int, store: PersistentStore, in txn: StoreTransaction) throws -> [UInt64]? {
         switch destinations {
         case .keys(let keys):
             return keys
@@ -161,7 +161,7 @@ final class RelatedAccess: Sendable {
 
     /// The fetched objects that point to the destinations `keys`: their
     /// primary keys, ascending, each once; `nil` when there are more than `cap`.
-    func sourceKeys(pointingTo keys: [UInt64], cap: Int, store: PersistentStore, in txn: any StorageTransaction) throws -> [UInt64]? {
+    func sourceKeys(pointingTo keys: [UInt64], cap: Int, store: PersistentStore, in txn: StoreTransaction) throws -> [UInt64]? {
         // One destination's entries come sorted and unique; several
         // destinations' lists are merged by one sort. (Counted with repeats,
         // a list may reach the cap a little early: another way wins then.)

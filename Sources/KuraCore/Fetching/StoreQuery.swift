@@ -18,7 +18,7 @@ struct StoreQuery {
 
     /// The matching records in order: the first offset + limit of them when
     /// there is a limit, else all.
-    func rows(in txn: any StorageTransaction) throws -> [SortableRow<RecordView>] {
+    func rows(in txn: StoreTransaction) throws -> [SortableRow<RecordView>] {
         let window = fetch.window
         let ordering = ordering
         let entity = fetch.entity
@@ -46,8 +46,9 @@ struct StoreQuery {
             let layout = entity.layout
             let probe = RecordView.SortBitsProbe(field: layout.isIdentity ? number : layout.attributeFields[number], of: layout)
             // Without a predicate, an engine on a server may send only the
-            // records that can make the cut (and the context's excluded ones' replacements).
-            let ranking = fetch.predicate == nil && txn.readsAreRequests
+            // records that can make the cut (and the context's excluded
+            // ones' replacements); elsewhere the records are scanned.
+            let ranking = fetch.predicate == nil
                 ? RecordRanking(entity: entity, attribute: number, descending: !numeric.sort.ascending,
                                 count: topK.saturatingAdding(excluded.count))
                 : nil
@@ -96,7 +97,7 @@ struct StoreQuery {
     /// in primary-key order: see ``SortRun``), calls `body` with each, up to
     /// the window, and returns true; else calls nothing and returns false.
     /// Unlike ``rows(in:)``, nothing is kept per record but the current run.
-    func streamInOrder(in txn: any StorageTransaction, graph: PredicateGraph?, _ body: (UInt64, RecordView) throws -> Void) throws -> Bool {
+    func streamInOrder(in txn: StoreTransaction, graph: PredicateGraph?, _ body: (UInt64, RecordView) throws -> Void) throws -> Bool {
         guard plan.isInSortOrder else { return false }
         let window = fetch.window
         if window == 0 { return true }
@@ -121,7 +122,7 @@ struct StoreQuery {
     }
 
     /// How many records match, not counting excluded ones.
-    func count(in txn: any StorageTransaction) throws -> Int {
+    func count(in txn: StoreTransaction) throws -> Int {
         if case .entryCount = plan.access {
             var count = try spaces.records.count(in: txn)
             for primaryKey in excluded where try spaces.records.contains(StoreLayout.key(primaryKey), in: txn) {
@@ -139,7 +140,7 @@ struct StoreQuery {
 
     /// The graph predicates and sorts that follow relationships read
     /// through, in this transaction; `nil` when nothing follows one.
-    func graph(in txn: any StorageTransaction) -> PredicateGraph? {
+    func graph(in txn: StoreTransaction) -> PredicateGraph? {
         guard fetch.followsRelationships else { return nil }
         return PredicateGraph(store: store, transaction: txn, pending: pendingObjects)
     }
@@ -149,7 +150,7 @@ struct StoreQuery {
     /// scan reads for which `skipping` (given its primary key and bytes, not
     /// validated yet) returns true is passed over unread.
     private func forEachCandidate(
-        in txn: any StorageTransaction, graph: PredicateGraph?, ranking: RecordRanking? = nil,
+        in txn: StoreTransaction, graph: PredicateGraph?, ranking: RecordRanking? = nil,
         skipping: (UInt64, UnsafeRawBufferPointer) -> Bool = { _, _ in false },
         _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
@@ -185,7 +186,7 @@ struct StoreQuery {
         // Where reads are requests, what the predicate follows is read
         // ahead for records in batches, then each is considered (elsewhere
         // a batch would only delay the first result).
-        if let graph, let predicate, txn.readsAreRequests {
+        if let graph, let predicate, txn.readsAheadInBatches {
             let hops = PredicateGraph.readAheadHops(of: predicate)
             if !hops.isEmpty {
                 var batch: [(UInt64, RecordView)] = []
@@ -214,7 +215,7 @@ struct StoreQuery {
 
     /// Calls `consider` with each record the plan reads, until it returns false.
     private func visitCandidates(
-        in txn: any StorageTransaction, readAhead: Int?, ranking: RecordRanking?, skipping: (UInt64, UnsafeRawBufferPointer) -> Bool,
+        in txn: StoreTransaction, readAhead: Int?, ranking: RecordRanking?, skipping: (UInt64, UnsafeRawBufferPointer) -> Bool,
         _ consider: (UInt64, RecordView) throws -> Bool
     ) throws {
         let entity = fetch.entity
@@ -280,7 +281,7 @@ struct StoreQuery {
     /// Reads the records of an index's entries in `range`, passing over
     /// those `skipping` returns true for (see ``PersistentStore/forEachRecord(of:values:readAhead:in:skipping:_:)``).
     private func walk(
-        _ index: IndexSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?, in txn: any StorageTransaction,
+        _ index: IndexSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?, in txn: StoreTransaction,
         skipping: (UInt64, UnsafeRawBufferPointer) -> Bool, _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
         var skipped = SkipCount()
@@ -311,7 +312,7 @@ struct StoreQuery {
 
     /// The record of `primaryKey`, which an index entry names. A missing one
     /// means the index and the records disagree: the store is damaged.
-    private func record(_ primaryKey: UInt64, in txn: any StorageTransaction) throws -> RecordView? {
+    private func record(_ primaryKey: UInt64, in txn: StoreTransaction) throws -> RecordView? {
         var view: RecordView?
         _ = try StoreLayout.withKey(primaryKey) { key in
             try txn.visitValue(forKey: key, in: spaces.records) { view = try self.view(of: $0, primaryKey: primaryKey) }

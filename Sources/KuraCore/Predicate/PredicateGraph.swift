@@ -28,7 +28,7 @@ struct PredicateGraph {
     let store: PersistentStore
     /// The fetch's read transaction, for reading records in place; `nil`
     /// when only the context's objects are evaluated.
-    let transaction: (any StorageTransaction)?
+    let transaction: (StoreTransaction)?
     /// The objects of the fetching context that have unsaved changes, by
     /// entity and primary key: seen instead of their records.
     let pending: [PendingKey: ManagedObject]

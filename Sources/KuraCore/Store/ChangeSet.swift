@@ -45,7 +45,7 @@ struct ChangeSet {
         /// can move.
         let changedAttributes: AttributeMask?
         /// The stored record as the context read it, if it did: what the
-        /// save expects still stored (see ``StorageTransaction/beginRewriting(_:)``).
+        /// save expects still stored (see ``RequestingStorageTransaction/beginRewriting(_:)``).
         let readRecord: [UInt8]?
 
         init(

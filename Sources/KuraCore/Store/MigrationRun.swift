@@ -41,7 +41,7 @@ struct MigrationRun {
 
     // MARK: Phase one
 
-    mutating func moveData(in txn: any StorageTransaction) throws {
+    mutating func moveData(in txn: StoreTransaction) throws {
         for map in mapping.entities where map.source != nil {
             for link in map.target.links where map.rebuiltRelationships[link.number] {
                 try rebuild(link, in: map, txn)
@@ -54,7 +54,7 @@ struct MigrationRun {
 
     /// Fills the spaces of `link` (new names) from the entries of the
     /// source relationship it continues, or of its inverse's.
-    private mutating func rebuild(_ link: RelationshipLink, in map: SchemaMapping.EntityMap, _ txn: any StorageTransaction) throws {
+    private mutating func rebuild(_ link: RelationshipLink, in map: SchemaMapping.EntityMap, _ txn: StoreTransaction) throws {
         let started = Date()
         var pairs: [(owner: UInt64, members: [UInt64])] = []
         if let number = map.relationshipSources[link.number], let old = map.source {
@@ -75,13 +75,13 @@ struct MigrationRun {
 
     /// Every owner of `link` (a source relationship) with its members: in
     /// stored order for an ordered one, else ascending.
-    private func members(of link: RelationshipLink, _ txn: any StorageTransaction) throws -> [(owner: UInt64, members: [UInt64])] {
+    private func members(of link: RelationshipLink, _ txn: StoreTransaction) throws -> [(owner: UInt64, members: [UInt64])] {
         try source.storage(of: link).allMembers(store: source, in: txn)
     }
 
     /// Rewrites every record of the entity: values converted, references
     /// moved, fields of removed properties kept for the stage's code.
-    private mutating func rewriteRecords(of map: SchemaMapping.EntityMap, in txn: any StorageTransaction) throws {
+    private mutating func rewriteRecords(of map: SchemaMapping.EntityMap, in txn: StoreTransaction) throws {
         guard let old = map.source else { return }
         let entity = map.target
         let moved = movedReferences[ObjectIdentifier(entity)] ?? [:]
@@ -112,7 +112,7 @@ struct MigrationRun {
     @discardableResult
     private mutating func rewrite(
         _ entity: EntityDescription, step: String, total: Int, reading reader: PersistentStore, as readEntity: EntityDescription,
-        _ txn: any StorageTransaction,
+        _ txn: StoreTransaction,
         _ transform: (UInt64, RecordView) throws -> (ContiguousArray<AttributeValue?>, [UInt64?])?
     ) throws -> Int {
         let started = Date()
@@ -147,7 +147,7 @@ struct MigrationRun {
 
     // MARK: Phase two
 
-    mutating func finish(in txn: any StorageTransaction) throws {
+    mutating func finish(in txn: StoreTransaction) throws {
         var failures: [MigrationFailure] = []
         for map in mapping.entities where map.source != nil {
             failures += try fillRequiredValues(of: map, txn)
@@ -166,7 +166,7 @@ struct MigrationRun {
 
     /// Required attributes that may be nil now: nils become the default, or
     /// are reported when there is none.
-    private mutating func fillRequiredValues(of map: SchemaMapping.EntityMap, _ txn: any StorageTransaction) throws -> [MigrationFailure] {
+    private mutating func fillRequiredValues(of map: SchemaMapping.EntityMap, _ txn: StoreTransaction) throws -> [MigrationFailure] {
         let entity = map.target
         var failures: [MigrationFailure] = []
         for position in map.attributesToFill {
@@ -200,7 +200,7 @@ struct MigrationRun {
 
     /// Required to-ones that are new, rebuilt, or were optional: each
     /// object must have a destination.
-    private func checkRequiredReferences(of map: SchemaMapping.EntityMap, _ txn: any StorageTransaction) throws -> [MigrationFailure] {
+    private func checkRequiredReferences(of map: SchemaMapping.EntityMap, _ txn: StoreTransaction) throws -> [MigrationFailure] {
         let entity = map.target
         guard let old = map.source else { return [] }
         var failures: [MigrationFailure] = []
@@ -228,7 +228,7 @@ struct MigrationRun {
     /// Fills `indexes` (emptied first) from the records; a unique index
     /// reports the objects that share values.
     private mutating func buildIndexes(_ indexes: [IndexSpace], of entity: EntityDescription,
-                                       _ txn: any StorageTransaction) throws -> [MigrationFailure] {
+                                       _ txn: StoreTransaction) throws -> [MigrationFailure] {
         let started = Date()
         for index in indexes { try index.space.removeAll(in: txn) }
         var failures: [MigrationFailure] = []
@@ -279,7 +279,7 @@ struct MigrationRun {
 
     /// Drops every space of the source model that the target model
     /// doesn't use, and the ID counters of removed entities.
-    private func dropUnusedDatabases(_ txn: any StorageTransaction) throws {
+    private func dropUnusedDatabases(_ txn: StoreTransaction) throws {
         let kept = Set(Self.spaces(of: target).map(\.name))
         for (name, space) in Self.spaces(of: source) where !kept.contains(name) {
             try space.drop(in: txn)

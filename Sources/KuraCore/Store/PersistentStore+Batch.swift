@@ -11,7 +11,7 @@ extension PersistentStore {
 
     /// Runs `build` in one write transaction and writes the change set it
     /// returns there: what `build` reads is what the write changes.
-    func writeBatch(author: String?, _ build: (any StorageTransaction) throws -> ChangeSet) throws -> (ChangeSet, SaveResult) {
+    func writeBatch(author: String?, _ build: (StoreTransaction) throws -> ChangeSet) throws -> (ChangeSet, SaveResult) {
         var built = ChangeSet()
         let result = try save(building: { txn in
             var changes = try build(txn)
@@ -30,7 +30,7 @@ extension PersistentStore {
 
     /// The primary keys of the records `fetch` matches (each concrete
     /// entity's, for a fetch that reads sub-entities), read in `txn`.
-    func matchingKeys(of fetch: PreparedFetch, in txn: any StorageTransaction) throws -> [(EntityDescription, [UInt64])] {
+    func matchingKeys(of fetch: PreparedFetch, in txn: StoreTransaction) throws -> [(EntityDescription, [UInt64])] {
         let parts = fetch.readsSubentities ? try fetch.memberEntities.map { try fetch.part(for: $0, model: model) } : [fetch]
         return try parts.map { part in
             let spaces = spaces(for: part.entity)
@@ -46,7 +46,7 @@ extension PersistentStore {
     /// Says at once which records (and, with `members`, which to-many
     /// entries) a batch is about to read one by one: on an engine whose
     /// reads are requests (PostgreSQL), one request for all of them.
-    func readAhead(_ roots: [(EntityDescription, [UInt64])], members: Bool, in txn: any StorageTransaction) throws {
+    func readAhead(_ roots: [(EntityDescription, [UInt64])], members: Bool, in txn: StoreTransaction) throws {
         try txn.readAhead { plan in
             for (entity, keys) in roots {
                 plan.read(keys: keys.map(StoreLayout.key), in: spaces(for: entity).records)
@@ -60,7 +60,7 @@ extension PersistentStore {
 
     /// The stored record of `key`, copied (a batch reads before it writes
     /// in the same transaction).
-    func storedRecordBytes(_ key: UInt64, of entity: EntityDescription, in txn: any StorageTransaction) throws -> [UInt8]? {
+    func storedRecordBytes(_ key: UInt64, of entity: EntityDescription, in txn: StoreTransaction) throws -> [UInt8]? {
         try spaces(for: entity).records.value(forKey: StoreLayout.key(key), in: txn)
     }
 

@@ -15,7 +15,7 @@ extension PersistentStore {
     ///
     /// - Throws: ``KuraError/validationFailed(_:)`` naming the object and
     ///   relationship when a deny rule refuses.
-    func batchDeleteChanges(of roots: [(EntityDescription, [UInt64])], in txn: any StorageTransaction) throws -> ChangeSet {
+    func batchDeleteChanges(of roots: [(EntityDescription, [UInt64])], in txn: StoreTransaction) throws -> ChangeSet {
         try readAhead(roots, members: true, in: txn)
         var plan = BatchDeletePlan()
         for (entity, keys) in roots {

@@ -69,7 +69,8 @@ extension PersistentStore {
             }
         }
         var report = StoreCheckReport()
-        try engine.performStructureCheckedRead(problemLimit: problemLimit) { txn, structure in
+        try engine.performStructureCheckedRead(problemLimit: problemLimit) { engineTransaction, structure in
+            let txn = StoreTransaction(engineTransaction)
             report = StoreCheckReport()
             report.totalPages = structure.totalPages
             report.usedPages = structure.usedPages
@@ -86,7 +87,7 @@ extension PersistentStore {
     }
 
     private func check(
-        structure: StoreFileStructure?, in txn: any StorageTransaction,
+        structure: StoreFileStructure?, in txn: StoreTransaction,
         problem: (String) -> Void, entity addEntity: (StoreCheckReport.EntityReport) -> Void
     ) throws {
         func readable(_ space: String) -> Bool { structure?.isIntact(space: space) ?? true }

@@ -9,7 +9,7 @@ extension PersistentStore {
     ///
     /// - Parameter format: The format the store was found in.
     func upgradeFormat(from format: UInt32) throws {
-        try engine.write { txn in
+        try engine.storeWrite { txn in
             let stored = try meta.value(forKey: StoreLayout.formatKey, in: txn)
                 .flatMap { StoreLayout.littleEndian($0, as: UInt32.self) } ?? format
             // Another process may have upgraded it since this one looked.
@@ -26,7 +26,7 @@ extension PersistentStore {
     /// become entries with order keys, members in the order a reader of the
     /// lists saw them (``MemberOrder/ordered(_:of:in:)``: the list's
     /// members, then members it missed, ascending).
-    private func convertOrderLists(in txn: any StorageTransaction) throws {
+    private func convertOrderLists(in txn: StoreTransaction) throws {
         var converted = Set<StorageSpace>()
         for entity in model.entities {
             for storage in spaces(for: entity).relationships {
@@ -44,7 +44,7 @@ extension PersistentStore {
 
     /// Format 1 → 2: index keys of a decimal NaN. Every index over a decimal
     /// attribute is emptied and filled again from the records.
-    private func rebuildDecimalIndexes(in txn: any StorageTransaction) throws {
+    private func rebuildDecimalIndexes(in txn: StoreTransaction) throws {
         for entity in model.entities {
             let spaces = spaces(for: entity)
             let indexes = spaces.indexes.filter { index in

@@ -10,7 +10,7 @@ extension PersistentStore {
     /// Appends the transaction of a save to the store's history, in the
     /// save's own write transaction (with ``StoreOptions/tracksHistory``).
     func recordHistory(
-        _ draft: ChangeSet.History, of changes: ChangeSet, result: SaveResult, in txn: any StorageTransaction
+        _ draft: ChangeSet.History, of changes: ChangeSet, result: SaveResult, in txn: StoreTransaction
     ) throws {
         var record = HistoryRecord(date: Date(), processIdentifier: getpid(), author: draft.author)
         func object(_ id: ObjectID, _ key: UInt64) -> HistoryRecord.Object {
@@ -84,7 +84,7 @@ extension PersistentStore {
     }
 
     /// The sequence number history was purged through (0: never).
-    static func purgedThrough(_ meta: StorageSpace, in txn: any StorageTransaction) throws -> UInt64 {
+    static func purgedThrough(_ meta: StorageSpace, in txn: StoreTransaction) throws -> UInt64 {
         try meta.value(forKey: StoreLayout.historyPurgedKey, in: txn).flatMap { StoreLayout.littleEndian($0, as: UInt64.self) } ?? 0
     }
 
@@ -110,7 +110,7 @@ extension PersistentStore {
     @discardableResult
     public func purgeHistory(through token: HistoryToken) throws -> Int {
         if isReadOnly { throw KuraError.storeReadOnly(path: path) }
-        return try engine.write { txn in
+        return try engine.storeWrite { txn in
             guard let history = try txn.openSpace(named: StoreLayout.historySpaceName) else { return 0 }
             var keys: [[UInt8]] = []
             try history.forEach(

@@ -15,7 +15,7 @@ extension PersistentStore {
                 // templates, version) in the store for `kura`, unless the
                 // app's model is an older version than the stored one.
                 if !isReadOnly && order != .older && model.document != self.model.document {
-                    try engine.write { txn in try writeModel(model, change: nil, in: txn) }
+                    try engine.storeWrite { txn in try writeModel(model, change: nil, in: txn) }
                 }
                 return try PersistentStore(opening: engine, model: model, options: options, format: format)
             }
@@ -71,7 +71,7 @@ extension PersistentStore {
     ) throws -> MigrationReport {
         let started = Date()
         var report = MigrationReport(versions: [], differences: [], steps: [], seconds: 0)
-        try engine.write { txn in
+        try engine.storeWrite { txn in
             report = MigrationReport(versions: [self.model.versionIdentifier], differences: [], steps: [], seconds: 0)
             var current = try PersistentStore(
                 opening: engine, model: self.model, options: options,
@@ -136,7 +136,7 @@ extension PersistentStore {
 
     /// Writes `model` as the store's model, its fingerprint and format, and
     /// (with `change`) a new entry in the store's model history.
-    func writeModel(_ model: ManagedObjectModel, change: String?, in txn: any StorageTransaction) throws {
+    func writeModel(_ model: ManagedObjectModel, change: String?, in txn: StoreTransaction) throws {
         try meta.put(try model.encoded(), forKey: StoreLayout.modelKey, in: txn)
         try meta.put(Array(model.fingerprint.utf8), forKey: StoreLayout.fingerprintKey, in: txn)
         try meta.put(StoreLayout.littleEndianBytes(StoreLayout.formatVersion(for: model)), forKey: StoreLayout.formatKey, in: txn)
@@ -152,7 +152,7 @@ extension PersistentStore {
         try read { txn in try Self.history(meta, in: txn) }
     }
 
-    static func history(_ meta: StorageSpace, in txn: any StorageTransaction) throws -> [ModelHistoryEntry] {
+    static func history(_ meta: StorageSpace, in txn: StoreTransaction) throws -> [ModelHistoryEntry] {
         guard let bytes = try meta.value(forKey: StoreLayout.historyKey, in: txn) else { return [] }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601

@@ -17,7 +17,7 @@ extension PersistentStore {
     /// migration removes even when it may remove data: their superentity's
     /// index and relationship entries, which the family shares, name them.
     /// (Delete them first, or remove the whole family.)
-    func removedSubentitiesWithObjects(by mapping: SchemaMapping, in txn: any StorageTransaction) throws -> [MigrationFailure] {
+    func removedSubentitiesWithObjects(by mapping: SchemaMapping, in txn: StoreTransaction) throws -> [MigrationFailure] {
         let kept = Set(mapping.entities.compactMap { $0.source.map(ObjectIdentifier.init) })
         return try mapping.removedEntities.compactMap { entity in
             // Part of a family that stays (some member is kept).
@@ -37,7 +37,7 @@ extension PersistentStore {
     /// object stores a value (not nil) in it; a relationship when an object
     /// has a destination or member through it, unless its inverse stays (the
     /// other side keeps the data).
-    func removedData(by mapping: SchemaMapping, in txn: any StorageTransaction) throws -> [MigrationFailure] {
+    func removedData(by mapping: SchemaMapping, in txn: StoreTransaction) throws -> [MigrationFailure] {
         var failures: [MigrationFailure] = []
         func note(_ entity: String, _ property: String?, _ count: Int) {
             if count > 0 { failures.append(MigrationFailure(.wouldRemoveData(entity: entity, property: property, count: count))) }

@@ -1,27 +1,27 @@
 extension PersistentStore {
     /// Runs `body` in a read transaction: one consistent snapshot of the
     /// whole store, which writers never block or change.
-    func read<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
+    func read<Result>(_ body: (StoreTransaction) throws -> Result) throws -> Result {
         if hasAmbient, let ambient { return try body(ambient) }
         // Through the requirement itself, so that this method specializes
         // for `Result` (a protocol extension on `any StorageEngine` would not).
         var result: Result?
-        try engine.performRead { result = try body($0) }
+        try engine.performRead { result = try body(StoreTransaction($0)) }
         return result!
     }
 
     /// ``read(_:)`` for a body that reads one thing (a unique lookup): see
     /// ``StorageEngine/performSingleRequestRead(_:)``.
-    func readOneRequest<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
+    func readOneRequest<Result>(_ body: (StoreTransaction) throws -> Result) throws -> Result {
         if hasAmbient, let ambient { return try body(ambient) }
         var result: Result?
-        try engine.performSingleRequestRead { result = try body($0) }
+        try engine.performSingleRequestRead { result = try body(StoreTransaction($0)) }
         return result!
     }
 
     /// A copy of the stored record of `objectID`, checked, or `nil` when the
     /// object is not in the store.
-    func record(of objectID: ObjectID, in txn: any StorageTransaction) throws -> [UInt8]? {
+    func record(of objectID: ObjectID, in txn: StoreTransaction) throws -> [UInt8]? {
         let records = spaces(for: objectID.entity).records
         return try StoreLayout.withKey(objectID.number) { key in
             try records.withValue(forKey: key, in: txn) { bytes in
@@ -33,7 +33,7 @@ extension PersistentStore {
 
     /// How many objects of `entity` the store holds, from LMDB's own count.
     /// - Complexity: O(1).
-    func count(of entity: EntityDescription, in txn: any StorageTransaction) throws -> Int {
+    func count(of entity: EntityDescription, in txn: StoreTransaction) throws -> Int {
         try spaces(for: entity).records.count(in: txn)
     }
 
@@ -41,12 +41,12 @@ extension PersistentStore {
     /// until it returns false. The bytes are checked (their header, and the
     /// values at `values`; all of them when `nil`), and valid only until the
     /// transaction ends. `readAhead`: how many the caller expects to read
-    /// (see ``StorageTransaction/forEach(in:range:direction:readAhead:_:)``), all by default.
+    /// (see ``RequestingStorageTransaction/forEach(in:range:direction:readAhead:_:)``), all by default.
     /// A record for which `skipping` returns true (given its primary key and
     /// its bytes, not checked) is passed over: neither checked nor given to
     /// `body`, so damage in it goes unreported.
     func forEachRecord(
-        of entity: EntityDescription, values: [Int]? = nil, readAhead: Int? = .max, in txn: any StorageTransaction,
+        of entity: EntityDescription, values: [Int]? = nil, readAhead: Int? = .max, in txn: StoreTransaction,
         ranking: RecordRanking? = nil,
         skipping: (UInt64, UnsafeRawBufferPointer) -> Bool = { _, _ in false },
         _ body: (UInt64, RecordView) throws -> Bool
@@ -77,7 +77,7 @@ extension PersistentStore {
     /// - Throws: ``KuraError/corruptStore(path:reason:)`` when the entry is
     ///   damaged or names a missing record.
     func withUniqueRecord<Result>(
-        _ values: [UInt8], in index: IndexSpace, of spaces: EntitySpaces, _ txn: any StorageTransaction,
+        _ values: [UInt8], in index: IndexSpace, of spaces: EntitySpaces, _ txn: StoreTransaction,
         _ body: (UInt64, UnsafeRawBufferPointer) throws -> Result
     ) throws -> Result? {
         var result: Result?

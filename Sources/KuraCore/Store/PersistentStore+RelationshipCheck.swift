@@ -8,7 +8,7 @@ extension PersistentStore {
     /// side (the inverse's entries, or the reverse entries of a to-many
     /// without inverse); each ordered to-many's order lists exactly its members.
     func checkRelationships(
-        of entity: EntityDescription, in txn: any StorageTransaction, readable: (String) -> Bool,
+        of entity: EntityDescription, in txn: StoreTransaction, readable: (String) -> Bool,
         problem: (String) -> Void, report: inout StoreCheckReport.EntityReport
     ) throws {
         // An inherited relationship's entries are its superentity's to check
@@ -30,7 +30,7 @@ extension PersistentStore {
 
     /// True when `entity` has a record `primaryKey`.
     /// For an entity with sub-entities, the key's tag says whose records to look in.
-    func exists(_ primaryKey: UInt64, of entity: EntityDescription, in txn: any StorageTransaction) throws -> Bool {
+    func exists(_ primaryKey: UInt64, of entity: EntityDescription, in txn: StoreTransaction) throws -> Bool {
         let entity = entity.concreteEntity(forKey: primaryKey)
         return try entity.ownsKey(primaryKey) && spaces(for: entity).records.contains(StoreLayout.key(primaryKey), in: txn)
     }

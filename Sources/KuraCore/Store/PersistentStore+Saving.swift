@@ -18,7 +18,7 @@ extension PersistentStore {
     /// Writes the change set `build` makes inside the write transaction
     /// (a batch request finds what it changes there), as ``save(_:)`` does.
     /// `build` runs again when the transaction does (after the map grows).
-    func save(building build: (any StorageTransaction) throws -> ChangeSet) throws -> SaveResult {
+    func save(building build: (StoreTransaction) throws -> ChangeSet) throws -> SaveResult {
         if isReadOnly { throw KuraError.storeReadOnly(path: path) }
         guard let reporter = eventReporter, !hasAmbient else { return try write(building: build) }
         let started = ContinuousClock.now
@@ -43,7 +43,7 @@ extension PersistentStore {
     }
 
     /// ``save(building:)`` without the report.
-    private func write(building build: (any StorageTransaction) throws -> ChangeSet) throws -> SaveResult {
+    private func write(building build: (StoreTransaction) throws -> ChangeSet) throws -> SaveResult {
         var changes = ChangeSet()
         // Observers in this process hear of the save from the saving
         // context; the transaction is noted as this process's own before it
@@ -60,7 +60,8 @@ extension PersistentStore {
                 }
             }
             var result: SaveResult?
-            try engine.performWrite { txn in
+            try engine.performWrite { engineTransaction in
+                let txn = StoreTransaction(engineTransaction)
                 changes = try build(txn)
                 result = try write(changes, in: txn)
                 // Noted even with no observation yet: one may register
@@ -105,7 +106,7 @@ extension PersistentStore {
     /// The save's phases, in their order: each one's writes may rely on the
     /// ones before (a deleted object's unique values are free for an update
     /// or an insert; an insert's key is known to every reference to it).
-    private func write(_ changes: ChangeSet, in txn: any StorageTransaction) throws -> SaveResult {
+    private func write(_ changes: ChangeSet, in txn: StoreTransaction) throws -> SaveResult {
         try readAhead(for: changes, in: txn)
         guard try Self.generation(meta, in: txn) == generation else { throw KuraError.storeMigrated(path: path) }
         var result = SaveResult()
@@ -133,7 +134,7 @@ extension PersistentStore {
     /// with its index and relationship entries. A record whose version is
     /// not the one expected is a conflict, left as it is.
     private func writeDeletes(
-        _ deletes: [ChangeSet.Delete], policy: MergePolicy, conflicts: inout [ObjectID], in txn: any StorageTransaction
+        _ deletes: [ChangeSet.Delete], policy: MergePolicy, conflicts: inout [ObjectID], in txn: StoreTransaction
     ) throws {
         try forEachRunOfOneEntity(deletes, objectID: \.objectID, in: txn) { run, spaces, cursor in
             for delete in run {
@@ -161,7 +162,7 @@ extension PersistentStore {
     /// stored. Inserts come in runs of one entity: its counter stays at
     /// hand for the run.
     private func assignPrimaryKeys(
-        to inserts: [ChangeSet.Insert], result: inout SaveResult, in txn: any StorageTransaction
+        to inserts: [ChangeSet.Insert], result: inout SaveResult, in txn: StoreTransaction
     ) throws -> [(entity: EntityDescription, next: UInt64)] {
         var counters: [IdentityKey: (entity: EntityDescription, next: UInt64)] = [:]
         var run: (entity: EntityDescription, next: UInt64)?
@@ -190,7 +191,7 @@ extension PersistentStore {
     ///   old one is gone.
     private func rewriteUpdates(
         _ updates: [ChangeSet.Update], policy: MergePolicy, result: inout SaveResult, conflicts: inout [ObjectID],
-        in txn: any StorageTransaction
+        in txn: StoreTransaction
     ) throws -> [[(IndexSpace, (key: [UInt8], isUniqueKey: Bool))]] {
         var movedIndexKeys: [[(IndexSpace, (key: [UInt8], isUniqueKey: Bool))]] = []
         movedIndexKeys.reserveCapacity(updates.count)
@@ -280,7 +281,7 @@ extension PersistentStore {
     /// Moves the entries of the to-ones whose destination changed.
     private func moveReferenceEntries(
         of source: UInt64, from stored: [UInt64?], to references: [UInt64?], links toOneLinks: [RelationshipLink],
-        in txn: any StorageTransaction
+        in txn: StoreTransaction
     ) throws {
         // By position: a zip of zips isn't specialized (its iterator is
         // destroyed through metadata at run time).
@@ -295,7 +296,7 @@ extension PersistentStore {
     /// value can move from one object to another in one save.
     private func putMovedIndexEntries(
         _ movedIndexKeys: [[(IndexSpace, (key: [UInt8], isUniqueKey: Bool))]], of updates: [ChangeSet.Update],
-        in txn: any StorageTransaction
+        in txn: StoreTransaction
     ) throws {
         for (position, newKeys) in movedIndexKeys.enumerated() where !newKeys.isEmpty {
             let update = updates[position]
@@ -309,7 +310,7 @@ extension PersistentStore {
     /// New objects: their index entries (unique ones checked), to-one
     /// entries and records, appended under the keys
     /// ``assignPrimaryKeys(to:result:in:)`` gave them.
-    private func writeInserts(_ changes: ChangeSet, upserts: Upserts, result: inout SaveResult, in txn: any StorageTransaction) throws {
+    private func writeInserts(_ changes: ChangeSet, upserts: Upserts, result: inout SaveResult, in txn: StoreTransaction) throws {
         let inserts = changes.inserts
         var spaces = inserts.first.map { self.spaces(for: $0.objectID.entity) }
         result.insertedRecords.reserveCapacity(inserts.count)
@@ -355,7 +356,7 @@ extension PersistentStore {
     /// (`indexKey`: a buffer every insert of a save reuses.)
     private func writeNew(
         _ objectID: ObjectID, _ values: ContiguousArray<AttributeValue?>, _ references: [UInt64?], primaryKey: UInt64,
-        spaces: EntitySpaces, indexKey: inout [UInt8], in txn: any StorageTransaction
+        spaces: EntitySpaces, indexKey: inout [UInt8], in txn: StoreTransaction
     ) throws -> [UInt8] {
         let entity = spaces.entity
         for index in spaces.indexes {
@@ -380,7 +381,7 @@ extension PersistentStore {
 
     /// Members added to and removed from to-manys (with their reverse
     /// entries), and ordered to-manys' new orders.
-    private func writeMemberships(_ changes: ChangeSet, result: SaveResult, in txn: any StorageTransaction) throws {
+    private func writeMemberships(_ changes: ChangeSet, result: SaveResult, in txn: StoreTransaction) throws {
         let resolve = { (reference: ChangeSet.Reference?) in SaveResult.resolve(reference, insertedKeys: result.insertedKeys) }
         let policy = changes.mergePolicy
         let mayDrop = policy == .rollback || !result.droppedOwners.isEmpty
@@ -416,7 +417,7 @@ extension PersistentStore {
     /// of its to-ones, its joined members (and their reverse entries), its
     /// members' order.
     private func deleteRelationshipEntries(
-        of owner: UInt64, references: [UInt64?], spaces: EntitySpaces, in txn: any StorageTransaction
+        of owner: UInt64, references: [UInt64?], spaces: EntitySpaces, in txn: StoreTransaction
     ) throws {
         for (link, destination) in zip(spaces.entity.toOneLinks, references) where destination != nil {
             try spaces.relationships[link.number].moveReference(of: owner, from: destination, to: nil, in: txn)
@@ -428,7 +429,7 @@ extension PersistentStore {
 
     /// The next primary key of `entity`: its counter, which only grows, so a
     /// key is never reused even after deletions.
-    private func nextPrimaryKey(of entity: EntityDescription, in txn: any StorageTransaction) throws -> UInt64 {
+    private func nextPrimaryKey(of entity: EntityDescription, in txn: StoreTransaction) throws -> UInt64 {
         // A sub-entity's keys carry its tag (see EntityFamily): its counter
         // starts there, and is stored with it.
         guard let bytes = try meta.value(forKey: StoreLayout.counterKey(entity), in: txn) else { return entity.layout.keyTag | 1 }
@@ -442,7 +443,7 @@ extension PersistentStore {
     /// (a unique index, no nil value) must not be there yet.
     func putIndexEntry(
         _ key: (key: [UInt8], isUniqueKey: Bool), index: IndexSpace, objectID: ObjectID, primaryKey: UInt64,
-        value: (Int) -> AttributeValue?, in txn: any StorageTransaction
+        value: (Int) -> AttributeValue?, in txn: StoreTransaction
     ) throws {
         let entity = objectID.entity
         let reportedID = objectID.isTemporaryID ? nil : objectID
@@ -460,7 +461,7 @@ extension PersistentStore {
     /// Calls `body` with each run of consecutive changes of one entity, that
     /// entity's spaces, and one cursor on its records for the whole run.
     private func forEachRunOfOneEntity<Change>(
-        _ changes: [Change], objectID: (Change) -> ObjectID, in txn: any StorageTransaction,
+        _ changes: [Change], objectID: (Change) -> ObjectID, in txn: StoreTransaction,
         _ body: (ArraySlice<Change>, EntitySpaces, any StorageCursor) throws -> Void
     ) throws {
         var start = 0
@@ -479,7 +480,7 @@ extension PersistentStore {
     /// and the records it updates or deletes. On an engine whose reads are
     /// requests these go out with the save's first statement (its lock);
     /// on any other, nothing is built.
-    private func readAhead(for changes: ChangeSet, in txn: any StorageTransaction) throws {
+    private func readAhead(for changes: ChangeSet, in txn: StoreTransaction) throws {
         func records() -> [ObjectIdentifier: (EntityDescription, [UInt64])] {
             var records: [ObjectIdentifier: (EntityDescription, [UInt64])] = [:]
             for objectID in changes.deletes.map(\.objectID) + changes.updates.map(\.objectID) {

@@ -35,7 +35,7 @@ extension PersistentStore {
     /// - Throws: ``KuraError/uniqueConstraintViolated(entity:index:values:objectID:)``
     ///   for an insert whose values match two different objects, or an
     ///   object this same save updates.
-    func findUpserts(in changes: ChangeSet, result: inout SaveResult, in txn: any StorageTransaction) throws -> Upserts {
+    func findUpserts(in changes: ChangeSet, result: inout SaveResult, in txn: StoreTransaction) throws -> Upserts {
         var upserts = Upserts()
         guard changes.mergePolicy != .error, !changes.inserts.isEmpty else { return upserts }
         var uniqueIndexes: [ObjectIdentifier: [IndexSpace]] = [:]
@@ -121,7 +121,7 @@ extension PersistentStore {
     }
 
     /// The primary key a unique index entry points to, if it is there.
-    private func storedPrimaryKey(_ key: [UInt8], in index: IndexSpace, _ txn: any StorageTransaction) throws -> UInt64? {
+    private func storedPrimaryKey(_ key: [UInt8], in index: IndexSpace, _ txn: StoreTransaction) throws -> UInt64? {
         try key.withUnsafeBytes { key in
             try index.space.withValue(forKey: key, in: txn) { value in
                 try IndexSpace.primaryKey(of: StorageEntry(key: key, value: value), index: index, path: path)
@@ -156,7 +156,7 @@ extension PersistentStore {
     /// merged values, its index and to-one entries moved. Returns the record.
     func writeUpsert(
         _ position: Int, _ changes: ChangeSet, upserts: Upserts, spaces: EntitySpaces, insertedKeys: [UInt64],
-        in txn: any StorageTransaction
+        in txn: StoreTransaction
     ) throws -> [UInt8] {
         let insert = changes.inserts[position]
         let entity = spaces.entity

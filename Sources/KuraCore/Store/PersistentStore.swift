@@ -36,7 +36,7 @@ public final class PersistentStore: Sendable {
     /// For the stores a migration's custom stages use: the migration's write
     /// transaction, which their reads and saves join (see
     /// ``MigrationStage/custom(from:to:willMigrate:didMigrate:)``).
-    var ambient: (any StorageTransaction)? { ambientTransaction?.transaction }
+    var ambient: (StoreTransaction)? { ambientTransaction?.transaction }
     private let ambientTransaction: AmbientTransaction?
     /// `ambient != nil`, read without copying the existential out.
     let hasAmbient: Bool
@@ -107,7 +107,7 @@ public final class PersistentStore: Sendable {
 
     /// A store on an open engine, with `model` (whose layouts are set).
     init(opening engine: any StorageEngine, model: ManagedObjectModel, options: StoreOptions,
-         format: UInt32, lastMigration: MigrationReport? = nil, ambient: (any StorageTransaction)? = nil) throws {
+         format: UInt32, lastMigration: MigrationReport? = nil, ambient: (StoreTransaction)? = nil) throws {
         self.path = engine.location
         self.options = options
         self.eventReporter = options.eventReporter
@@ -124,12 +124,12 @@ public final class PersistentStore: Sendable {
             (meta, spaces) = try Self.openSpaces(model: model, path: path, format: format) { name in try engine.space(named: name) }
         }
         let meta = meta
-        generation = try ambient.map { try Self.generation(meta, in: $0) } ?? engine.read { try Self.generation(meta, in: $0) }
+        generation = try ambient.map { try Self.generation(meta, in: $0) } ?? engine.storeRead { try Self.generation(meta, in: $0) }
         model.freeze()
     }
 
     /// The schema generation `meta` records: 0 until the first migration.
-    static func generation(_ meta: StorageSpace, in txn: any StorageTransaction) throws -> UInt64 {
+    static func generation(_ meta: StorageSpace, in txn: StoreTransaction) throws -> UInt64 {
         try meta.value(forKey: StoreLayout.generationKey, in: txn).flatMap { StoreLayout.littleEndian($0, as: UInt64.self) } ?? 0
     }
 
@@ -158,7 +158,7 @@ public final class PersistentStore: Sendable {
     /// damaged store is a clear error here rather than a crash.
     static func readStoredModel(_ engine: any StorageEngine) throws -> (ManagedObjectModel, UInt32)? {
         let path = engine.location
-        let stored: (format: [UInt8]?, model: [UInt8]?)? = try engine.readChecked(spaces: [StoreLayout.metaSpaceName]) { txn in
+        let stored: (format: [UInt8]?, model: [UInt8]?)? = try engine.storeReadChecked(spaces: [StoreLayout.metaSpaceName]) { txn in
             guard let meta = try txn.openSpace(named: StoreLayout.metaSpaceName) else {
                 if try txn.isEmpty() { return nil }
                 throw KuraError.notAKuraStore(path: path)
@@ -185,7 +185,7 @@ public final class PersistentStore: Sendable {
     /// Writes the format, the model and every entity's spaces, in one transaction.
     private static func initialize(_ engine: any StorageEngine, with model: ManagedObjectModel) throws {
         let modelBytes = try model.encoded()
-        try engine.write { txn in
+        try engine.storeWrite { txn in
             let meta = try txn.createSpace(named: StoreLayout.metaSpaceName)
             try meta.put(StoreLayout.littleEndianBytes(StoreLayout.formatVersion(for: model)), forKey: StoreLayout.formatKey, in: txn)
             try meta.put(modelBytes, forKey: StoreLayout.modelKey, in: txn)
@@ -240,5 +240,5 @@ public final class PersistentStore: Sendable {
 /// to, only inside its closure); these stores live only inside that closure,
 /// on that thread, which is what makes holding it here sound.
 private struct AmbientTransaction: @unchecked Sendable {
-    let transaction: any StorageTransaction
+    let transaction: StoreTransaction
 }

@@ -235,7 +235,7 @@ final class IndexSpace: Sendable {
 
     /// Adds the entry `key` → `primaryKey`. A unique key must not be there yet.
     /// - Throws: ``StorageEngineError/keyExists``, ``StorageEngineError/keyTooLong``.
-    func putEntry(_ key: [UInt8], isUniqueKey: Bool, primaryKey: UInt64, in txn: any StorageTransaction) throws {
+    func putEntry(_ key: [UInt8], isUniqueKey: Bool, primaryKey: UInt64, in txn: StoreTransaction) throws {
         guard key.count <= Self.maximumKeyLength else { throw StorageEngineError.keyTooLong }
         try StoreLayout.withKey(primaryKey) { value in
             try key.withUnsafeBytes { bytes in

@@ -1,11 +1,11 @@
 /// What a store is about to read by key or by range, said at once, so that
 /// an engine whose reads are requests to a server can read it all in one
-/// (``StorageTransaction/readAhead(_:)``).
+/// (``RequestingStorageTransaction/readAhead(_:)``).
 ///
 /// The store builds a plan only for such an engine: the closure given to
-/// ``StorageTransaction/readAhead(building:)`` is never called on an engine
-/// whose reads cost no round trip (LMDB's map, memory), so the plan costs
-/// those nothing.
+/// the store transaction's `readAhead(building:)` is never called on an
+/// engine whose reads cost no round trip (LMDB's map, memory), so the plan
+/// costs those nothing.
 public struct ReadPlan: Sendable {
     /// Keys whose values will be read, by space, in the order added.
     public private(set) var keys: [(space: StorageSpace, keys: [[UInt8]])] = []
@@ -25,7 +25,7 @@ public struct ReadPlan: Sendable {
     }
 
     /// Adds the entries of each of `ranges` in `space`, each walked whole by
-    /// a later ``StorageTransaction/forEach(in:range:direction:readAhead:_:)``
+    /// a later ``RequestingStorageTransaction/forEach(in:range:direction:readAhead:_:)``
     /// of exactly that range.
     public mutating func read(ranges: [KeyRange], in space: StorageSpace) {
         guard !ranges.isEmpty else { return }
@@ -33,22 +33,8 @@ public struct ReadPlan: Sendable {
     }
 }
 
-extension StorageTransaction {
-    /// Reads ahead what `build` plans, on an engine whose reads are
-    /// requests (``readsAreRequests``); on any other, `build` is not called.
-    ///
-    /// This is the one way the store and the predicate code tell an engine
-    /// what they will read: they say it here and then read as on any engine.
-    public func readAhead(building build: (inout ReadPlan) throws -> Void) throws {
-        guard readsAreRequests else { return }
-        var plan = ReadPlan()
-        try build(&plan)
-        if !plan.isEmpty { try readAhead(plan) }
-    }
-}
-
 /// What a write that only rewrites stored records changes
-/// (``StorageTransaction/beginRewriting(_:)``).
+/// (``RequestingStorageTransaction/beginRewriting(_:)``).
 public struct RewritePlan: Sendable {
     /// Every record the write changes, by space, in the order to lock them.
     public var keys: [(space: StorageSpace, keys: [[UInt8]])]

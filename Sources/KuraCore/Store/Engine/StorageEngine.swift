@@ -156,99 +156,17 @@ public protocol StorageTransaction {
     /// How many keys `space` holds.
     func count(in space: StorageSpace) throws -> Int
 
-    /// How many keys `space` holds, for choosing a plan: an engine whose
-    /// reads are requests may answer from counts it saw a moment ago.
-    /// Never used where the number must be exact.
-    func estimatedCount(in space: StorageSpace) throws -> Int
-
     /// True when the store holds no space at all (a new, empty file).
     func isEmpty() throws -> Bool
 
     /// Calls `body` for each entry of `space` in `range`, in key order or
     /// reversed, until it returns false or the range ends.
-    ///
-    /// `readAhead` is how many entries the caller expects to read: `nil`
-    /// when it can't tell, `Int.max` when it reads the whole range. It is
-    /// never a limit (the walk goes on while `body` returns true); an
-    /// engine that reads in pages sizes its first page by it, so a walk is
-    /// one request when the guess is right.
     func forEach(
-        in space: StorageSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?,
-        _ body: (StorageEntry) throws -> Bool
+        in space: StorageSpace, range: KeyRange, direction: IterationDirection, _ body: (StorageEntry) throws -> Bool
     ) throws
-
-    /// Calls `body` with each entry of `index` in `range`, in key order or
-    /// reversed, and the value `records` holds under the key the entry's
-    /// value names (`nil` when absent), until it returns false: an index
-    /// walk that reads each entry's record, in one request on an engine
-    /// that pays per request. `readAhead` as in ``forEach(in:range:direction:readAhead:_:)``.
-    func forEachJoined(
-        in index: StorageSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?, records: StorageSpace,
-        _ body: (StorageEntry, UnsafeRawBufferPointer?) throws -> Bool
-    ) throws
-
-    /// Calls `body` with the value of `key` in `index` and the value
-    /// `records` holds under the key that value names (`nil` when absent),
-    /// and returns true; false when `index` has no `key`. A unique lookup
-    /// and its record, in one request on an engine that pays per request.
-    func visitJoined(
-        forKey key: UnsafeRawBufferPointer, in index: StorageSpace, records: StorageSpace,
-        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> Void
-    ) throws -> Bool
-
-    /// Calls `body` with the entries of the records space `space` that a
-    /// top-K by `ranking` needs (see ``RecordRanking``: at least the first
-    /// `ranking.count` by rank, with ties, and every record without a rank),
-    /// in key order, and returns true; or calls nothing and returns false
-    /// when the engine doesn't narrow such reads (then the store scans). An
-    /// engine whose reads are requests narrows on its side, so that a
-    /// top-100 by an unindexed attribute doesn't send every record.
-    func forEachRanked(in space: StorageSpace, by ranking: RecordRanking, _ body: (StorageEntry) throws -> Bool) throws -> Bool
-
-    /// True when each read is a request to a server. Three things read it:
-    /// ``readAhead(building:)``, which builds a read plan only for such an
-    /// engine; the planner's cost model (a range's size is guessed, not
-    /// counted, as counting it costs what reading it does); and a fetch
-    /// whose predicate follows relationships, which then takes its records
-    /// in batches to read ahead what the predicate reaches from them.
-    /// Nothing else above the seam asks. False for an engine in memory or
-    /// in a map.
-    var readsAreRequests: Bool { get }
-
-    /// Reads `plan` ahead, in one request: later reads of its keys, and
-    /// walks of exactly its ranges, in this transaction are answered from
-    /// memory. The request may go out with the transaction's next one
-    /// (several read aheads in a row cost one round trip). An engine may
-    /// leave out what it can't read ahead; that is read when asked for.
-    /// Called only through ``readAhead(building:)``, so only when
-    /// ``readsAreRequests``.
-    func readAhead(_ plan: ReadPlan) throws
-
-    /// Called first in a write transaction that changes stored records in
-    /// place and nothing else, with what it rewrites (``RewritePlan``): an
-    /// engine whose writers are in several processes may let such writes
-    /// run beside one another, each holding only its records (a save's
-    /// row-version check then still sees every earlier commit of them);
-    /// every other write takes the whole store. An engine with one writer
-    /// at a time has nothing to declare and doesn't call `rewrite` (the
-    /// default reads the records ahead where reads are requests).
-    ///
-    /// The plan's expected values are what the caller read earlier and
-    /// expects still stored: an engine whose reads are requests may answer
-    /// reads of these keys from them, send nothing until the commit, and
-    /// then check them and write in one request; when one is no longer what
-    /// is stored (or the body reads a key it wasn't given), it runs the body
-    /// again in a transaction that reads.
-    func beginRewriting(_ rewrite: () throws -> RewritePlan) throws
 
     /// Calls `body` with a cursor on `space`, for reading and changing entries where they are.
     func visitCursor(in space: StorageSpace, _ body: (any StorageCursor) throws -> Void) throws
-
-    /// Says that about `count` more ``put(_:forKey:in:flags:)`` calls
-    /// follow (a save of many new objects says so first), so an engine that
-    /// buffers changes can make room for them at once instead of growing
-    /// as they come. Engines that write in place ignore it.
-    func reserveCapacity(forPuts count: Int)
 
     /// Stores `value` under `key`.
     /// - Throws: ``StorageEngineError/keyExists`` (with `.noOverwrite`, or
@@ -271,54 +189,6 @@ public protocol StorageTransaction {
 }
 
 extension StorageTransaction {
-    public var readsAreRequests: Bool { false }
-
-    /// Not narrowed: the store scans.
-    public func forEachRanked(in space: StorageSpace, by ranking: RecordRanking, _ body: (StorageEntry) throws -> Bool) throws -> Bool {
-        false
-    }
-
-    public func readAhead(_ plan: ReadPlan) throws {}
-
-    public func reserveCapacity(forPuts count: Int) {}
-
-    public func estimatedCount(in space: StorageSpace) throws -> Int {
-        try count(in: space)
-    }
-
-    /// One writer at a time: nothing to declare; the records are read ahead
-    /// where reads are requests.
-    public func beginRewriting(_ rewrite: () throws -> RewritePlan) throws {
-        try readAhead { plan in
-            for (space, keys) in try rewrite().keys { plan.read(keys: keys, in: space) }
-        }
-    }
-
-    /// ``forEachJoined(in:range:direction:readAhead:records:_:)`` from the other
-    /// requirements: a record read per entry.
-    public func forEachJoined(
-        in index: StorageSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?, records: StorageSpace,
-        _ body: (StorageEntry, UnsafeRawBufferPointer?) throws -> Bool
-    ) throws {
-        try forEach(in: index, range: range, direction: direction, readAhead: readAhead) { entry in
-            var go = true
-            let found = try visitValue(forKey: entry.value, in: records) { go = try body(entry, $0) }
-            if !found { go = try body(entry, nil) }
-            return go
-        }
-    }
-
-    /// ``visitJoined(forKey:in:records:_:)`` from the other requirements: two reads.
-    public func visitJoined(
-        forKey key: UnsafeRawBufferPointer, in index: StorageSpace, records: StorageSpace,
-        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> Void
-    ) throws -> Bool {
-        try visitValue(forKey: key, in: index) { value in
-            let found = try visitValue(forKey: value, in: records) { try body(value, $0) }
-            if !found { try body(value, nil) }
-        }
-    }
-
     /// Calls `body` with the value of `key`, or returns `nil` when the key is absent.
     @inline(__always)
     public func withValue<Result>(
@@ -367,7 +237,7 @@ public struct StorageSpace: Hashable, Sendable {
 }
 
 /// A value a write expects `key` of `space` to hold (`nil`: absent), read
-/// before the write began: see ``StorageTransaction/beginRewriting(_:)``.
+/// before the write began: see ``RequestingStorageTransaction/beginRewriting(_:)``.
 public struct ExpectedValue: Sendable {
     public let space: StorageSpace
     public let key: [UInt8]

@@ -46,7 +46,7 @@ final class InMemoryTransaction: StorageTransaction {
     }
 
     func forEach(
-        in space: StorageSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?,
+        in space: StorageSpace, range: KeyRange, direction: IterationDirection,
         _ body: (StorageEntry) throws -> Bool
     ) throws {
         // A copy shares the arrays: the walk sees the space as it was when it began.

@@ -17,11 +17,11 @@ final class InverseReferences: RelationshipStorage {
 
     var spaces: [StorageSpace] { order.map { [$0.space] } ?? [] }
 
-    func write(_ change: MembershipWrite, in txn: any StorageTransaction) throws {
+    func write(_ change: MembershipWrite, in txn: StoreTransaction) throws {
         try order?.write(change, in: txn)
     }
 
-    func removeMembers(ofDeleted owner: UInt64, store: PersistentStore, in txn: any StorageTransaction) throws {
+    func removeMembers(ofDeleted owner: UInt64, store: PersistentStore, in txn: StoreTransaction) throws {
         try order?.remove(owner, in: txn)
     }
 
@@ -29,7 +29,7 @@ final class InverseReferences: RelationshipStorage {
         (store.storage(of: link.inverse!) as! ToOneReferences).references
     }
 
-    func memberKeys(of owner: UInt64, store: PersistentStore, in txn: any StorageTransaction) throws -> [UInt64] {
+    func memberKeys(of owner: UInt64, store: PersistentStore, in txn: StoreTransaction) throws -> [UInt64] {
         var keys: [UInt64] = []
         try store.forEachSecondKey(in: memberSpace(in: store), first: owner, in: txn) { keys.append($0); return true }
         return try order?.ordered(keys, of: owner, in: txn) ?? keys
@@ -37,7 +37,7 @@ final class InverseReferences: RelationshipStorage {
 
     /// Each destination's to-one names its owner.
     func sourceKeys(
-        pointingTo keys: [UInt64], cap: Int, store: PersistentStore, in txn: any StorageTransaction
+        pointingTo keys: [UInt64], cap: Int, store: PersistentStore, in txn: StoreTransaction
     ) throws -> [UInt64]? {
         let inverse = link.inverse!
         var sources: [UInt64] = []
@@ -56,14 +56,14 @@ final class InverseReferences: RelationshipStorage {
     }
 
     /// Its entries are its inverse's, checked there; its order is checked here.
-    func check(in store: PersistentStore, _ txn: any StorageTransaction, _ checks: inout RelationshipChecks) throws {
+    func check(in store: PersistentStore, _ txn: StoreTransaction, _ checks: inout RelationshipChecks) throws {
         try order?.check(of: self, store: store, txn, &checks)
     }
 
-    func entryCount(in txn: any StorageTransaction) throws -> Int? { nil }
+    func entryCount(in txn: StoreTransaction) throws -> Int? { nil }
 
     /// Each owner with its members: in stored order for an ordered one.
-    func allMembers(store: PersistentStore, in txn: any StorageTransaction) throws -> [(owner: UInt64, members: [UInt64])] {
+    func allMembers(store: PersistentStore, in txn: StoreTransaction) throws -> [(owner: UInt64, members: [UInt64])] {
         try owners(in: memberSpace(in: store), orderedBy: order, txn)
     }
 
@@ -73,7 +73,7 @@ final class InverseReferences: RelationshipStorage {
     static var isRebuilt: Bool { false }
 
     func rebuild(
-        from pairs: [(owner: UInt64, members: [UInt64])], store: PersistentStore, in txn: any StorageTransaction
+        from pairs: [(owner: UInt64, members: [UInt64])], store: PersistentStore, in txn: StoreTransaction
     ) throws -> [UInt64: UInt64]? {
         nil
     }

@@ -26,7 +26,7 @@ final class JoinedMembers: RelationshipStorage {
 
     var spaces: [StorageSpace] { [join] + (reverseJoin.map { [$0] } ?? []) + (order.map { [$0.space] } ?? []) }
 
-    func write(_ change: MembershipWrite, in txn: any StorageTransaction) throws {
+    func write(_ change: MembershipWrite, in txn: StoreTransaction) throws {
         for member in change.removed { try remove(member, of: change.owner, in: txn) }
         for member in change.added {
             try join.putPair(change.owner, member, in: txn)
@@ -35,21 +35,21 @@ final class JoinedMembers: RelationshipStorage {
         try order?.write(change, in: txn)
     }
 
-    func removeMembers(ofDeleted owner: UInt64, store: PersistentStore, in txn: any StorageTransaction) throws {
+    func removeMembers(ofDeleted owner: UInt64, store: PersistentStore, in txn: StoreTransaction) throws {
         var members: [UInt64] = []
         try store.forEachSecondKey(in: join, first: owner, in: txn) { members.append($0); return true }
         for member in members { try remove(member, of: owner, in: txn) }
         try order?.remove(owner, in: txn)
     }
 
-    private func remove(_ member: UInt64, of owner: UInt64, in txn: any StorageTransaction) throws {
+    private func remove(_ member: UInt64, of owner: UInt64, in txn: StoreTransaction) throws {
         try join.deletePair(owner, member, in: txn)
         try reverseJoin?.deletePair(member, owner, in: txn)
     }
 
     func memberSpace(in store: PersistentStore) -> StorageSpace { join }
 
-    func memberKeys(of owner: UInt64, store: PersistentStore, in txn: any StorageTransaction) throws -> [UInt64] {
+    func memberKeys(of owner: UInt64, store: PersistentStore, in txn: StoreTransaction) throws -> [UInt64] {
         var keys: [UInt64] = []
         try store.forEachSecondKey(in: join, first: owner, in: txn) { keys.append($0); return true }
         return try order?.ordered(keys, of: owner, in: txn) ?? keys
@@ -57,7 +57,7 @@ final class JoinedMembers: RelationshipStorage {
 
     /// The inverse's entries (member, owner), or the reverse ones.
     func sourceKeys(
-        pointingTo keys: [UInt64], cap: Int, store: PersistentStore, in txn: any StorageTransaction
+        pointingTo keys: [UInt64], cap: Int, store: PersistentStore, in txn: StoreTransaction
     ) throws -> [UInt64]? {
         try secondKeys(in: sourceSpace(in: store), under: keys, cap: cap, store: store, in: txn)
     }
@@ -69,7 +69,7 @@ final class JoinedMembers: RelationshipStorage {
 
     /// Each entry names existing objects and matches its other side (the
     /// inverse's entries, or the reverse ones); the order lists exactly the members.
-    func check(in store: PersistentStore, _ txn: any StorageTransaction, _ checks: inout RelationshipChecks) throws {
+    func check(in store: PersistentStore, _ txn: StoreTransaction, _ checks: inout RelationshipChecks) throws {
         var entries = 0
         var pairs: [(UInt64, UInt64)] = []
         try join.forEach(in: txn, readAhead: .max) { entry in
@@ -99,12 +99,12 @@ final class JoinedMembers: RelationshipStorage {
         try order?.check(of: self, store: store, txn, &checks)
     }
 
-    func entryCount(in txn: any StorageTransaction) throws -> Int? {
+    func entryCount(in txn: StoreTransaction) throws -> Int? {
         try join.count(in: txn)
     }
 
     /// Each owner with its members: in stored order for an ordered one.
-    func allMembers(store: PersistentStore, in txn: any StorageTransaction) throws -> [(owner: UInt64, members: [UInt64])] {
+    func allMembers(store: PersistentStore, in txn: StoreTransaction) throws -> [(owner: UInt64, members: [UInt64])] {
         try owners(in: join, orderedBy: order, txn)
     }
 
@@ -113,7 +113,7 @@ final class JoinedMembers: RelationshipStorage {
     static var isRebuilt: Bool { true }
 
     func rebuild(
-        from pairs: [(owner: UInt64, members: [UInt64])], store: PersistentStore, in txn: any StorageTransaction
+        from pairs: [(owner: UInt64, members: [UInt64])], store: PersistentStore, in txn: StoreTransaction
     ) throws -> [UInt64: UInt64]? {
         for (owner, members) in pairs where !members.isEmpty {
             try write(MembershipWrite(owner: owner, added: members, removed: []), in: txn)

@@ -2,7 +2,7 @@ extension MemberOrder {
     /// Each owner's order names exactly its members, once each, and each
     /// member's two entries agree.
     func check(
-        of storage: some RelationshipStorage, store: PersistentStore, _ txn: any StorageTransaction, _ checks: inout RelationshipChecks
+        of storage: some RelationshipStorage, store: PersistentStore, _ txn: StoreTransaction, _ checks: inout RelationshipChecks
     ) throws {
         let memberSpace = storage.memberSpace(in: store)
         func compare(_ owner: UInt64, listed: [UInt64]) throws {

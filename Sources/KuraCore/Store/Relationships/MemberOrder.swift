@@ -44,7 +44,7 @@ struct MemberOrder: Sendable {
     /// list of any length, or a run of appends, is written without a read
     /// (on PostgreSQL, a read is a round trip, and sends the writes
     /// buffered before it).
-    func write(_ change: MembershipWrite, in txn: any StorageTransaction) throws {
+    func write(_ change: MembershipWrite, in txn: StoreTransaction) throws {
         precondition(!isLegacy, "a store of an older format is upgraded before it is written")
         var known = Known(ownerIsNew: change.ownerIsNew, newMembers: change.newMembers)
         for member in change.removed { try remove(member, of: change.owner, known: &known, in: txn) }
@@ -91,7 +91,7 @@ struct MemberOrder: Sendable {
     }
 
     /// Removes every entry of an owner being deleted.
-    func remove(_ owner: UInt64, in txn: any StorageTransaction) throws {
+    func remove(_ owner: UInt64, in txn: StoreTransaction) throws {
         var keys: [[UInt8]] = []
         try space.forEach(in: txn, range: .prefix(StoreLayout.key(owner))) { keys.append(Array($0.key)); return true }
         for key in keys { try space.delete(key, in: txn) }
@@ -99,14 +99,14 @@ struct MemberOrder: Sendable {
 
     /// Writes an owner's whole order, evenly spaced (a migration's rebuild,
     /// an upgrade): its spaces hold nothing of the owner yet.
-    func writeWhole(_ members: [UInt64], of owner: UInt64, in txn: any StorageTransaction) throws {
+    func writeWhole(_ members: [UInt64], of owner: UInt64, in txn: StoreTransaction) throws {
         for (member, key) in zip(members, OrderKeys.fresh(count: members.count)) {
             try put(member, at: key, of: owner, in: txn)
         }
     }
 
     /// Takes `member` out of the order (if it is there).
-    private func remove(_ member: UInt64, of owner: UInt64, known: inout Known, in txn: any StorageTransaction) throws {
+    private func remove(_ member: UInt64, of owner: UInt64, known: inout Known, in txn: StoreTransaction) throws {
         let found = try known.place(of: member) ?? orderKey(of: member, owner: owner, in: txn)
         guard let key = found else { return }
         try space.delete(Self.entryKey(owner, .sequence, key), in: txn)
@@ -115,7 +115,7 @@ struct MemberOrder: Sendable {
         if known.last?.member == member { known.last = nil }
     }
 
-    private func put(_ member: UInt64, at key: UInt64, of owner: UInt64, in txn: any StorageTransaction) throws {
+    private func put(_ member: UInt64, at key: UInt64, of owner: UInt64, in txn: StoreTransaction) throws {
         try space.put(StoreLayout.key(member), forKey: Self.entryKey(owner, .sequence, key), in: txn)
         try space.put(StoreLayout.key(key), forKey: Self.entryKey(owner, .position, member), in: txn)
     }
@@ -123,7 +123,7 @@ struct MemberOrder: Sendable {
     /// Puts a member where `placement` says (moving it if it is there
     /// already): between two order keys when they have room, else after
     /// spreading out the members around the place (``spread(_:of:after:before:in:)``).
-    private func place(_ placement: OrderPlacement, of owner: UInt64, known: inout Known, in txn: any StorageTransaction) throws {
+    private func place(_ placement: OrderPlacement, of owner: UInt64, known: inout Known, in txn: StoreTransaction) throws {
         let member = placement.member
         try remove(member, of: owner, known: &known, in: txn)
         func last() throws -> UInt64? {
@@ -170,7 +170,7 @@ struct MemberOrder: Sendable {
     /// halves a gap, so a place fills after some 20 inserts there.
     /// Returns the members given keys, with their keys.
     private func spread(
-        _ member: UInt64, of owner: UInt64, after: UInt64?, before: UInt64?, in txn: any StorageTransaction
+        _ member: UInt64, of owner: UInt64, after: UInt64?, before: UInt64?, in txn: StoreTransaction
     ) throws -> [(member: UInt64, key: UInt64)] {
         var reach = 1
         while true {
@@ -199,7 +199,7 @@ struct MemberOrder: Sendable {
     /// `keys` (an owner's members, ascending) in the stored order: the
     /// order gives the order, the entries membership; members the order
     /// doesn't name follow, ascending.
-    func ordered(_ keys: [UInt64], of owner: UInt64, in txn: any StorageTransaction) throws -> [UInt64] {
+    func ordered(_ keys: [UInt64], of owner: UInt64, in txn: StoreTransaction) throws -> [UInt64] {
         Self.arrange(keys, listed: try isLegacy ? legacyList(of: owner, in: txn) : sequence(of: owner, in: txn))
     }
 
@@ -216,7 +216,7 @@ struct MemberOrder: Sendable {
     }
 
     /// The members the order holds for `owner`, in order.
-    private func sequence(of owner: UInt64, in txn: any StorageTransaction) throws -> [UInt64] {
+    private func sequence(of owner: UInt64, in txn: StoreTransaction) throws -> [UInt64] {
         var members: [UInt64] = []
         try space.forEach(in: txn, range: .prefix(StoreLayout.key(owner) + [Tag.sequence.rawValue])) { entry in
             members.append(StoreLayout.primaryKey(fromSuffixOf: entry.value))
@@ -225,13 +225,13 @@ struct MemberOrder: Sendable {
         return members
     }
 
-    private func orderKey(of member: UInt64, owner: UInt64, in txn: any StorageTransaction) throws -> UInt64? {
+    private func orderKey(of member: UInt64, owner: UInt64, in txn: StoreTransaction) throws -> UInt64? {
         try space.withValue(forKey: Self.entryKey(owner, .position, member), in: txn) { StoreLayout.primaryKey(fromSuffixOf: $0) }
     }
 
     /// The first (`.forward`) or last (`.reverse`) member of the order.
     private func edge(
-        of owner: UInt64, _ direction: IterationDirection, in txn: any StorageTransaction
+        of owner: UInt64, _ direction: IterationDirection, in txn: StoreTransaction
     ) throws -> (key: UInt64, member: UInt64)? {
         var found: (key: UInt64, member: UInt64)?
         try space.forEach(in: txn, range: .prefix(StoreLayout.key(owner) + [Tag.sequence.rawValue]), direction: direction) { entry in
@@ -244,7 +244,7 @@ struct MemberOrder: Sendable {
     /// Up to `limit` members from order key `key` on, in `direction`.
     private func neighbours(
         of owner: UInt64, from key: UInt64, _ direction: IterationDirection, inclusive: Bool, limit: Int,
-        in txn: any StorageTransaction
+        in txn: StoreTransaction
     ) throws -> [(key: UInt64, member: UInt64)] {
         let prefix = StoreLayout.key(owner) + [Tag.sequence.rawValue]
         let start = KeyRange.Bound(Self.entryKey(owner, .sequence, key), isInclusive: inclusive)
@@ -283,14 +283,14 @@ struct MemberOrder: Sendable {
     // MARK: The older format
 
     /// An owner's list, as stores of format 4 and older keep it.
-    private func legacyList(of owner: UInt64, in txn: any StorageTransaction) throws -> [UInt64] {
+    private func legacyList(of owner: UInt64, in txn: StoreTransaction) throws -> [UInt64] {
         try StoreLayout.withKey(owner) { key in
             try space.withValue(forKey: key, in: txn) { StoreLayout.keys(fromList: $0) }
         } ?? []
     }
 
     /// Every owner's list, as stores of format 4 and older keep them (the upgrade's input).
-    func legacyLists(in txn: any StorageTransaction) throws -> [UInt64: [UInt64]] {
+    func legacyLists(in txn: StoreTransaction) throws -> [UInt64: [UInt64]] {
         var lists: [UInt64: [UInt64]] = [:]
         try space.forEach(in: txn, readAhead: .max) { entry in
             if entry.key.count == 8 { lists[StoreLayout.primaryKey(fromSuffixOf: entry.key)] = StoreLayout.keys(fromList: entry.value) }
@@ -319,7 +319,7 @@ extension RelationshipStorage {
     /// Every owner of a to-many with its members, ascending by owner: the
     /// pairs (owner, member) of `space`, put in `order` when it has one.
     func owners(
-        in space: StorageSpace, orderedBy order: MemberOrder?, _ txn: any StorageTransaction
+        in space: StorageSpace, orderedBy order: MemberOrder?, _ txn: StoreTransaction
     ) throws -> [(owner: UInt64, members: [UInt64])] {
         var byOwner = try pairsByFirstKey(in: space, txn)
         if let order {

@@ -35,13 +35,13 @@ protocol RelationshipStorage: AnyObject, Sendable {
 
     /// A to-one of `source` changed from `old` to `new` (an insert: from
     /// `nil`; a delete: to `nil`).
-    func moveReference(of source: UInt64, from old: UInt64?, to new: UInt64?, in txn: any StorageTransaction) throws
+    func moveReference(of source: UInt64, from old: UInt64?, to new: UInt64?, in txn: StoreTransaction) throws
 
     /// A to-many's members added and removed, and where its order puts members.
-    func write(_ change: MembershipWrite, in txn: any StorageTransaction) throws
+    func write(_ change: MembershipWrite, in txn: StoreTransaction) throws
 
     /// Removes what this to-many keeps of an owner being deleted.
-    func removeMembers(ofDeleted owner: UInt64, store: PersistentStore, in txn: any StorageTransaction) throws
+    func removeMembers(ofDeleted owner: UInt64, store: PersistentStore, in txn: StoreTransaction) throws
 
     // MARK: Reading
 
@@ -50,27 +50,27 @@ protocol RelationshipStorage: AnyObject, Sendable {
 
     /// The stored members of `owner`: in the stored order for an ordered
     /// to-many, else ascending.
-    func memberKeys(of owner: UInt64, store: PersistentStore, in txn: any StorageTransaction) throws -> [UInt64]
+    func memberKeys(of owner: UInt64, store: PersistentStore, in txn: StoreTransaction) throws -> [UInt64]
 
     /// The sources pointing to `keys` (destinations): their primary keys,
     /// each destination's ascending, or `nil` past `cap`.
     func sourceKeys(
-        pointingTo keys: [UInt64], cap: Int, store: PersistentStore, in txn: any StorageTransaction
+        pointingTo keys: [UInt64], cap: Int, store: PersistentStore, in txn: StoreTransaction
     ) throws -> [UInt64]?
 
     // MARK: Checking and migrating
 
     /// Checks what this relationship keeps against the records (see
     /// ``PersistentStore/checkRelationships(of:in:readable:problem:report:)``).
-    func check(in store: PersistentStore, _ txn: any StorageTransaction, _ checks: inout RelationshipChecks) throws
+    func check(in store: PersistentStore, _ txn: StoreTransaction, _ checks: inout RelationshipChecks) throws
 
     /// How many entries it keeps, for a migration's count of what a removal
     /// drops; `nil` when they are another relationship's.
-    func entryCount(in txn: any StorageTransaction) throws -> Int?
+    func entryCount(in txn: StoreTransaction) throws -> Int?
 
     /// Every owner with its members, ascending by owner (members in stored
     /// order for an ordered to-many): what a migration moves.
-    func allMembers(store: PersistentStore, in txn: any StorageTransaction) throws -> [(owner: UInt64, members: [UInt64])]
+    func allMembers(store: PersistentStore, in txn: StoreTransaction) throws -> [(owner: UInt64, members: [UInt64])]
 
     /// True when a to-many of this kind keeps an entry per member, so a
     /// save writes each member added or removed (``write(_:in:)``); false
@@ -84,7 +84,7 @@ protocol RelationshipStorage: AnyObject, Sendable {
     /// Fills the (new, empty) spaces from `pairs`; returns, for a to-one,
     /// the reference each owner's record must hold.
     func rebuild(
-        from pairs: [(owner: UInt64, members: [UInt64])], store: PersistentStore, in txn: any StorageTransaction
+        from pairs: [(owner: UInt64, members: [UInt64])], store: PersistentStore, in txn: StoreTransaction
     ) throws -> [UInt64: UInt64]?
 }
 
@@ -142,20 +142,20 @@ extension RelationshipLink {
 
 // What kinds don't do: a to-one has no members, a to-many no reference.
 extension RelationshipStorage {
-    func moveReference(of source: UInt64, from old: UInt64?, to new: UInt64?, in txn: any StorageTransaction) throws {
+    func moveReference(of source: UInt64, from old: UInt64?, to new: UInt64?, in txn: StoreTransaction) throws {
         preconditionFailure("\(link.name) is a to-many")
     }
 
-    func write(_ change: MembershipWrite, in txn: any StorageTransaction) throws {}
+    func write(_ change: MembershipWrite, in txn: StoreTransaction) throws {}
 
-    func removeMembers(ofDeleted owner: UInt64, store: PersistentStore, in txn: any StorageTransaction) throws {}
+    func removeMembers(ofDeleted owner: UInt64, store: PersistentStore, in txn: StoreTransaction) throws {}
 
     func memberSpace(in store: PersistentStore) -> StorageSpace {
         preconditionFailure("\(link.name) is a to-one")
     }
 
     /// A to-many's members from its member space, put in order by `order`.
-    func memberKeys(of owner: UInt64, store: PersistentStore, in txn: any StorageTransaction) throws -> [UInt64] {
+    func memberKeys(of owner: UInt64, store: PersistentStore, in txn: StoreTransaction) throws -> [UInt64] {
         var keys: [UInt64] = []
         try store.forEachSecondKey(in: memberSpace(in: store), first: owner, in: txn) { keys.append($0); return true }
         return keys
@@ -164,7 +164,7 @@ extension RelationshipStorage {
     /// The second keys of `space`'s entries under each of `keys`: the
     /// sources of a space whose entries are (destination, source).
     func secondKeys(
-        in space: StorageSpace, under keys: [UInt64], cap: Int, store: PersistentStore, in txn: any StorageTransaction
+        in space: StorageSpace, under keys: [UInt64], cap: Int, store: PersistentStore, in txn: StoreTransaction
     ) throws -> [UInt64]? {
         var sources: [UInt64] = []
         for key in keys {
@@ -175,7 +175,7 @@ extension RelationshipStorage {
     }
 
     /// Every entry of a pair space, grouped by its first key.
-    func pairsByFirstKey(in space: StorageSpace, reversed: Bool = false, _ txn: any StorageTransaction) throws -> [UInt64: [UInt64]] {
+    func pairsByFirstKey(in space: StorageSpace, reversed: Bool = false, _ txn: StoreTransaction) throws -> [UInt64: [UInt64]] {
         var byFirst: [UInt64: [UInt64]] = [:]
         try space.forEach(in: txn, readAhead: .max) { entry in
             guard entry.key.count == 16 else { return true }

@@ -19,14 +19,14 @@ final class ToOneReferences: RelationshipStorage {
 
     var spaces: [StorageSpace] { [references] }
 
-    func moveReference(of source: UInt64, from old: UInt64?, to new: UInt64?, in txn: any StorageTransaction) throws {
+    func moveReference(of source: UInt64, from old: UInt64?, to new: UInt64?, in txn: StoreTransaction) throws {
         guard old != new else { return }
         if let old { try references.deletePair(old, source, in: txn) }
         if let new { try references.putPair(new, source, in: txn) }
     }
 
     func sourceKeys(
-        pointingTo keys: [UInt64], cap: Int, store: PersistentStore, in txn: any StorageTransaction
+        pointingTo keys: [UInt64], cap: Int, store: PersistentStore, in txn: StoreTransaction
     ) throws -> [UInt64]? {
         try secondKeys(in: references, under: keys, cap: cap, store: store, in: txn)
     }
@@ -34,7 +34,7 @@ final class ToOneReferences: RelationshipStorage {
     /// Each reference points to an existing object (one left by a
     /// `noAction` delete rule is counted apart); the entries hold exactly
     /// the records' references; a one-to-one's two sides point at each other.
-    func check(in store: PersistentStore, _ txn: any StorageTransaction, _ checks: inout RelationshipChecks) throws {
+    func check(in store: PersistentStore, _ txn: StoreTransaction, _ checks: inout RelationshipChecks) throws {
         var expected = Set<[UInt8]>()
         for (owner, destination) in try referencePairs(store: store, in: txn) {
             expected.insert(StoreLayout.pairKey(destination, owner))
@@ -59,12 +59,12 @@ final class ToOneReferences: RelationshipStorage {
         checks.report.relationshipEntries[link.name] = entries
     }
 
-    func entryCount(in txn: any StorageTransaction) throws -> Int? {
+    func entryCount(in txn: StoreTransaction) throws -> Int? {
         try references.count(in: txn)
     }
 
     /// Each source with its destination.
-    func allMembers(store: PersistentStore, in txn: any StorageTransaction) throws -> [(owner: UInt64, members: [UInt64])] {
+    func allMembers(store: PersistentStore, in txn: StoreTransaction) throws -> [(owner: UInt64, members: [UInt64])] {
         try pairsByFirstKey(in: references, reversed: true, txn).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
@@ -74,7 +74,7 @@ final class ToOneReferences: RelationshipStorage {
 
     /// An owner with several members (a to-many made a to-one) fails the migration, naming them.
     func rebuild(
-        from pairs: [(owner: UInt64, members: [UInt64])], store: PersistentStore, in txn: any StorageTransaction
+        from pairs: [(owner: UInt64, members: [UInt64])], store: PersistentStore, in txn: StoreTransaction
     ) throws -> [UInt64: UInt64]? {
         var several: [ObjectID] = []
         var moved: [UInt64: UInt64] = [:]
@@ -96,7 +96,7 @@ final class ToOneReferences: RelationshipStorage {
     /// Every (record, destination) pair the records hold.
     /// Every record of the source's family below it holds the reference
     /// at the same field (see ``EntityFamily``).
-    private func referencePairs(store: PersistentStore, in txn: any StorageTransaction) throws -> [(UInt64, UInt64)] {
+    private func referencePairs(store: PersistentStore, in txn: StoreTransaction) throws -> [(UInt64, UInt64)] {
         var pairs: [(UInt64, UInt64)] = []
         for entity in link.source.descendantsIncludingSelf {
             try store.spaces(for: entity).records.forEach(in: txn, readAhead: .max) { entry in
@@ -115,7 +115,7 @@ final class ToOneReferences: RelationshipStorage {
 
     /// The destination a to-one of the record `owner` holds.
     private func reference(
-        _ link: RelationshipLink, of owner: UInt64, store: PersistentStore, in txn: any StorageTransaction
+        _ link: RelationshipLink, of owner: UInt64, store: PersistentStore, in txn: StoreTransaction
     ) throws -> UInt64? {
         let entity = link.source.concreteEntity(forKey: owner)
         let found: UInt64?? = try store.spaces(for: entity).records.withValue(forKey: StoreLayout.key(owner), in: txn) { bytes in
