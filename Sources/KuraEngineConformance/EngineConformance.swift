@@ -11,14 +11,23 @@ import KuraCore
 /// ```
 ///
 /// It runs random mixes of every operation of `StorageTransaction` (puts
-/// of each kind, deletes, cursor edits, gets, counts, range walks both ways
-/// with every read-ahead hint, joined reads) on the engine and on Kura's
-/// in-memory engine, the reference, and compares every answer; then checks
-/// what the answers can't show: a read keeps its snapshot while a write
-/// commits, a failed write leaves nothing, a failed nested transaction is
-/// undone alone, commit numbers grow, a write inside a write is an error,
-/// not a deadlock, and a closed engine says so. Kura's own suite runs it on
-/// the LMDB, in-memory and PostgreSQL engines.
+/// of each kind, deletes, cursor edits, gets, counts, range walks both
+/// ways) on the engine and on Kura's in-memory engine, the reference, and
+/// compares every answer; an engine that adopts `RequestingStorageTransaction`
+/// also walks with every read-ahead hint and reads joined, and must find
+/// what the key-value reads find. Then it checks what the answers can't
+/// show: a read keeps its snapshot while a write commits, a failed write
+/// leaves nothing, a failed nested transaction is undone alone, commit
+/// numbers grow, a closed engine says so; an empty engine is empty, spaces
+/// emptied (`removeAll`) keep their place and dropped ones go, a write's id
+/// is its commit's, a commit watch hears a commit and is silent once
+/// stopped; and for the refinement: a count for plans, reads ahead that
+/// change no answer (also after the write's own changes), a rewrite whose
+/// expected values are stale still commits what the stored ones give, a
+/// ranked read holds the top K with its ties and every record without a
+/// rank, and puts after `reserveCapacity` are stored. Kura's own suite runs
+/// it on the LMDB, in-memory and PostgreSQL engines, and on engines that
+/// break each promise, which it names.
 public enum EngineConformance {
     /// What the engine `makeEngine` opens does differently from the
     /// contract, one line each; empty when it conforms.
@@ -42,7 +51,11 @@ public enum EngineConformance {
                 problems.append("seed \(seed): \(found.count) answers, the reference gave \(expected.count)")
             }
         }
-        problems += try TransactionChecks.problems(of: makeEngine())
+        for checks in [TransactionChecks.problems, SpaceChecks.problems, RefinementChecks.problems] {
+            let engine = try makeEngine()
+            defer { engine.close() }
+            problems += try checks(engine)
+        }
         return problems
     }
 }

@@ -38,4 +38,27 @@ import Testing
         #expect(problems.contains("a write whose body threw left what it wrote"))
         #expect(problems.contains("the latest commit didn't grow with a commit"))
     }
+
+    /// An engine that breaks one promise of the core or of the refinement
+    /// is told which (each only by its own problem line).
+    @Test(arguments: RequestingForwardingEngine.Broken.allCases)
+    func anEngineBreakingOnePromiseIsNamedByTheKit(_ broken: RequestingForwardingEngine.Broken) throws {
+        let problems = try EngineConformance.problems { RequestingForwardingEngine(breaking: broken) }
+        let expected: String = switch broken {
+        case .isEmpty: "a new engine's isEmpty() is false"
+        case .removeAll: "removeAll(in:) left keys, seen by its own transaction"
+        case .drop: "a dropped space still opens in its own transaction"
+        case .watch: "a commit watch didn't hear of a commit"
+        case .estimatedCount: "estimatedCount(in:) differs from count(in:) with nothing written since"
+        case .readAheadAfterPut: "a key read ahead and then put reads as it was read ahead, not as put"
+        case .staleRewrite: "a rewrite planned expecting [99] stored [99, 1], not [10, 1]"
+        case .rankedTies: "a ranked read left out records of the top 10"
+        }
+        #expect(problems.contains { $0.hasPrefix(expected) }, "\(broken): \(problems)")
+    }
+
+    @Test func anEngineKeepingEveryPromiseOfTheRefinementHasNoProblem() throws {
+        let problems = try EngineConformance.problems { RequestingForwardingEngine(breaking: nil) }
+        #expect(problems.isEmpty, "\(problems)")
+    }
 }

@@ -88,3 +88,36 @@ public struct RecordRanking: Sendable, Hashable {
         }
     }
 }
+
+extension RecordRanking {
+    /// A ranking of `count` records by the integer in field `field`, for an
+    /// engine's own checks with records made by ``record(integers:)``.
+    public static func integers(inField field: Int, descending: Bool, count: Int) -> RecordRanking {
+        RecordRanking(field: field, tag: RecordFormat.Tag.int.rawValue, descending: descending, count: count, layout: .records)
+    }
+
+    /// A record in Kura's format whose fields hold `integers` (`nil`: a
+    /// value without a rank), row version 1: what a conformance check
+    /// stores to test an engine's ranked reads.
+    public static func record(integers: [Int64?]) -> [UInt8] {
+        let dataStart = RecordFormat.Header.size + integers.count * 4
+        let total = dataStart + integers.reduce(0) { $0 + ($1 == nil ? 1 : 9) }
+        return [UInt8](unsafeUninitializedCapacity: total) { buffer, count in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            RecordFormat.Header.write(rowVersion: 1, fieldCount: integers.count, into: raw)
+            var offset = dataStart
+            for (field, integer) in integers.enumerated() {
+                if let integer {
+                    raw[offset] = RecordFormat.Tag.int.rawValue
+                    raw.storeBytes(of: UInt64(bitPattern: integer).littleEndian, toByteOffset: offset + 1, as: UInt64.self)
+                    offset += 9
+                } else {
+                    raw[offset] = RecordFormat.Tag.null.rawValue
+                    offset += 1
+                }
+                raw.storeBytes(of: UInt32(offset - dataStart).littleEndian, toByteOffset: RecordFormat.Header.size + field * 4, as: UInt32.self)
+            }
+            count = total
+        }
+    }
+}
