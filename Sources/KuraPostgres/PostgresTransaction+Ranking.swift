@@ -122,9 +122,10 @@ struct RankStatement {
         let layout = ranking.layout
         let field = ranking.field
         // A little-endian number of `width` bytes at `byte` (an SQL
-        // expression; `bytes` names the value read).
+        // expression; `bytes` names the value read). A byte is an int4
+        // until its shift needs 64 bits (per byte, int8 cost about 10% more).
         func number(at byte: String, width: Int, of bytes: String = "value") -> String {
-            (0..<width).map { "(get_byte(\(bytes), \(byte) + \($0))::int8 << \(8 * $0))" }.joined(separator: " | ")
+            (0..<width).map { "(get_byte(\(bytes), \(byte) + \($0))\(8 * $0 >= 24 ? "::int8" : "") << \(8 * $0))" }.joined(separator: " | ")
         }
         let fields = "(\(number(at: "\(layout.fieldCountOffset)", width: layout.fieldCountWidth)))"
         // Field f ends at the table's entry f; it starts where f − 1 ends.

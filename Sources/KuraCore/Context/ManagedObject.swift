@@ -58,31 +58,54 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     #endif
     public internal(set) var objectID: ObjectID
 
-    // The stored state below is marked `@exclusivity(unchecked)`: these are
-    // read and written on every attribute access, and the runtime's dynamic
-    // exclusivity check costs more than the access. An object is confined to
-    // its context's isolation domain, and Kura's own code never holds an
-    // access to one of them across a call that could touch it again. The
+    // The per-object state is one value, `_state`, the only stored
+    // property here marked `@exclusivity(unchecked)` (besides `objectID`,
+    // which other modules read as a stored property): its fields are read
+    // and written on every attribute access, and the runtime's dynamic
+    // exclusivity check costs more than the access. An object is confined
+    // to its context's isolation domain, and Kura's own code never holds an
+    // access to its state across a call that could touch it again. The
     // internal-checks build (`--traits InternalChecks`, run by
     // Scripts/test-postgres) leaves the attribute out, so the runtime checks
-    // that claim on every suite it runs.
+    // that claim on every suite it runs, and the context reference is a
+    // checked `unowned` one there (``_UnownedReference``).
+
+    /// The object's state: every field below, in one value.
+    #if !InternalChecks
+    @exclusivity(unchecked)
+    #endif
+    final var _state = _State()
+
+    /// The fields of ``_state``, each read through the property of its name.
+    struct _State {
+        var context: _UnownedReference<ManagedObjectContext>?
+        var state: State = .unregistered
+        var record: [UInt8]?
+        var values: ContiguousArray<AttributeValue?> = ContiguousArray<AttributeValue?>()
+        var decodedAttributes: AttributeMask = AttributeMask()
+        var isFullyDecoded: Bool = false
+        var changedAttributes: AttributeMask = AttributeMask()
+        var relationshipStates: RelationshipStates = RelationshipStates.empty
+        var changedRelationships: AttributeMask = AttributeMask()
+        var isTrackingChanges: Bool = true
+        var isInPendingList: Bool = false
+        var isInUnprocessedList: Bool = false
+        var hasUntrackedValues: Bool = false
+        var willSaveNumber: UInt32 = 0
+        var propertyProbe: PropertyProbe?
+    }
 
     /// The context, while the object is in one. Held without a reference
-    /// count (an `Unmanaged` reference, as `unowned(unsafe)` would hold it)
+    /// count (an ``_UnownedReference``: `Unmanaged`, checked in the
+    /// internal-checks build)
     /// because a weak reference costs two atomic operations per object made
     /// and one per read: safe here because a context holds every object
     /// whose `context` is set (in its registries), and clears the field of
     /// every one of them when it lets go of the object or goes away itself.
-    var context: ManagedObjectContext? {
-        @inline(__always) get { contextReference?.takeUnretainedValue() }
-        @inline(__always) set { contextReference = newValue.map { Unmanaged.passUnretained($0) } }
+    final var context: ManagedObjectContext? {
+        @inline(__always) get { _state.context?.object }
+        @inline(__always) set { _state.context = newValue.map(_UnownedReference.init) }
     }
-    /// ``context``'s reference, kept as it is so that the hot paths below
-    /// can test and call it without retaining it.
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    private var contextReference: Unmanaged<ManagedObjectContext>?
 
     /// Takes the object out of its context (which detaches, resets, rolls
     /// back or goes away) and lets go of the objects its relationships
@@ -97,90 +120,90 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// Whether the object is in a context (no retain to know it).
-    @inline(__always) var hasContext: Bool { contextReference != nil }
+    @inline(__always) var hasContext: Bool { _state.context != nil }
 
     /// Calls `body` with the context, if any, without retaining it for the
     /// call: a property set does this once per set.
     @inline(__always)
     func withContext(_ body: (ManagedObjectContext) -> Void) {
-        contextReference?._withUnsafeGuaranteedRef(body)
+        _state.context?.withObject(body)
     }
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var state: State = .unregistered
+    final var state: State {
+        @inline(__always) get { _state.state }
+        @inline(__always) _modify { yield &_state.state }
+    }
     /// The stored record as last read or saved: the committed values. `nil`
     /// for an inserted object, or a fault whose record isn't loaded.
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var record: [UInt8]?
+    final var record: [UInt8]? {
+        @inline(__always) get { _state.record }
+        @inline(__always) _modify { yield &_state.record }
+    }
     /// The current values, one per attribute; empty until first needed.
     /// Values decode from the record one at a time, as they are read:
     /// `decodedAttributes` says which are there, unless `isFullyDecoded`.
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var values = ContiguousArray<AttributeValue?>()
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var decodedAttributes = AttributeMask()
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var isFullyDecoded = false
+    final var values: ContiguousArray<AttributeValue?> {
+        @inline(__always) get { _state.values }
+        @inline(__always) _modify { yield &_state.values }
+    }
+    final var decodedAttributes: AttributeMask {
+        @inline(__always) get { _state.decodedAttributes }
+        @inline(__always) _modify { yield &_state.decodedAttributes }
+    }
+    final var isFullyDecoded: Bool {
+        @inline(__always) get { _state.isFullyDecoded }
+        @inline(__always) _modify { yield &_state.isFullyDecoded }
+    }
     /// Attributes whose current value differs from the committed one.
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var changedAttributes = AttributeMask()
+    final var changedAttributes: AttributeMask {
+        @inline(__always) get { _state.changedAttributes }
+        @inline(__always) _modify { yield &_state.changedAttributes }
+    }
     /// What the object knows of each relationship; empty until first needed.
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var relationshipStates = RelationshipStates.empty
+    final var relationshipStates: RelationshipStates {
+        @inline(__always) get { _state.relationshipStates }
+        @inline(__always) _modify { yield &_state.relationshipStates }
+    }
     /// Relationships whose current destinations differ from the stored ones.
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var changedRelationships = AttributeMask()
+    final var changedRelationships: AttributeMask {
+        @inline(__always) get { _state.changedRelationships }
+        @inline(__always) _modify { yield &_state.changedRelationships }
+    }
     /// False inside ``awakeFromFetch()``: values set there are not changes.
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var isTrackingChanges = true
+    final var isTrackingChanges: Bool {
+        @inline(__always) get { _state.isTrackingChanges }
+        @inline(__always) _modify { yield &_state.isTrackingChanges }
+    }
     /// True while the object is in its context's list of changed objects.
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var isInPendingList = false
+    final var isInPendingList: Bool {
+        @inline(__always) get { _state.isInPendingList }
+        @inline(__always) _modify { yield &_state.isInPendingList }
+    }
     /// True while the object is in its context's list of changes not yet
     /// announced by ``ManagedObjectContext/processPendingChanges()``.
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var isInUnprocessedList = false
+    final var isInUnprocessedList: Bool {
+        @inline(__always) get { _state.isInUnprocessedList }
+        @inline(__always) _modify { yield &_state.isInUnprocessedList }
+    }
     /// Whether a value was set without tracking (in `awakeFromFetch`) since
     /// the record was last written: then ``changedAttributes`` doesn't say
     /// every way the values differ from the record.
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var hasUntrackedValues = false
+    final var hasUntrackedValues: Bool {
+        @inline(__always) get { _state.hasUntrackedValues }
+        @inline(__always) _modify { yield &_state.hasUntrackedValues }
+    }
     /// The context's ``ManagedObjectContext/saveNumber`` of the save whose
     /// `willSave` passes last called ``willSave()`` on it (a number, not a
     /// flag: no pass clears it after a save).
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var willSaveNumber: UInt32 = 0
+    final var willSaveNumber: UInt32 {
+        @inline(__always) get { _state.willSaveNumber }
+        @inline(__always) _modify { yield &_state.willSaveNumber }
+    }
     /// Set only on the probe objects that find a key path's properties:
     /// where their typed accessors note the names they read.
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var propertyProbe: PropertyProbe?
+    final var propertyProbe: PropertyProbe? {
+        @inline(__always) get { _state.propertyProbe }
+        @inline(__always) _modify { yield &_state.propertyProbe }
+    }
 
     /// Makes an object of `entity`, inserted into `context` when one is given
     /// (``awakeFromInsert()`` runs then).

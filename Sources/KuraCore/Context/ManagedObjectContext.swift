@@ -56,18 +56,34 @@ public final class ManagedObjectContext {
     /// Where the context posts its notifications. Default `NotificationCenter.default`.
     public var notificationCenter = NotificationCenter.default
 
-    /// Saved objects by entity, then primary key.
+    /// The context's object lists (its registries, inserted objects, and the
+    /// objects with changes), in one value: the only unchecked state of the
+    /// context (see ``ManagedObject/_state``).
     #if !InternalChecks
     @exclusivity(unchecked)
     #endif
-    var registries: [IdentityKey: EntityRegistry] = [:]
+    final var _lists = _Lists()
+
+    /// The fields of ``_lists``, each read through the property of its name.
+    struct _Lists {
+        var registries: [IdentityKey: EntityRegistry] = [:]
+        var temporaries: ObjectTable = ObjectTable()
+        var pending: [ManagedObject] = []
+        var unprocessed: [ManagedObject] = []
+    }
+
+    /// Saved objects by entity, then primary key.
+    final var registries: [IdentityKey: EntityRegistry] {
+        @inline(__always) get { _lists.registries }
+        @inline(__always) _modify { yield &_lists.registries }
+    }
     /// Inserted objects by temporary number (an ``ObjectTable``: its keys
     /// hash with one multiply, where `UInt64`'s SipHash runs per insert and
     /// again per removal at the save).
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var temporaries = ObjectTable()
+    final var temporaries: ObjectTable {
+        @inline(__always) get { _lists.temporaries }
+        @inline(__always) _modify { yield &_lists.temporaries }
+    }
     /// The next temporary ID number, until the context has a child.
     private var nextTemporaryNumber: UInt64 = 1
     /// Numbers for temporary IDs, shared by a context and its children so
@@ -79,18 +95,18 @@ public final class ManagedObjectContext {
     public let parent: ManagedObjectContext?
     /// Objects with changes, in the order they first changed (some may have
     /// no changes any more; ``compactPending()`` drops them).
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var pending: [ManagedObject] = []
+    final var pending: [ManagedObject] {
+        @inline(__always) get { _lists.pending }
+        @inline(__always) _modify { yield &_lists.pending }
+    }
     /// The read transaction a fetch across sub-entities holds open for its
     /// parts (see ``withOneSnapshot(_:)``), else `nil`.
     var snapshot: (StoreTransaction)?
     /// Objects changed since the last objects-did-change notification.
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var unprocessed: [ManagedObject] = []
+    final var unprocessed: [ManagedObject] {
+        @inline(__always) get { _lists.unprocessed }
+        @inline(__always) _modify { yield &_lists.unprocessed }
+    }
     var isSaving = false
     /// Counts the saves that ran `willSave` passes, from 1 (an object's
     /// ``ManagedObject/willSaveNumber`` starts at 0: never called).

@@ -14,42 +14,59 @@ enum RelationshipState {
 /// context can add an object to a large to-many (maintaining an inverse,
 /// say) without reading its members, and a save writes only what changed.
 final class ToManyState {
-    /// The current members in order, once read.
+    /// The members and changes, in one value: the only unchecked state of a
+    /// to-many (see ``ManagedObject/_state``).
     #if !InternalChecks
     @exclusivity(unchecked)
     #endif
-    private(set) var members: [ManagedObject]?
+    var _lists = _Lists()
+
+    /// The fields of ``_lists``, each read through the property of its name.
+    struct _Lists {
+        var members: [ManagedObject]?
+        var memberIDs: Set<IdentityKey>?
+        var added: [IdentityKey: ManagedObject] = [:]
+        var removed: [IdentityKey: ManagedObject] = [:]
+        var placed: [IdentityKey: ManagedObject] = [:]
+        var unreadEnds: [(object: ManagedObject, atFront: Bool)] = []
+    }
+
+    /// The current members in order, once read.
+    private(set) var members: [ManagedObject]? {
+        @inline(__always) get { _lists.members }
+        @inline(__always) _modify { yield &_lists.members }
+    }
     /// The identities of `members`, made when a large to-many is first asked
     /// whether it holds an object (reading members doesn't pay for it).
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    private var memberIDs: Set<IdentityKey>?
+    private var memberIDs: Set<IdentityKey>? {
+        @inline(__always) get { _lists.memberIDs }
+        @inline(__always) _modify { yield &_lists.memberIDs }
+    }
     /// Objects added since the members were stored (never stored members).
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var added: [IdentityKey: ManagedObject] = [:]
+    var added: [IdentityKey: ManagedObject] {
+        @inline(__always) get { _lists.added }
+        @inline(__always) _modify { yield &_lists.added }
+    }
     /// Stored members removed since.
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var removed: [IdentityKey: ManagedObject] = [:]
+    var removed: [IdentityKey: ManagedObject] {
+        @inline(__always) get { _lists.removed }
+        @inline(__always) _modify { yield &_lists.removed }
+    }
     /// For an ordered to-many: members put at a place of their own (an
     /// insert at a position, a move, a stored member taken out and added
     /// again). A save places them, and the added ones, after the member
     /// before them; the others keep their stored order keys.
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var placed: [IdentityKey: ManagedObject] = [:]
+    var placed: [IdentityKey: ManagedObject] {
+        @inline(__always) get { _lists.placed }
+        @inline(__always) _modify { yield &_lists.placed }
+    }
     /// For an ordered to-many whose members weren't read: the objects
     /// added at an end (first or last), in turn. A save puts them there;
     /// reading the members puts them there too (see ``pendingEnds()``).
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var unreadEnds: [(object: ManagedObject, atFront: Bool)] = []
+    var unreadEnds: [(object: ManagedObject, atFront: Bool)] {
+        @inline(__always) get { _lists.unreadEnds }
+        @inline(__always) _modify { yield &_lists.unreadEnds }
+    }
 
     /// Replaces the members (`nil`: read them again when needed).
     func setMembers(_ members: [ManagedObject]?) {

@@ -14,7 +14,7 @@
 /// names a `Video`'s record without another read.
 final class EntityFamily: @unchecked Sendable {
     // @unchecked: set once by the model that makes it, before any other
-    // thread sees the model; entities are unowned(unsafe) as in
+    // thread sees the model; entities are unowned references as in
     // `RelationshipLink` (the model holds them).
 
     /// Where a primary key carries its entity's tag.
@@ -26,7 +26,13 @@ final class EntityFamily: @unchecked Sendable {
     static let maximumTag = 0x7FFF
 
     struct Member {
-        unowned(unsafe) let entity: EntityDescription
+        /// The entity, held unowned (``_UnownedReference``): the model holds it.
+        var entity: EntityDescription { reference.object }
+        private let reference: _UnownedReference<EntityDescription>
+
+        init(_ entity: EntityDescription) {
+            reference = _UnownedReference(entity)
+        }
     }
 
     /// Every entity of the family, each after its superentity.

@@ -72,36 +72,32 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     public let isAbstract: Bool
     /// This entity's place among its superentity and sub-entities, `nil`
     /// for an entity with neither; set once, by the model.
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
     var family: EntityFamily? {
-        didSet { isInFamily = family != nil }
+        @inline(__always) get { _resolved.family }
+        set {
+            _resolved.family = newValue
+            _resolved.isInFamily = newValue != nil
+        }
     }
     /// `family != nil`, read without retaining the family: every object ID
     /// made asks it.
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    private(set) var isInFamily = false
+    var isInFamily: Bool { @inline(__always) get { _resolved.isInFamily } }
     /// The resolved ``superentityName``; set once, by the model.
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    unowned(unsafe) var resolvedSuperentity: EntityDescription?
+    var resolvedSuperentity: EntityDescription? {
+        @inline(__always) get { _resolved.superentity?.object }
+        set { _resolved.superentity = newValue.map(_UnownedReference.init) }
+    }
     /// The relationships resolved by the model; set once, by the model.
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    var links: [RelationshipLink] = [] {
-        didSet { toOneLinks = links.filter { !$0.isToMany } }
+    var links: [RelationshipLink] {
+        @inline(__always) get { _resolved.links }
+        set {
+            _resolved.links = newValue
+            _resolved.toOneLinks = newValue.filter { !$0.isToMany }
+        }
     }
     /// The to-one relationships of ``links``, in order: the references a
     /// record holds (kept, so a save doesn't filter ``links`` per object).
-    #if !InternalChecks
-    @exclusivity(unchecked)
-    #endif
-    private(set) var toOneLinks: [RelationshipLink] = []
+    var toOneLinks: [RelationshipLink] { @inline(__always) get { _resolved.toOneLinks } }
     /// Each index's attributes as positions in ``attributes``.
     let indexAttributeNumbers: [[Int]]
     /// Every attribute some index holds, once each, in order.
@@ -124,10 +120,29 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// Where values sit in records and what the databases are named: the
     /// store's numbering, set once when the model is first opened with a
     /// store (see ``RecordLayout``), before any other thread sees it.
+    var layout: RecordLayout {
+        @inline(__always) get { _resolved.layout }
+        @inline(__always) _modify { yield &_resolved.layout }
+    }
+
+    /// What the model resolves and sets once, before any other thread sees
+    /// the entity, and every object then reads: the only unchecked state of
+    /// an entity (see ``ManagedObject/_state``); the superentity is held
+    /// as an ``_UnownedReference`` (a model holds its entities).
     #if !InternalChecks
     @exclusivity(unchecked)
     #endif
-    var layout: RecordLayout
+    private var _resolved: _Resolved
+
+    /// The fields of ``_resolved``, each read through the property of its name.
+    struct _Resolved {
+        var family: EntityFamily?
+        var isInFamily = false
+        var superentity: _UnownedReference<EntityDescription>?
+        var links: [RelationshipLink] = []
+        var toOneLinks: [RelationshipLink] = []
+        var layout: RecordLayout
+    }
 
     /// Makes an entity from plain values.
     ///
@@ -250,7 +265,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.superentityName = superentityName
         self.superentityIsInferred = superentityIsInferred
         self.isAbstract = isAbstract
-        self.layout = RecordLayout(identityFor: checked, relationships: relationships, indexes: indexes, entityName: name)
+        _resolved = _Resolved(layout: RecordLayout(identityFor: checked, relationships: relationships, indexes: indexes, entityName: name))
     }
 
     /// Names are identifiers (a letter or `_`, then letters, digits and `_`),

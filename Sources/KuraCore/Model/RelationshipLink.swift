@@ -8,7 +8,7 @@
 /// `JoinedMembers`, in `Store/Relationships`; see the StoreFormat article).
 final class RelationshipLink: @unchecked Sendable {
     // @unchecked: every property is set in init and never changes; the
-    // entities are unowned(unsafe) because a model holds its entities (and
+    // entities are unowned references because a model holds its entities (and
     // their links) strongly, and links are only followed through a model, a
     // store or a context that keeps the model alive. Strong references would
     // make every model with relationships a reference cycle.
@@ -26,8 +26,12 @@ final class RelationshipLink: @unchecked Sendable {
     let description: RelationshipDescription
     /// The position among the entity's relationships.
     let number: Int
-    unowned(unsafe) let source: EntityDescription
-    unowned(unsafe) let destination: EntityDescription
+    /// The entities, held as ``_UnownedReference``s (a checked `unowned`
+    /// in the internal-checks build).
+    var source: EntityDescription { sourceReference.object }
+    var destination: EntityDescription { destinationReference.object }
+    private let sourceReference: _UnownedReference<EntityDescription>
+    private let destinationReference: _UnownedReference<EntityDescription>
     /// The inverse's position among the destination's relationships.
     let inverseNumber: Int?
     /// For a to-one: the record field that holds its reference (see
@@ -39,15 +43,15 @@ final class RelationshipLink: @unchecked Sendable {
     /// object that is gone reads as nothing, everywhere (see the
     /// Relationships article). Stored, not read from the destination when
     /// asked: an object that outlived its model reads it without following
-    /// an `unowned(unsafe)` reference.
+    /// an unowned reference.
     let mayOutliveDestinations: Bool
 
     init(description: RelationshipDescription, number: Int, source: EntityDescription, destination: EntityDescription,
          inverseNumber: Int?) {
         self.description = description
         self.number = number
-        self.source = source
-        self.destination = destination
+        sourceReference = _UnownedReference(source)
+        destinationReference = _UnownedReference(destination)
         self.inverseNumber = inverseNumber
         mayOutliveDestinations = inverseNumber.map { destination.relationships[$0].deleteRule == .noAction } ?? false
         if !description.isToMany {
@@ -75,7 +79,7 @@ final class RelationshipLink: @unchecked Sendable {
 
 extension RelationshipLink: CustomReflectable {
     /// The relationship by name, number and storage: not its entities, which
-    /// it holds `unowned(unsafe)` and which a mirror would follow even when
+    /// it holds unowned and which a mirror would follow even when
     /// an object outlived its model (`dump`, a test failure's report).
     var customMirror: Mirror {
         Mirror(self, children: ["description": description, "number": number, "storage": storage], displayStyle: .class)
