@@ -70,7 +70,7 @@ extension PersistentStore {
         }
         var report = StoreCheckReport()
         try engine.performStructureCheckedRead(problemLimit: problemLimit) { engineTransaction, structure in
-            let txn = StoreTransaction(engineTransaction)
+            let txn = StoreTransaction(engineTransaction, isRequesting: transactionsRequest)
             report = StoreCheckReport()
             report.totalPages = structure.totalPages
             report.usedPages = structure.usedPages

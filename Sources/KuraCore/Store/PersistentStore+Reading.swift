@@ -6,7 +6,7 @@ extension PersistentStore {
         // Through the requirement itself, so that this method specializes
         // for `Result` (a protocol extension on `any StorageEngine` would not).
         var result: Result?
-        try engine.performRead { result = try body(StoreTransaction($0)) }
+        try engine.performRead { result = try body(StoreTransaction($0, isRequesting: transactionsRequest)) }
         return result!
     }
 
@@ -15,7 +15,7 @@ extension PersistentStore {
     func readOneRequest<Result>(_ body: (StoreTransaction) throws -> Result) throws -> Result {
         if hasAmbient, let ambient { return try body(ambient) }
         var result: Result?
-        try engine.performSingleRequestRead { result = try body(StoreTransaction($0)) }
+        try engine.performSingleRequestRead { result = try body(StoreTransaction($0, isRequesting: transactionsRequest)) }
         return result!
     }
 

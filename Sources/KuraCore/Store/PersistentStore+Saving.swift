@@ -61,7 +61,7 @@ extension PersistentStore {
             }
             var result: SaveResult?
             try engine.performWrite { engineTransaction in
-                let txn = StoreTransaction(engineTransaction)
+                let txn = StoreTransaction(engineTransaction, isRequesting: transactionsRequest)
                 changes = try build(txn)
                 result = try write(changes, in: txn)
                 // Noted even with no observation yet: one may register

@@ -29,6 +29,9 @@ public final class PersistentStore: Sendable {
 
     /// The engine holding the store's spaces.
     let engine: any StorageEngine
+    /// Whether the engine's transactions adopt ``RequestingStorageTransaction``,
+    /// found once at open (see ``StoreTransaction``).
+    let transactionsRequest: Bool
     let meta: StorageSpace
     /// The format its spaces are read in (see ``StoreLayout/formatVersion``).
     let format: UInt32
@@ -124,7 +127,8 @@ public final class PersistentStore: Sendable {
             (meta, spaces) = try Self.openSpaces(model: model, path: path, format: format) { name in try engine.space(named: name) }
         }
         let meta = meta
-        generation = try ambient.map { try Self.generation(meta, in: $0) } ?? engine.storeRead { try Self.generation(meta, in: $0) }
+        (generation, transactionsRequest) = try ambient.map { (try Self.generation(meta, in: $0), $0.isRequesting) }
+            ?? engine.storeRead { (try Self.generation(meta, in: $0), $0.isRequesting) }
         model.freeze()
     }
 
