@@ -129,79 +129,79 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         _state.context?.withObject(body)
     }
     final var state: State {
-        @inline(__always) get { _state.state }
+        @inline(__always) _read { yield _state.state }
         @inline(__always) _modify { yield &_state.state }
     }
     /// The stored record as last read or saved: the committed values. `nil`
     /// for an inserted object, or a fault whose record isn't loaded.
     final var record: [UInt8]? {
-        @inline(__always) get { _state.record }
+        @inline(__always) _read { yield _state.record }
         @inline(__always) _modify { yield &_state.record }
     }
     /// The current values, one per attribute; empty until first needed.
     /// Values decode from the record one at a time, as they are read:
     /// `decodedAttributes` says which are there, unless `isFullyDecoded`.
     final var values: ContiguousArray<AttributeValue?> {
-        @inline(__always) get { _state.values }
+        @inline(__always) _read { yield _state.values }
         @inline(__always) _modify { yield &_state.values }
     }
     final var decodedAttributes: AttributeMask {
-        @inline(__always) get { _state.decodedAttributes }
+        @inline(__always) _read { yield _state.decodedAttributes }
         @inline(__always) _modify { yield &_state.decodedAttributes }
     }
     final var isFullyDecoded: Bool {
-        @inline(__always) get { _state.isFullyDecoded }
+        @inline(__always) _read { yield _state.isFullyDecoded }
         @inline(__always) _modify { yield &_state.isFullyDecoded }
     }
     /// Attributes whose current value differs from the committed one.
     final var changedAttributes: AttributeMask {
-        @inline(__always) get { _state.changedAttributes }
+        @inline(__always) _read { yield _state.changedAttributes }
         @inline(__always) _modify { yield &_state.changedAttributes }
     }
     /// What the object knows of each relationship; empty until first needed.
     final var relationshipStates: RelationshipStates {
-        @inline(__always) get { _state.relationshipStates }
+        @inline(__always) _read { yield _state.relationshipStates }
         @inline(__always) _modify { yield &_state.relationshipStates }
     }
     /// Relationships whose current destinations differ from the stored ones.
     final var changedRelationships: AttributeMask {
-        @inline(__always) get { _state.changedRelationships }
+        @inline(__always) _read { yield _state.changedRelationships }
         @inline(__always) _modify { yield &_state.changedRelationships }
     }
     /// False inside ``awakeFromFetch()``: values set there are not changes.
     final var isTrackingChanges: Bool {
-        @inline(__always) get { _state.isTrackingChanges }
+        @inline(__always) _read { yield _state.isTrackingChanges }
         @inline(__always) _modify { yield &_state.isTrackingChanges }
     }
     /// True while the object is in its context's list of changed objects.
     final var isInPendingList: Bool {
-        @inline(__always) get { _state.isInPendingList }
+        @inline(__always) _read { yield _state.isInPendingList }
         @inline(__always) _modify { yield &_state.isInPendingList }
     }
     /// True while the object is in its context's list of changes not yet
     /// announced by ``ManagedObjectContext/processPendingChanges()``.
     final var isInUnprocessedList: Bool {
-        @inline(__always) get { _state.isInUnprocessedList }
+        @inline(__always) _read { yield _state.isInUnprocessedList }
         @inline(__always) _modify { yield &_state.isInUnprocessedList }
     }
     /// Whether a value was set without tracking (in `awakeFromFetch`) since
     /// the record was last written: then ``changedAttributes`` doesn't say
     /// every way the values differ from the record.
     final var hasUntrackedValues: Bool {
-        @inline(__always) get { _state.hasUntrackedValues }
+        @inline(__always) _read { yield _state.hasUntrackedValues }
         @inline(__always) _modify { yield &_state.hasUntrackedValues }
     }
     /// The context's ``ManagedObjectContext/saveNumber`` of the save whose
     /// `willSave` passes last called ``willSave()`` on it (a number, not a
     /// flag: no pass clears it after a save).
     final var willSaveNumber: UInt32 {
-        @inline(__always) get { _state.willSaveNumber }
+        @inline(__always) _read { yield _state.willSaveNumber }
         @inline(__always) _modify { yield &_state.willSaveNumber }
     }
     /// Set only on the probe objects that find a key path's properties:
     /// where their typed accessors note the names they read.
     final var propertyProbe: PropertyProbe? {
-        @inline(__always) get { _state.propertyProbe }
+        @inline(__always) _read { yield _state.propertyProbe }
         @inline(__always) _modify { yield &_state.propertyProbe }
     }
 

@@ -74,14 +74,14 @@ public final class ManagedObjectContext {
 
     /// Saved objects by entity, then primary key.
     final var registries: [IdentityKey: EntityRegistry] {
-        @inline(__always) get { _lists.registries }
+        @inline(__always) _read { yield _lists.registries }
         @inline(__always) _modify { yield &_lists.registries }
     }
     /// Inserted objects by temporary number (an ``ObjectTable``: its keys
     /// hash with one multiply, where `UInt64`'s SipHash runs per insert and
     /// again per removal at the save).
     final var temporaries: ObjectTable {
-        @inline(__always) get { _lists.temporaries }
+        @inline(__always) _read { yield _lists.temporaries }
         @inline(__always) _modify { yield &_lists.temporaries }
     }
     /// The next temporary ID number, until the context has a child.
@@ -96,7 +96,7 @@ public final class ManagedObjectContext {
     /// Objects with changes, in the order they first changed (some may have
     /// no changes any more; ``compactPending()`` drops them).
     final var pending: [ManagedObject] {
-        @inline(__always) get { _lists.pending }
+        @inline(__always) _read { yield _lists.pending }
         @inline(__always) _modify { yield &_lists.pending }
     }
     /// The read transaction a fetch across sub-entities holds open for its
@@ -104,7 +104,7 @@ public final class ManagedObjectContext {
     var snapshot: (StoreTransaction)?
     /// Objects changed since the last objects-did-change notification.
     final var unprocessed: [ManagedObject] {
-        @inline(__always) get { _lists.unprocessed }
+        @inline(__always) _read { yield _lists.unprocessed }
         @inline(__always) _modify { yield &_lists.unprocessed }
     }
     var isSaving = false

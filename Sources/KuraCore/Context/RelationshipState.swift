@@ -33,23 +33,23 @@ final class ToManyState {
 
     /// The current members in order, once read.
     private(set) var members: [ManagedObject]? {
-        @inline(__always) get { _lists.members }
+        @inline(__always) _read { yield _lists.members }
         @inline(__always) _modify { yield &_lists.members }
     }
     /// The identities of `members`, made when a large to-many is first asked
     /// whether it holds an object (reading members doesn't pay for it).
     private var memberIDs: Set<IdentityKey>? {
-        @inline(__always) get { _lists.memberIDs }
+        @inline(__always) _read { yield _lists.memberIDs }
         @inline(__always) _modify { yield &_lists.memberIDs }
     }
     /// Objects added since the members were stored (never stored members).
     var added: [IdentityKey: ManagedObject] {
-        @inline(__always) get { _lists.added }
+        @inline(__always) _read { yield _lists.added }
         @inline(__always) _modify { yield &_lists.added }
     }
     /// Stored members removed since.
     var removed: [IdentityKey: ManagedObject] {
-        @inline(__always) get { _lists.removed }
+        @inline(__always) _read { yield _lists.removed }
         @inline(__always) _modify { yield &_lists.removed }
     }
     /// For an ordered to-many: members put at a place of their own (an
@@ -57,14 +57,14 @@ final class ToManyState {
     /// again). A save places them, and the added ones, after the member
     /// before them; the others keep their stored order keys.
     var placed: [IdentityKey: ManagedObject] {
-        @inline(__always) get { _lists.placed }
+        @inline(__always) _read { yield _lists.placed }
         @inline(__always) _modify { yield &_lists.placed }
     }
     /// For an ordered to-many whose members weren't read: the objects
     /// added at an end (first or last), in turn. A save puts them there;
     /// reading the members puts them there too (see ``pendingEnds()``).
     var unreadEnds: [(object: ManagedObject, atFront: Bool)] {
-        @inline(__always) get { _lists.unreadEnds }
+        @inline(__always) _read { yield _lists.unreadEnds }
         @inline(__always) _modify { yield &_lists.unreadEnds }
     }
 

@@ -73,7 +73,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// This entity's place among its superentity and sub-entities, `nil`
     /// for an entity with neither; set once, by the model.
     var family: EntityFamily? {
-        @inline(__always) get { _resolved.family }
+        @inline(__always) _read { yield _resolved.family }
         set {
             _resolved.family = newValue
             _resolved.isInFamily = newValue != nil
@@ -81,7 +81,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     }
     /// `family != nil`, read without retaining the family: every object ID
     /// made asks it.
-    var isInFamily: Bool { @inline(__always) get { _resolved.isInFamily } }
+    var isInFamily: Bool { @inline(__always) _read { yield _resolved.isInFamily } }
     /// The resolved ``superentityName``; set once, by the model.
     var resolvedSuperentity: EntityDescription? {
         @inline(__always) get { _resolved.superentity?.object }
@@ -89,7 +89,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     }
     /// The relationships resolved by the model; set once, by the model.
     var links: [RelationshipLink] {
-        @inline(__always) get { _resolved.links }
+        @inline(__always) _read { yield _resolved.links }
         set {
             _resolved.links = newValue
             _resolved.toOneLinks = newValue.filter { !$0.isToMany }
@@ -97,7 +97,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     }
     /// The to-one relationships of ``links``, in order: the references a
     /// record holds (kept, so a save doesn't filter ``links`` per object).
-    var toOneLinks: [RelationshipLink] { @inline(__always) get { _resolved.toOneLinks } }
+    var toOneLinks: [RelationshipLink] { @inline(__always) _read { yield _resolved.toOneLinks } }
     /// Each index's attributes as positions in ``attributes``.
     let indexAttributeNumbers: [[Int]]
     /// Every attribute some index holds, once each, in order.
@@ -121,7 +121,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// store's numbering, set once when the model is first opened with a
     /// store (see ``RecordLayout``), before any other thread sees it.
     var layout: RecordLayout {
-        @inline(__always) get { _resolved.layout }
+        @inline(__always) _read { yield _resolved.layout }
         @inline(__always) _modify { yield &_resolved.layout }
     }
 
