@@ -124,12 +124,16 @@ struct RankStatement {
         // A little-endian number of `width` bytes at `byte` (an SQL
         // expression; `bytes` names the value read). A byte is an int4
         // until its shift needs 64 bits (per byte, int8 cost about 10% more).
-        func number(at byte: String, width: Int, of bytes: String = "value") -> String {
-            (0..<width).map { "(get_byte(\(bytes), \(byte) + \($0))\(8 * $0 >= 24 ? "::int8" : "") << \(8 * $0))" }.joined(separator: " | ")
+        func number(at byte: Int, width: Int, of bytes: String = "value") -> String {
+            (0..<width).map { index in
+                let shift = 8 * index
+                let read = "get_byte(\(bytes), \(byte + index))\(shift >= 24 ? "::int8" : "")"
+                return shift == 0 ? read : "(\(read) << \(shift))"
+            }.joined(separator: " | ")
         }
-        let fields = "(\(number(at: "\(layout.fieldCountOffset)", width: layout.fieldCountWidth)))"
+        let fields = "(\(number(at: layout.fieldCountOffset, width: layout.fieldCountWidth)))"
         // Field f ends at the table's entry f; it starts where f − 1 ends.
-        let endOf = { (field: Int) in "(\(number(at: "\(layout.endTableOffset + layout.endWidth * field)", width: layout.endWidth)))" }
+        let endOf = { (field: Int) in "(\(number(at: layout.endTableOffset + layout.endWidth * field, width: layout.endWidth)))" }
         let start = field == 0 ? "0" : endOf(field - 1)
         let end = endOf(field)
         let valueWidth = 1 + layout.payloadWidth
@@ -138,10 +142,10 @@ struct RankStatement {
         let tableEnd = layout.endTableOffset + layout.endWidth * (field + 1)
         let slices = """
             SELECT key, CASE WHEN length(value) >= \(tableEnd) AND \(field) < \(fields) AND \(end) - \(start) = \(valueWidth)
-                THEN substring(value FROM (1 + \(layout.endTableOffset) + \(layout.endWidth) * \(fields) + \(start))::int4 FOR \(valueWidth)) END AS field
+                THEN substring(value FROM (\(1 + layout.endTableOffset) + \(layout.endWidth) * \(fields) + \(start))::int4 FOR \(valueWidth)) END AS field
             FROM kura_kv WHERE space = $1 OFFSET 0
             """
-        let payload = number(at: "1", width: layout.payloadWidth, of: "field")
+        let payload = number(at: 1, width: layout.payloadWidth, of: "field")
         let bits = """
             SELECT key, CASE WHEN length(field) <> \(valueWidth) THEN NULL WHEN get_byte(field, 0) <> \(ranking.tag) THEN NULL
                 ELSE \(payload) END AS bits
