@@ -45,7 +45,7 @@ enum SessionAttributes: String, Sendable, CaseIterable {
         case .readOnly: readOnly
         case .primary: !inRecovery
         case .standby: inRecovery
-        case .preferStandby: pass == 1 || inRecovery
+        case .preferStandby: pass > 1 || inRecovery
         }
     }
 

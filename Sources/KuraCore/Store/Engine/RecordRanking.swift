@@ -74,7 +74,7 @@ public struct RecordRanking: Sendable, Hashable {
         /// The width of a ranked value's payload, after its tag byte.
         public let payloadWidth: Int
 
-        /// Kura's record format (``RecordFormat``).
+        /// Kura's record format (the StoreFormat article).
         public static let records = Layout(
             fieldCountOffset: RecordFormat.Header.fieldCountOffset, fieldCountWidth: MemoryLayout<UInt16>.size,
             endTableOffset: RecordFormat.Header.size, endWidth: MemoryLayout<UInt32>.size, payloadWidth: MemoryLayout<UInt64>.size)

@@ -130,7 +130,6 @@ struct StoreTransaction {
         if let requests {
             return try requests.forEachJoined(in: index, range: range, direction: direction, readAhead: readAhead, records: records, body)
         }
-        let base = base
         try base.forEach(in: index, range: range, direction: direction) { entry in
             var go = true
             let found = try base.visitValue(forKey: entry.value, in: records) { go = try body(entry, $0) }
@@ -147,7 +146,6 @@ struct StoreTransaction {
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> Void
     ) throws -> Bool {
         if let requests { return try requests.visitJoined(forKey: key, in: index, records: records, body) }
-        let base = base
         return try base.visitValue(forKey: key, in: index) { value in
             let found = try base.visitValue(forKey: value, in: records) { try body(value, $0) }
             if !found { try body(value, nil) }
