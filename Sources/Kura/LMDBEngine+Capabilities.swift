@@ -33,22 +33,23 @@ extension LMDBEngine: StatisticsReportingEngine {
         try translatingErrors {
             let info = try environment.info()
             let main = try environment.statistics()
-            let databases = try environment.namedDatabaseStatistics().map { name, stat in
-                StoreStatistics.DatabaseInfo(
-                    kind: "other", entity: nil, index: name, depth: stat.depth, branchPages: stat.branchPages,
-                    leafPages: stat.leafPages, overflowPages: stat.overflowPages, entries: stat.entries)
+            let spaces = try environment.namedDatabaseStatistics().map { name, stat in
+                let tree = StoreStatistics.Tree(depth: stat.depth, branchPages: stat.branchPages, leafPages: stat.leafPages,
+                                                overflowPages: stat.overflowPages)
+                return StoreStatistics.Space(kind: "other", entity: nil, part: name, entries: stat.entries,
+                                             bytes: tree.totalPages * main.pageSize, tree: tree)
             }
             let readers = try environment.readerTable().dropFirst().compactMap { line -> StoreStatistics.Reader? in
                 let fields = line.split(separator: " ")
                 guard fields.count >= 3, let process = Int(fields[0]) else { return nil }
                 return StoreStatistics.Reader(processIdentifier: process, thread: String(fields[1]), transactionID: Int(fields[2]))
             }
-            let pages = 2 + main.totalPages + databases.reduce(0) { $0 + $1.totalPages }
+            let pages = 2 + main.totalPages + spaces.reduce(0) { $0 + ($1.tree?.totalPages ?? 0) }
             return StoreStatistics(
-                path: path, fileSize: try environment.fileSize(), mapSize: info.mapSize,
-                usedBytes: (info.lastPageNumber + 1) * main.pageSize, pageSize: main.pageSize,
-                lastTransactionID: info.lastTransactionID, maxReaders: info.maxReaders, readersUsed: info.readersUsed,
-                readers: readers, databases: databases, compactedBytes: pages * main.pageSize)
+                path: path, fileSize: try environment.fileSize(), usedBytes: (info.lastPageNumber + 1) * main.pageSize,
+                lastTransactionID: info.lastTransactionID, spaces: spaces,
+                pages: StoreStatistics.Pages(pageSize: main.pageSize, mapSize: info.mapSize, maxReaders: info.maxReaders,
+                                             readersUsed: info.readersUsed, readers: readers, compactedBytes: pages * main.pageSize))
         }
     }
 }

@@ -35,7 +35,7 @@ extension KuraError: CustomStringConvertible {
             "unique index \(entity).\(index) already holds (\(values.joined(separator: ", ")))"
                 + (objectID.map { " (saving \($0))" } ?? "")
         case .indexKeyTooLong(let entity, let index, let objectID):
-            "the values of index \(entity).\(index) are too long for an LMDB key (511 bytes)"
+            "the values of index \(entity).\(index) are too long for an index key (511 bytes on every engine)"
                 + (objectID.map { " (saving \($0))" } ?? "")
         case .willSaveDidNotSettle(let passes, let objectIDs):
             "willSave kept changing new objects after \(passes) passes: "

@@ -88,7 +88,7 @@ extension KuraError {
         KuraError(.uniqueConstraintViolated(entity: entity, index: index, values: values, objectID: objectID))
     }
 
-    /// An indexed value is too long for LMDB's 511-byte keys.
+    /// An indexed value is too long for an index key (511 bytes on every engine).
     public static func indexKeyTooLong(entity: String, index: String, objectID: ObjectID?) -> KuraError {
         KuraError(.indexKeyTooLong(entity: entity, index: index, objectID: objectID))
     }
@@ -147,7 +147,8 @@ extension KuraError {
 
     // MARK: Stores
 
-    /// The file is an LMDB environment but not a Kura store.
+    /// The storage holds something that isn't a Kura store (an LMDB file of
+    /// another program, a database of other tables).
     public static func notAKuraStore(path: String) -> KuraError {
         KuraError(.notAKuraStore(path: path))
     }

@@ -87,7 +87,8 @@ public struct KuraError: Error, Sendable, Hashable {
         /// A unique index already holds these values, in the store or earlier in
         /// the same save.
         public static let uniqueConstraintViolated = Code(rawValue: "uniqueConstraintViolated")
-        /// An indexed value is too long for LMDB's 511-byte keys.
+        /// An indexed value is too long for an index key (511 bytes on every
+        /// engine: LMDB's limit, kept by all so a store can move between them).
         public static let indexKeyTooLong = Code(rawValue: "indexKeyTooLong")
         /// `willSave` kept dirtying objects that had not been saved yet, for more
         /// passes than ``ManagedObjectContext/maximumWillSavePasses``.
@@ -116,7 +117,8 @@ public struct KuraError: Error, Sendable, Hashable {
         /// form could not be read.
         public static let invalidObjectID = Code(rawValue: "invalidObjectID")
         // MARK: Stores
-        /// The file is an LMDB environment but not a Kura store.
+        /// The storage holds something that isn't a Kura store (an LMDB file
+        /// of another program, a database of other tables).
         public static let notAKuraStore = Code(rawValue: "notAKuraStore")
         /// The store was written by a newer (or unknown) version of Kura;
         /// `supported` is the newest format this version reads.

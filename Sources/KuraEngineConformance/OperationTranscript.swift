@@ -41,7 +41,7 @@ enum OperationTranscript {
                             lines.append("insert \(key)")
                         } catch StorageEngineError.keyExists {
                             lines.append("insert \(key): exists")
-                        } catch StorageEngineError.keyExistsInSpace(let taken, let takenKey) where taken == space && takenKey == key {
+                        } catch let error as StorageEngineError where error.code == .keyExistsInSpace && error.space == space && error.key == key {
                             lines.append("insert \(key): exists")
                         }
                     case 3:

@@ -53,7 +53,7 @@ struct Completer {
 
     private func options(after previous: [String], word: String) -> [String] {
         guard let command = previous.first?.lowercased() else {
-            return word.hasPrefix(".") ? InspectCommand.dotNames : InspectCommand.names
+            return word.hasPrefix(".") ? SessionCommand.dotNames : SessionCommand.names
         }
         let entities = model.entities.map(\.name)
         switch command {

@@ -153,8 +153,8 @@ extension InspectSession {
     /// After each command: the `.once` file is complete (or, when the
     /// command failed, removed); the rest is flushed.
     /// - Throws: ``InspectError`` when output couldn't be written.
-    func finishCommandOutput(command: InspectCommand, succeeded: Bool) throws(InspectError) {
-        if case .once = command { return }
+    func finishCommandOutput(command: SessionCommand, succeeded: Bool) throws(InspectError) {
+        if command.redirectsNextCommand { return }
         let once = onceFile
         onceFile = nil
         if succeeded {

@@ -2,39 +2,8 @@ import Foundation
 import Kura
 
 extension InspectSession {
-    static let helpText = """
-        Reading (keywords are not case-sensitive):
-          entities                  entities: objects, attributes, indexes
-          schema [ENTITY]           attributes, relationships, indexes
-          fetch ENTITY [COLUMN, …] [where PREDICATE] [sort KEY [desc], …]
-                [limit N] [offset N]
-          count ENTITY [where PREDICATE]
-          templates                 fetch request templates and their variables
-          template NAME var=value … run a template
-          show OBJECTID             one object, whole values: show kura://News/4
-          plan fetch|count …        the query plan: the index used, or a scan
-        The store:
-          stats                     file, map, readers, space per entity
-          check                     indexes, references (reports, never repairs)
-          history                   model versions and recorded saves
-          diff STORE                what opening with STORE's model migrates
-          export [ENTITY [where …]] [--format jsonl|csv]
-                                    objects as kura import reads them
-          backup FILE [--compact]   a consistent copy, while writers go on
-        Output:
-          mode table|line|csv|json|jsonl    headers on|off    timer on|off
-          width N|auto|off          table width (auto: the terminal's)
-          nullvalue TEXT            how no value shows (nil; "" for nothing)
-          .output [FILE]  .once FILE  .read FILE  .eqp on|off  .tables
-          quit                      leave (also Ctrl-D)
-        Predicates use NSPredicate's syntax: title BEGINSWITH[c] "kura",
-        sortOrder BETWEEN {1, 9}, author.name == "Ann", tags.@count > 2,
-        date > CAST("2026-11-23T08:00:00Z", "NSDate"). A key spelled like
-        a keyword (sort, limit, …) is written #sort.
-        """
-
     func showHelp() {
-        print(Self.helpText)
+        print(SessionCommand.helpText)
     }
 
     func showEntities() throws {

@@ -4,58 +4,78 @@ import Kura
 extension InspectSession {
     func showStatistics() throws {
         let statistics = try container.store.statistics()
-        let pageSize = statistics.pageSize
+        let pages = statistics.pages
         if mode.isJSON {
-            emitJSON([
-                "path": statistics.path, "fileSize": statistics.fileSize, "mapSize": statistics.mapSize,
-                "usedBytes": statistics.usedBytes, "pageSize": pageSize, "compactedBytes": statistics.compactedBytes,
-                "reclaimableBytes": statistics.reclaimableBytes,
-                "lastTransactionID": statistics.lastTransactionID, "maxReaders": statistics.maxReaders,
-                "readersUsed": statistics.readersUsed,
-                "readers": statistics.readers.map { reader in
-                    ["pid": reader.processIdentifier, "thread": reader.thread, "transaction": reader.transactionID as Any] as [String: Any]
-                },
+            var object: [String: Any] = [
+                "path": statistics.path, "fileSize": statistics.fileSize, "usedBytes": statistics.usedBytes,
+                "lastTransactionID": statistics.lastTransactionID as Any,
                 "entities": entityUse(statistics).map { ["entity": $0.entity, "objects": $0.objects, "bytes": $0.bytes] as [String: Any] },
-                "databases": statistics.databases.map { database in
-                    ["kind": database.kind, "entity": database.entity as Any, "index": database.index as Any, "depth": database.depth,
-                     "branchPages": database.branchPages, "leafPages": database.leafPages,
-                     "overflowPages": database.overflowPages, "entries": database.entries] as [String: Any]
+                "databases": statistics.spaces.map { space in
+                    var fields: [String: Any] = ["kind": space.kind, "entity": space.entity as Any, "index": space.part as Any,
+                                                 "entries": space.entries, "bytes": space.bytes]
+                    if let tree = space.tree {
+                        fields.merge(["depth": tree.depth, "branchPages": tree.branchPages, "leafPages": tree.leafPages,
+                                      "overflowPages": tree.overflowPages]) { $1 }
+                    }
+                    return fields
                 },
-            ] as [String: Any])
+            ]
+            if let pages {
+                object.merge([
+                    "mapSize": pages.mapSize, "pageSize": pages.pageSize, "compactedBytes": pages.compactedBytes,
+                    "reclaimableBytes": statistics.reclaimableBytes, "maxReaders": pages.maxReaders, "readersUsed": pages.readersUsed,
+                    "readers": pages.readers.map { reader in
+                        ["pid": reader.processIdentifier, "thread": reader.thread, "transaction": reader.transactionID as Any] as [String: Any]
+                    },
+                ]) { $1 }
+            }
+            emitJSON(object)
             return
         }
-        let used = Double(statistics.usedBytes) / Double(max(statistics.mapSize, 1)) * 100
         print("file         \(statistics.path), \(Self.bytes(statistics.fileSize))")
-        print("map          \(Self.bytes(statistics.mapSize)), \(String(format: "%.1f", used))% used "
-            + "(\(Self.bytes(statistics.usedBytes)) in \(pageSize)-byte pages)")
-        print("compaction   would give back \(Self.bytes(statistics.reclaimableBytes)) "
-            + "(kura backup STORE COPY --compact)")
-        print("transaction  \(statistics.lastTransactionID), the last committed")
-        print("readers      \(statistics.readers.count) of \(statistics.maxReaders) slots in use")
-        if !statistics.readers.isEmpty {
-            emit(headers: ["pid", "thread", "snapshot"], text: statistics.readers.map { reader in
-                [String(reader.processIdentifier), reader.thread, reader.transactionID.map { "transaction \($0)" } ?? "none (idle)"]
-            }, rightAligned: [0])
+        if let pages {
+            let used = Double(statistics.usedBytes) / Double(max(pages.mapSize, 1)) * 100
+            print("map          \(Self.bytes(pages.mapSize)), \(String(format: "%.1f", used))% used "
+                + "(\(Self.bytes(statistics.usedBytes)) in \(pages.pageSize)-byte pages)")
+            print("compaction   would give back \(Self.bytes(statistics.reclaimableBytes)) "
+                + "(kura backup STORE COPY --compact)")
+        } else {
+            print("used         \(Self.bytes(statistics.usedBytes)) of keys and values")
+        }
+        if let transaction = statistics.lastTransactionID {
+            print("transaction  \(transaction), the last committed")
+        }
+        if let pages {
+            print("readers      \(pages.readers.count) of \(pages.maxReaders) slots in use")
+            if !pages.readers.isEmpty {
+                emit(headers: ["pid", "thread", "snapshot"], text: pages.readers.map { reader in
+                    [String(reader.processIdentifier), reader.thread, reader.transactionID.map { "transaction \($0)" } ?? "none (idle)"]
+                }, rightAligned: [0])
+            }
         }
         print("")
         emit(headers: ["entity", "objects", "bytes"], text: entityUse(statistics).map { use in
             [use.entity, String(use.objects), Self.bytes(use.bytes)]
         }, rightAligned: [1, 2])
         print("")
-        let rows = statistics.databases.map { database in
-            [[database.entity, database.kind == "records" ? "records" : database.index ?? database.kind]
-                .compactMap { $0 }.joined(separator: " "),
-             String(database.depth), String(database.totalPages), Self.bytes(database.totalPages * pageSize), String(database.entries)]
+        let rows = statistics.spaces.map { space in
+            [[space.entity, space.kind == "records" ? "records" : space.part ?? space.kind].compactMap { $0 }.joined(separator: " "),
+             space.tree.map { String($0.depth) } ?? "", space.tree.map { String($0.totalPages) } ?? "",
+             Self.bytes(space.bytes), String(space.entries)]
         }
-        emit(headers: ["database", "depth", "pages", "bytes", "entries"], text: rows, rightAligned: [1, 2, 3, 4])
+        if pages != nil {
+            emit(headers: ["database", "depth", "pages", "bytes", "entries"], text: rows, rightAligned: [1, 2, 3, 4])
+        } else {
+            emit(headers: ["space", "bytes", "entries"], text: rows.map { [$0[0], $0[3], $0[4]] }, rightAligned: [1, 2])
+        }
     }
 
     /// Objects and bytes (records, indexes, relationships) of each entity.
     private func entityUse(_ statistics: StoreStatistics) -> [(entity: String, objects: Int, bytes: Int)] {
         model.entities.map { entity in
-            let databases = statistics.databases.filter { $0.entity == entity.name }
-            let objects = databases.first { $0.kind == "records" }?.entries ?? 0
-            return (entity.name, objects, databases.reduce(0) { $0 + $1.totalPages } * statistics.pageSize)
+            let spaces = statistics.spaces.filter { $0.entity == entity.name }
+            let objects = spaces.first { $0.kind == "records" }?.entries ?? 0
+            return (entity.name, objects, spaces.reduce(0) { $0 + $1.bytes })
         }
     }
 

@@ -99,9 +99,9 @@ public final class InspectSession {
     public func run(_ line: String) throws(InspectError) -> Bool {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return true }
-        let command: InspectCommand
+        let command: SessionCommand.Parsed
         do {
-            command = try InspectCommand.parse(trimmed)
+            command = try SessionCommand.parse(trimmed)
         } catch {
             throw InspectError(error.message, line: trimmed, position: error.position)
         }
@@ -112,23 +112,24 @@ public final class InspectSession {
     /// `backup` command does, with the name exactly as given (no quoting
     /// or escapes to undo: `kura backup` passes its argument here).
     public func backup(toFile path: String, compacting: Bool) throws(InspectError) {
-        _ = try perform(.backup(path: path, compacting: compacting), line: "backup")
+        _ = try perform(SessionCommand.Parsed(command: .backup) { try $0.backup(to: path, compacting: compacting); return true },
+                        line: "backup")
     }
 
     /// What opening the store with the model of the store at `path` would
     /// migrate, as the `diff` command says, with the name exactly as given.
     public func showDifferences(fromStoreAt path: String) throws(InspectError) {
-        _ = try perform(.diff(path), line: "diff")
+        _ = try perform(SessionCommand.Parsed(command: .diff) { try $0.showDifferences(from: path); return true }, line: "diff")
     }
 
     /// Runs a parsed command, then finishes its output.
-    private func perform(_ command: InspectCommand, line trimmed: String) throws(InspectError) -> Bool {
+    private func perform(_ command: SessionCommand.Parsed, line trimmed: String) throws(InspectError) -> Bool {
         let start = ContinuousClock.now
         let goesOn: Bool
         do {
-            goesOn = try execute(command, line: trimmed)
+            goesOn = try command.run(self)
         } catch {
-            try? finishCommandOutput(command: command, succeeded: false)
+            try? finishCommandOutput(command: command.command, succeeded: false)
             if let error = error as? KuraError, error.code == .unknownAttribute, let entity = error.entity, let key = error.key {
                 throw InspectError(unknownKey: key, of: entity, in: model, line: trimmed)
             }
@@ -139,51 +140,13 @@ public final class InspectSession {
             let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
             print(String(format: "Run time: %.3f ms", milliseconds))
         }
-        try finishCommandOutput(command: command, succeeded: true)
+        try finishCommandOutput(command: command.command, succeeded: true)
         return goesOn
-    }
-
-    private func execute(_ command: InspectCommand, line: String) throws -> Bool {
-        switch command {
-        case .help: showHelp()
-        case .entities: try showEntities()
-        case .schema(let name): try showSchema(name)
-        case .templates: showTemplates()
-        // `limit 0` means no rows here, as in SQL (the library's 0 is "no limit").
-        case .fetch(let spec):
-            try fetch(try request(for: spec, line: line), columns: spec.columns, returnsNothing: spec.limit == 0)
-        case .count(let spec): try count(try request(for: spec, line: line), returnsNothing: spec.limit == 0)
-        case .template(let name, let arguments): try fetch(try templateRequest(name, arguments))
-        case .show(let id): try show(id)
-        case .plan(let spec, let isCount):
-            var request = try request(for: spec, line: line)
-            if isCount { request.resultType = .count }
-            try showPlan(request)
-        case .stats: try showStatistics()
-        case .check: try check()
-        case .history: try showHistory()
-        case .diff(let other): try showDifferences(from: other)
-        case .export(let spec): try export(spec, line: line)
-        case .backup(let path, let compacting): try backup(to: path, compacting: compacting)
-        case .timer(let on): isTimerOn = on
-        case .mode(let newMode): mode = newMode
-        case .headers(let on): showsHeaders = on
-        case .nullValue(let text): nullDisplay = text
-        case .explain(let on): showsPlans = on
-        case .width(let newWidth): width = newWidth
-        case .output(let path): try redirectOutput(to: path)
-        case .once(let path): try redirectNextCommand(to: path)
-        case .read(let path): return try read(path)
-        case .importInSession:
-            throw InspectError("the session is read-only; import with: kura import STORE FILE [--entity ENTITY] [--format jsonl|csv]")
-        case .quit: return false
-        }
-        return true
     }
 
     /// Runs the commands of the file at `path`, stopping at the first error
     /// (which names the file and line). Returns false after a `quit`.
-    private func read(_ path: String) throws -> Bool {
+    func read(_ path: String) throws -> Bool {
         guard readDepth < 16 else { throw InspectError(".read files nested more than 16 deep") }
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw InspectError("can't read \(path)")

@@ -20,13 +20,13 @@ import Testing
         }
 
         func storeStatistics() throws -> StoreStatistics {
-            let databases = ["kura.history", "somebody.else", "kura.meta"].map {
-                StoreStatistics.DatabaseInfo(kind: "other", entity: nil, index: $0, depth: 1, branchPages: 0, leafPages: 1,
-                                             overflowPages: 0, entries: 2)
+            let spaces = ["kura.history", "somebody.else", "kura.meta"].map {
+                StoreStatistics.Space(kind: "other", entity: nil, part: $0, entries: 2, bytes: 4096,
+                                      tree: StoreStatistics.Tree(depth: 1, branchPages: 0, leafPages: 1, overflowPages: 0))
             }
-            return StoreStatistics(path: location, fileSize: 4096, mapSize: 8192, usedBytes: 4096, pageSize: 4096,
-                                   lastTransactionID: 7, maxReaders: 1, readersUsed: 0, readers: [], databases: databases,
-                                   compactedBytes: 4096)
+            return StoreStatistics(path: location, fileSize: 4096, usedBytes: 4096, lastTransactionID: 7, spaces: spaces,
+                                   pages: StoreStatistics.Pages(pageSize: 4096, mapSize: 8192, maxReaders: 1, readersUsed: 0,
+                                                                readers: [], compactedBytes: 4096))
         }
 
         func copyStore(to path: String, compacting: Bool) throws { copies.withLock { $0.append("\(path) \(compacting)") } }
@@ -54,8 +54,9 @@ import Testing
         let store = container.store
 
         let statistics = try store.statistics()
-        #expect(statistics.databases.map(\.kind) == ["meta", "history", "other"])
-        #expect(statistics.databases.last?.index == "somebody.else")
+        #expect(statistics.spaces.map(\.kind) == ["meta", "history", "other"])
+        #expect(statistics.spaces.last?.part == "somebody.else")
+        #expect(statistics.pages?.mapSize == 8192 && statistics.reclaimableBytes == 0)
 
         try store.backup(to: "/nonexistent/copy.kura", compacting: true)
         #expect(engine.copies.withLock { $0 } == ["/nonexistent/copy.kura true"])
@@ -70,11 +71,11 @@ import Testing
     }
 
     @Test func anEngineWithoutThemSaysWhatIsNotSupported() throws {
-        let container = try PersistentContainer(store: .inMemory(name: "plain"), model: .news())
+        let container = try PersistentContainer(store: StoreDescription { _ in ForwardingEngine(name: "plain") }, model: .news())
         defer { container.close() }
         let store = container.store
         let unsupported = { (what: String) in KuraError.storage(path: "memory:plain", failure: .notSupported(what)) }
-        #expect(throws: unsupported("page statistics")) { try store.statistics() }
+        #expect(throws: unsupported("statistics")) { try store.statistics() }
         #expect(throws: unsupported("a copy of the store file")) { try store.backup(to: "/nonexistent/copy.kura") }
         #expect(throws: unsupported("clearing stale readers")) { try store.clearStaleReaders() }
         #expect(!store.isReadingWithoutLock)

@@ -25,9 +25,12 @@ import Testing
         try context.save()
         #expect(try first.newContext().count(for: FetchRequest(entityName: "News")) == 1)
         #expect(try second.newContext().count(for: FetchRequest(entityName: "News")) == 0)
-        #expect(throws: KuraError.storage(path: "memory:store", failure: .notSupported("page statistics"))) {
-            try first.store.statistics()
-        }
+        // Statistics in the seam's terms: what each space holds, no pages.
+        let statistics = try first.store.statistics()
+        #expect(statistics.pages == nil && statistics.fileSize == 0 && statistics.lastTransactionID != nil)
+        let records = try #require(statistics.spaces.first { $0.kind == "records" && $0.entity == "News" })
+        #expect(records.entries == 1 && records.bytes > 0 && records.tree == nil)
+        #expect(statistics.usedBytes == statistics.spaces.reduce(0) { $0 + $1.bytes })
         first.close()
         #expect(throws: KuraError.storeClosed(path: "memory:store")) {
             try first.newContext().count(for: FetchRequest(entityName: "News"))

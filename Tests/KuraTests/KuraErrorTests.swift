@@ -66,4 +66,31 @@ import Testing
         #expect(custom.code.rawValue == "quotaExceeded" && "\(custom)" == "over quota")
         #expect(custom.code != .diskFull)
     }
+
+    @Test func aCodeIsACatchPattern() {
+        func caught(_ error: any Error) -> String {
+            do {
+                throw error
+            } catch KuraError.Code.conflict {
+                return "conflict"
+            } catch StorageFailure.Code.diskFull {
+                return "disk full"
+            } catch KuraError.Code.storage {
+                return "storage"
+            } catch {
+                return "other"
+            }
+        }
+        #expect(caught(KuraError.conflict(objectIDs: [])) == "conflict")
+        #expect(caught(KuraError.storage(path: "/x", failure: .diskFull)) == "disk full")
+        #expect(caught(StorageFailure.diskFull) == "disk full")
+        #expect(caught(KuraError.storage(path: "/x", failure: .permissionDenied("no"))) == "storage")
+        #expect(caught(KuraError.saveInProgress) == "other")
+        #expect(caught(CancellationError()) == "other")
+        // A switch over a code still matches codes by ==.
+        switch KuraError.saveInProgress.code {
+        case .saveInProgress: break
+        default: Issue.record("a code's switch no longer matches")
+        }
+    }
 }

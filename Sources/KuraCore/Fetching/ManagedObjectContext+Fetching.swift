@@ -219,7 +219,7 @@ extension ManagedObjectContext {
     }
 
     /// How many objects `request` would fetch, limit and offset applied.
-    /// Without a predicate, this reads LMDB's entry count (O(1)) and adjusts
+    /// Without a predicate, this reads the engine's entry count (O(1) on LMDB) and adjusts
     /// it for unsaved changes.
     public func count<Object>(for request: FetchRequest<Object>) throws -> Int {
         try reportingSlow(request.untyped, kind: .count, count: { $0 }) { try unreportedCount(for: request) }

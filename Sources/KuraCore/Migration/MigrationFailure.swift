@@ -3,36 +3,8 @@
 /// ``KuraError/migrationFailed(path:failures:)`` lists them; each is a value a
 /// program can inspect, and its description is a sentence for people.
 public struct MigrationFailure: Sendable, Hashable, CustomStringConvertible {
-    public enum Reason: Sendable, Hashable {
-        /// A difference a lightweight migration can't make; a custom stage must.
-        case needsCustomStage(ModelDifference)
-        /// A required attribute would be nil in these objects, and it has no
-        /// default to fill them with.
-        case missingValues(entity: String, attribute: String, objectIDs: [ObjectID], count: Int)
-        /// A new unique constraint: these objects share these values.
-        case uniqueConstraintViolated(entity: String, index: String, values: [String], objectIDs: [ObjectID])
-        /// A relationship that becomes a to-one, or gains a to-one inverse,
-        /// would hold several objects for these owners.
-        case severalDestinationsForToOne(entity: String, relationship: String, objectIDs: [ObjectID])
-        /// A required relationship would be empty for these objects.
-        case missingDestinations(entity: String, relationship: String, objectIDs: [ObjectID], count: Int)
-        /// The code of a custom stage threw.
-        case stageFailed(stage: Int, error: String)
-        /// The store's model is not the source of any stage and the plan's
-        /// models can't be reached from it.
-        case storeVersionNotInPlan(version: String?)
-        /// An inferred migration would remove an entity, attribute or
-        /// relationship (`property` is `nil` for an entity) that holds data
-        /// in `count` objects, and the app didn't say it may (see the
-        /// "Changing your model" article).
-        case wouldRemoveData(entity: String, property: String?, count: Int)
-        /// A sub-entity the new model leaves out still has `count` objects:
-        /// no migration removes it, whatever the app says (its
-        /// superentity's shared index and relationship entries name its
-        /// objects). Delete them with the model that has it, then remove it.
-        case subentityHasObjects(entity: String, superentity: String, count: Int)
-    }
-
+    /// Why: compare its ``Reason/kind`` with the static kinds, and read
+    /// what it carries through its properties.
     public var reason: Reason
 
     public init(_ reason: Reason) {
@@ -44,7 +16,7 @@ public struct MigrationFailure: Sendable, Hashable, CustomStringConvertible {
             let listed = ids.map(\.description).joined(separator: ", ")
             return count > ids.count ? "\(listed) and \(count - ids.count) more" : listed
         }
-        switch reason {
+        switch reason.base {
         case .needsCustomStage(let difference):
             return "\(difference)"
         case .missingValues(let entity, let attribute, let ids, let count):

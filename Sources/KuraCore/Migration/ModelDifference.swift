@@ -6,33 +6,6 @@
 /// reports them after a migration. ``PersistentStore/differences(from:plan:)`` and
 /// `kura diff` show them before one.
 public struct ModelDifference: Sendable, Hashable, CustomStringConvertible {
-    /// What changed.
-    public enum Change: Sendable, Hashable {
-        case entityAdded
-        case entityRemoved
-        case entityRenamed(from: String)
-        case attributeAdded
-        case attributeRemoved
-        case attributeRenamed(from: String)
-        case attributeTypeChanged(from: AttributeType, to: AttributeType)
-        case attributeMadeOptional
-        case attributeMadeRequired
-        case defaultValueChanged(from: String?, to: String?)
-        case propertiesReordered
-        case indexAdded(unique: Bool)
-        case indexRemoved
-        case relationshipAdded
-        case relationshipRemoved
-        case relationshipRenamed(from: String)
-        /// Delete rule, counts, optionality, ordering, inverse or cardinality:
-        /// the relationship as the store had it and as the model has it.
-        case relationshipChanged(from: String, to: String)
-        /// An entity's superentity changes (or it gets or loses one): its
-        /// objects' keys carry their family's tag (see the StoreFormat
-        /// article), so they can't move in place.
-        case superentityChanged(from: String?, to: String?)
-    }
-
     /// What moving a store across the difference costs.
     public enum Cost: Sendable, Hashable, Comparable {
         /// Nothing: the stored model is updated when the store opens.
@@ -64,7 +37,7 @@ public struct ModelDifference: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         let subject = property.map { "\(entity).\($0)" } ?? entity
         let what: String
-        switch change {
+        switch change.base {
         case .entityAdded: what = "entity \(entity) is added"
         case .entityRemoved: what = "entity \(entity) is removed, with its objects"
         case .entityRenamed(let old): what = "entity \(old) is renamed \(entity)"

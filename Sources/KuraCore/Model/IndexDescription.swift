@@ -12,7 +12,7 @@
 ///
 /// `nil` sorts before every value. Objects whose indexed values include `nil`
 /// never conflict in a unique index (SQLite's rule). Indexed strings and data
-/// must fit LMDB's 511-byte key together with the other indexed values.
+/// must fit the 511-byte index key (LMDB's limit, kept on every engine) together with the other indexed values.
 public struct IndexDescription: Sendable, Hashable {
     /// The index's name, unique within its entity. Defaults to the attribute
     /// names joined with `_` (with `_` for the dots of composite fields).

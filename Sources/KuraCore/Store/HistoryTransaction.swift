@@ -17,7 +17,7 @@ public struct HistoryToken: Sendable, Hashable, Comparable, Codable, CustomStrin
 }
 
 /// One save as the store's history recorded it (Core Data's persistent
-/// history transaction), written in the save's own LMDB transaction.
+/// history transaction), written in the save's own transaction.
 public struct HistoryTransaction: Sendable, Hashable {
     public let token: HistoryToken
     public let date: Date

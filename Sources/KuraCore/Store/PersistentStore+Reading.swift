@@ -31,7 +31,7 @@ extension PersistentStore {
         }
     }
 
-    /// How many objects of `entity` the store holds, from LMDB's own count.
+    /// How many objects of `entity` the store holds, from the engine's count of its records space.
     /// - Complexity: O(1).
     func count(of entity: EntityDescription, in txn: StoreTransaction) throws -> Int {
         try spaces(for: entity).records.count(in: txn)

@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 
-/// A Kura store: one LMDB file holding a model and the objects of its
-/// entities, with their indexes.
+/// A Kura store: a model and the objects of its entities, with their
+/// indexes, in one engine's storage (an LMDB file, a PostgreSQL database,
+/// memory).
 ///
 /// You rarely use the store directly: ``PersistentContainer`` opens one and
 /// its contexts read and save through it. The store is `Sendable`; every

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How an object's values are stored: one LMDB value per object.
+/// How an object's values are stored: one value per object.
 ///
 /// ```
 /// byte 0        format version (1)

@@ -99,13 +99,13 @@ package enum StoreLayout {
     /// The oldest format this version of Kura reads (and upgrades).
     static let oldestReadableFormat: UInt32 = 1
 
-    /// A primary key as an LMDB key: big-endian, so keys sort numerically.
+    /// A primary key as a key of the records space: big-endian, so keys sort numerically.
     @inline(__always)
     static func key(_ primaryKey: UInt64) -> [UInt8] {
         withUnsafeBytes(of: primaryKey.bigEndian, Array.init)
     }
 
-    /// Calls `body` with a primary key as an LMDB key, without allocating.
+    /// Calls `body` with a primary key as a key, without allocating.
     @inline(__always)
     static func withKey<Result>(_ primaryKey: UInt64, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try withUnsafeBytes(of: primaryKey.bigEndian, body)

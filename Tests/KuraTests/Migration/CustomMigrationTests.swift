@@ -158,7 +158,8 @@ private typealias V = ModelVersions
             try store.open(Self.people2(), migration: MigrationOptions(plan: MigrationPlan([failing])))
         } throws: { error in
             guard let error = error as? KuraError, error.code == .migrationFailed, let failures = Optional(error.migrationFailures),
-                  case .stageFailed(let stage, let message) = failures.first?.reason else { return false }
+                  let reason = failures.first?.reason, reason.kind == .stageFailed, let (stage, message) = reason.stageFailure
+            else { return false }
             return stage == 0 && message.contains("Refused")
         }
         let container = try V.openChecked(store, Self.people1())

@@ -73,9 +73,9 @@ import Testing
         } throws: { error in
             // Said as it is: no version identifier would allow it.
             guard let error = error as? KuraError, error.code == .migrationFailed,
-                  case .subentityHasObjects(let entity, _, let count) = error.migrationFailures.first?.reason else { return false }
+                  let reason = error.migrationFailures.first?.reason, reason.kind == .subentityHasObjects else { return false }
             let text = "\(error)"
-            return entity == "Audio" && count == 1 && text.contains("delete them first") && !text.contains("newer versionIdentifier")
+            return reason.entity == "Audio" && reason.count == 1 && reason.superentity == "Media" && text.contains("delete them first") && !text.contains("newer versionIdentifier")
         }
         container = try store.open(Self.media(version: "1", audio: true))
         let context = container.newContext()

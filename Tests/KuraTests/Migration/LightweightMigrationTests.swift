@@ -185,9 +185,9 @@ private typealias V = ModelVersions
             try store.open(required)
         } throws: { error in
             guard let error = error as? KuraError, error.code == .migrationFailed, let failures = Optional(error.migrationFailures),
-                  case .missingValues(let entity, let attribute, let objectIDs, let count) = failures.first?.reason else { return false }
-            return entity == "Article" && attribute == "summary" && count == 15 && objectIDs.count == 15
-                && objectIDs.first?.description == "kura://Article/2"
+                  let reason = failures.first?.reason, reason.kind == .missingValues else { return false }
+            return reason.entity == "Article" && reason.property == "summary" && reason.count == 15 && reason.objectIDs.count == 15
+                && reason.objectIDs.first?.description == "kura://Article/2"
         }
         // Nothing changed: the old model still opens it, nils and all.
         #expect(try V.rows(try store.open(V.v1()), ["summary"]).filter { $0["summary"]! == nil }.count == 15)
@@ -221,8 +221,8 @@ private typealias V = ModelVersions
             guard let error = error as? KuraError, error.code == .migrationFailed else { return false }
             let failures = error.migrationFailures
             let conflicts = failures.compactMap { failure -> ([String], [String])? in
-                guard case .uniqueConstraintViolated(_, _, let values, let ids) = failure.reason else { return nil }
-                return (values, ids.map(\.description))
+                guard failure.reason.kind == .uniqueConstraintViolated else { return nil }
+                return (failure.reason.values, failure.reason.objectIDs.map(\.description))
             }
             return conflicts.count == 2
                 && conflicts[0] == (["article 2"], ["kura://Article/3", "kura://Article/7", "kura://Article/8"])

@@ -142,8 +142,8 @@ private typealias V = ModelVersions
             try store.open(Self.withoutExtra(version: given))
         } throws: { error in
             guard let error = error as? KuraError, error.code == .migrationFailed,
-                  case .wouldRemoveData(_, let property, let count) = error.migrationFailures.first?.reason else { return false }
-            return property == "extra" && count == 50
+                  let reason = error.migrationFailures.first?.reason, reason.kind == .wouldRemoveData else { return false }
+            return reason.property == "extra" && reason.count == 50
         }
         #expect(try Self.extras(store, version: stored) == 50)
     }
@@ -192,8 +192,8 @@ private typealias V = ModelVersions
             try store.open(Self.news(withAuthor: false, version: nil))
         } throws: { error in
             guard let error = error as? KuraError, error.code == .migrationFailed, let failures = Optional(error.migrationFailures),
-                  case .wouldRemoveData(let entity, let property, let count) = failures.first?.reason else { return false }
-            return entity == "News" && property == "author" && count == 1
+                  let reason = failures.first?.reason, reason.kind == .wouldRemoveData else { return false }
+            return reason.entity == "News" && reason.property == "author" && reason.count == 1
         }
         let container = try store.open(Self.news(withAuthor: true, version: nil))
         #expect(Set(try Self.authors(container)) == [.string("ann"), nil])
@@ -252,8 +252,8 @@ private typealias V = ModelVersions
             guard let error = error as? KuraError, error.code == .migrationFailed else { return false }
             let failures = error.migrationFailures
             let removed = Set(failures.compactMap { failure -> String? in
-                guard case .wouldRemoveData(let entity, let property, _) = failure.reason else { return nil }
-                return property.map { "\(entity).\($0)" } ?? entity
+                guard failure.reason.kind == .wouldRemoveData, let entity = failure.reason.entity else { return nil }
+                return failure.reason.property.map { "\(entity).\($0)" } ?? entity
             })
             return removed == ["Draft", "Article.tags", "Tag.articles"]
         }

@@ -141,8 +141,8 @@ import Testing
             try other.open(v2)
         } throws: { error in
             guard let error = error as? KuraError, error.code == .migrationFailed, let failures = Optional(error.migrationFailures),
-                  case .severalDestinationsForToOne(let entity, let relationship, let ids) = failures.first?.reason else { return false }
-            return entity == "Book" && relationship == "writer" && ids.map(\.description) == ["kura://Book/1"]
+                  let reason = failures.first?.reason, reason.kind == .severalDestinationsForToOne else { return false }
+            return reason.entity == "Book" && reason.property == "writer" && reason.objectIDs.map(\.description) == ["kura://Book/1"]
         }
     }
 
@@ -170,8 +170,8 @@ import Testing
             try store.open(required)
         } throws: { error in
             guard let error = error as? KuraError, error.code == .migrationFailed, let failures = Optional(error.migrationFailures),
-                  case .missingDestinations(_, let relationship, let ids, let count) = failures.first?.reason else { return false }
-            return relationship == "writer" && count == 1 && ids.map(\.description) == ["kura://Book/6"]
+                  let reason = failures.first?.reason, reason.kind == .missingDestinations else { return false }
+            return reason.property == "writer" && reason.count == 1 && reason.objectIDs.map(\.description) == ["kura://Book/6"]
         }
     }
 }

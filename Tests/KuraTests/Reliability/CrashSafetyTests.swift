@@ -44,7 +44,7 @@ import Testing
             let container = try PersistentContainer(path: store.path, model: CrashWorkload.model())
             let report = try container.store.check()
             #expect(report.isConsistent, "trial \(trial): \(report.problems)")
-            #expect(!(try container.store.statistics().readers.contains { $0.processIdentifier == Int(child.processIdentifier) }),
+            #expect(!(try container.store.statistics().pages!.readers.contains { $0.processIdentifier == Int(child.processIdentifier) }),
                     "the killed writer's reader slot was not cleared")
             let (items, batch) = try CrashWorkload.read(container.newContext())
             container.close()

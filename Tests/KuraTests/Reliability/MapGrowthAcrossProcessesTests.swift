@@ -24,7 +24,7 @@ import Glibc
 
         let store = try TestStore(engine: .lmdb)
         let container = try store.open(GrowthWorkload.model(), options: GrowthWorkload.options())
-        let initialMap = try container.store.statistics().mapSize
+        let initialMap = try container.store.statistics().pages!.mapSize
         #expect(initialMap == 64 << 10)
 
         let writers = try (0..<2).map { writer in
@@ -95,7 +95,7 @@ import Glibc
         }
         #expect(failures == 0, "\(failures) of \(reads) reads in this process failed; the first: \(firstFailure)")
         #expect(torn == 0)
-        let finalMap = try container.store.statistics().mapSize
+        let finalMap = try container.store.statistics().pages!.mapSize
         #expect(finalMap >= total * payload)
         print("map growth: \(initialMap) → \(finalMap) bytes, \(total) objects, \(reads) reads here, \(commandsSent) kura commands, \(opens.count) opens")
     }

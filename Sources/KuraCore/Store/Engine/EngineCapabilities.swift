@@ -6,7 +6,7 @@
 // it, the store's method throws `StorageFailure/notSupported(_:)` or, for
 // `PersistentStore/check(problemLimit:)`, checks the objects alone.
 //
-// Kura's LMDB engine adopts all four.
+// Kura's LMDB engine adopts all four; the memory engine reports statistics.
 
 /// An engine whose pages can be checked in the file, below what it lends:
 /// ``PersistentStore/check(problemLimit:)`` checks them before the objects.
@@ -65,12 +65,13 @@ public protocol StoreCopyingEngine: StorageEngine {
     func copyStore(to path: String, compacting: Bool) throws
 }
 
-/// An engine that can describe its file and spaces:
+/// An engine that can describe its store and spaces:
 /// ``PersistentStore/statistics()``.
 public protocol StatisticsReportingEngine: StorageEngine {
     /// The engine's figures, each space under its own name (kind `other`,
-    /// ``StoreStatistics/DatabaseInfo/index`` the space's name): the store
-    /// says which are records, indexes and relationships.
+    /// ``StoreStatistics/Space/part`` the space's name): the store says
+    /// which are records, indexes and relationships. An engine of pages
+    /// adds ``StoreStatistics/pages`` and each space's ``StoreStatistics/Space/tree``.
     func storeStatistics() throws -> StoreStatistics
 }
 

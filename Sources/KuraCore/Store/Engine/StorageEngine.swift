@@ -251,19 +251,77 @@ public struct ExpectedValue: Sendable {
 }
 
 /// The errors of a ``StorageEngine`` that Kura's store turns into its own.
-public enum StorageEngineError: Error, Sendable, Hashable {
-    /// A put with `.noOverwrite` met an existing key.
-    case keyExists
-    /// A key longer than the engine allows.
-    case keyTooLong
-    /// A cursor changed its entry before it was on one.
-    case noCurrentEntry
-    /// A put with `.noOverwrite` met an existing key, found later than the
-    /// put itself: an engine that sends writes in batches reports the
-    /// conflict when it sends them (before a read of the same transaction,
-    /// or at commit), with the space and key, so the store can say which
-    /// object and values clashed.
-    case keyExistsInSpace(StorageSpace, key: [UInt8])
+///
+/// A struct with a ``Code``, like ``StorageFailure``, so a new kind is a new
+/// code that no engine's or caller's `switch` has to handle. A code is a
+/// `catch` pattern: `catch StorageEngineError.keyExists`.
+public struct StorageEngineError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of error this is.
+    public let code: Code
+    /// The space of the key, for ``Code/keyExistsInSpace``.
+    public let space: StorageSpace?
+    /// The key, for ``Code/keyExistsInSpace``.
+    public let key: [UInt8]?
+
+    /// An error of `code`, about `key` of `space` when it names one.
+    public init(code: Code, space: StorageSpace? = nil, key: [UInt8]? = nil) {
+        self.code = code
+        self.space = space
+        self.key = key
+    }
+
+    /// Kinds of ``StorageEngineError``.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, as the static property that holds it is named.
+        public let rawValue: String
+
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        public var description: String { rawValue }
+
+        /// A put with `.noOverwrite` met an existing key (or `.append` a
+        /// key out of order), at the put.
+        public static let keyExists = Code(rawValue: "keyExists")
+        /// A key longer than the engine allows.
+        public static let keyTooLong = Code(rawValue: "keyTooLong")
+        /// A cursor changed its entry before it was on one.
+        public static let noCurrentEntry = Code(rawValue: "noCurrentEntry")
+        /// A put with `.noOverwrite` met an existing key, found later than
+        /// the put itself: an engine that sends writes in batches reports
+        /// the conflict when it sends them (before a read of the same
+        /// transaction, or at commit), with the space and key, so the store
+        /// can say which object and values clashed.
+        public static let keyExistsInSpace = Code(rawValue: "keyExistsInSpace")
+
+        /// True when `error` is a ``StorageEngineError`` of this code.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? StorageEngineError)?.code == code
+        }
+    }
+
+    /// ``Code/keyExists``.
+    public static let keyExists = StorageEngineError(code: .keyExists)
+    /// ``Code/keyTooLong``.
+    public static let keyTooLong = StorageEngineError(code: .keyTooLong)
+    /// ``Code/noCurrentEntry``.
+    public static let noCurrentEntry = StorageEngineError(code: .noCurrentEntry)
+    /// ``Code/keyExistsInSpace``: `key` of `space` existed.
+    public static func keyExistsInSpace(_ space: StorageSpace, key: [UInt8]) -> StorageEngineError {
+        StorageEngineError(code: .keyExistsInSpace, space: space, key: key)
+    }
+
+    /// True when `error` is a ``StorageEngineError`` of `pattern`'s code
+    /// (its space and key aside): `catch StorageEngineError.keyExists`.
+    public static func ~= (pattern: StorageEngineError, error: any Error) -> Bool {
+        (error as? StorageEngineError)?.code == pattern.code
+    }
+
+    public var description: String {
+        guard let space, let key else { return code.rawValue }
+        return "\(code.rawValue) (space \(space.number), key \(key.count) bytes)"
+    }
 }
 
 /// A key and a value copied into memory of their own, for a cursor that

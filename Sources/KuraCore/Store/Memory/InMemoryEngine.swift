@@ -150,3 +150,17 @@ extension StoreDescription {
         InMemoryEngine(name: name)
     }
 }
+
+extension InMemoryEngine: StatisticsReportingEngine {
+    /// What each space holds, its keys' and values' bytes, and the last commit.
+    func storeStatistics() throws -> StoreStatistics {
+        let state = try snapshot()
+        let spaces = state.names.map { name, number in
+            let space = state.spaces[number] ?? Space()
+            let bytes = space.keys.reduce(0) { $0 + $1.count } + space.values.reduce(0) { $0 + $1.count }
+            return StoreStatistics.Space(kind: "other", entity: nil, part: name, entries: space.keys.count, bytes: bytes)
+        }
+        return StoreStatistics(path: location, fileSize: 0, usedBytes: spaces.reduce(0) { $0 + $1.bytes },
+                               lastTransactionID: state.commit, spaces: spaces)
+    }
+}
