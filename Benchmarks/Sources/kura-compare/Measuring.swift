@@ -58,7 +58,7 @@ func measure<Engine>(
             if isShort {
                 // Short: the first run warmed the caches; the sample is the
                 // mean of as many more runs as fill it (at least one).
-                let runs = max(1, min(Int(shortestSample / max(seconds, 1e-7)), 10_000))
+                let runs = fixedShortRuns ?? max(1, min(Int(shortestSample / max(seconds, 1e-7)), 10_000))
                 (checksum, seconds) = try time {
                     var last = checksum
                     for _ in 0..<runs { last = try operation.run(engine, iteration) }
@@ -87,6 +87,12 @@ func measure<Engine>(
 /// index read Kura / raw LMDB 1.56 and 2.50 (Kura 10.2 ms, raw LMDB 4–7 ms)
 /// where it had read 1.26 with Kura at 9 ms.
 let shortestSample = 0.01
+
+/// `KURA_COMPARE_RUNS=N`: a short sample is N runs whatever their time,
+/// so that under callgrind (where time means nothing) every engine runs an
+/// operation as often, and its count divided by N + 2 (the warm-up and the
+/// first timed run) is one run's.
+let fixedShortRuns = ProcessInfo.processInfo.environment["KURA_COMPARE_RUNS"].flatMap { Int($0) }.map { max(1, $0) }
 
 /// Adds one run's time and checks its checksum against the other engines'
 /// (counts only, for mutations).

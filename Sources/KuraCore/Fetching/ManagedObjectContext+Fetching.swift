@@ -39,6 +39,10 @@ extension ManagedObjectContext {
     /// at the next record it reads; so do counts that read records.
     ///
     /// - Complexity: see ``QueryPlan``; ``explain(_:)`` shows the plan.
+    ///
+    /// Typed requests funnel into untyped ones in the caller's module
+    /// (these entry points are inlinable): the retyping is then a copy.
+    @inlinable
     public func fetch<Object: ManagedObject>(_ request: FetchRequest<Object>) throws -> [Object] {
         let untyped = request.untyped
         if Object.self != ManagedObject.self { try checkClass(Object.self, of: untyped) }
@@ -52,6 +56,7 @@ extension ManagedObjectContext {
     /// ```swift
     /// let newest = try context.first(FetchRequest<News>().sorted(by: \.dateCreated, ascending: false))
     /// ```
+    @inlinable
     public func first<Object: ManagedObject>(_ request: FetchRequest<Object>) throws -> Object? {
         var limited = request
         limited.fetchLimit = 1
@@ -59,6 +64,7 @@ extension ManagedObjectContext {
     }
 
     /// Throws unless the objects of `request`'s entity are of class `type`.
+    @usableFromInline
     func checkClass<T: ManagedObject>(_ type: T.Type, of request: FetchRequest<ManagedObject>) throws {
         let entity = try model.requireEntity(of: request)
         guard entity.managedObjectClass is T.Type else {
@@ -67,6 +73,7 @@ extension ManagedObjectContext {
     }
 
     /// The objects of an untyped request.
+    @usableFromInline
     func fetchObjects(_ request: FetchRequest<ManagedObject>) throws -> [ManagedObject] {
         try reportingSlow(request, kind: .objects, count: \.count) {
             mergeReceivedChanges()
@@ -123,6 +130,7 @@ extension ManagedObjectContext {
     ///
     /// - Throws: as ``fetch(_:)``, and ``KuraError/classMismatch(requested:entity:entityClass:)``
     ///   when the entity's objects are not `T`s.
+    @inlinable
     public func fetch<T: ManagedObject, Object: ManagedObject>(_ request: FetchRequest<Object>, as type: T.Type) throws -> [T] {
         let untyped = request.untyped
         try checkClass(T.self, of: untyped)
@@ -131,13 +139,19 @@ extension ManagedObjectContext {
 
     /// The IDs of the objects `request` describes; no object is made for
     /// stored results.
+    @inlinable
     public func fetchObjectIDs<Object>(_ request: FetchRequest<Object>) throws -> [ObjectID] {
-        try reportingSlow(request.untyped, kind: .objectIDs, count: \.count) { try unreportedFetchObjectIDs(request) }
+        try fetchObjectIDs(untyped: request.untyped)
     }
 
-    private func unreportedFetchObjectIDs<Object>(_ request: FetchRequest<Object>) throws -> [ObjectID] {
+    @usableFromInline
+    func fetchObjectIDs(untyped request: FetchRequest<ManagedObject>) throws -> [ObjectID] {
+        try reportingSlow(request, kind: .objectIDs, count: \.count) { try unreportedFetchObjectIDs(request) }
+    }
+
+    private func unreportedFetchObjectIDs(_ request: FetchRequest<ManagedObject>) throws -> [ObjectID] {
         mergeReceivedChanges()
-        let fetch = try PreparedFetch(request.untyped, model: model)
+        let fetch = try PreparedFetch(request, model: model)
         if parent != nil { return try fetchThroughParent(fetch).map(\.objectID) }
         if fetch.readsSubentities { return try fetchAcrossSubentities(fetch).map(\.objectID) }
         let entity = fetch.entity
@@ -159,13 +173,19 @@ extension ManagedObjectContext {
     /// request.propertiesToFetch = ["title", "author", "author.name", "tags.@count"]
     /// let rows = try context.fetchDictionaries(request)   // [["title": .attribute(.string("…")), "author": .toOne(…), …]]
     /// ```
+    @inlinable
     public func fetchDictionaries<Object>(_ request: FetchRequest<Object>) throws -> [[String: PropertyValue]] {
-        try reportingSlow(request.untyped, kind: .dictionaries, count: \.count) { try unreportedFetchDictionaries(request) }
+        try fetchDictionaries(untyped: request.untyped)
     }
 
-    private func unreportedFetchDictionaries<Object>(_ request: FetchRequest<Object>) throws -> [[String: PropertyValue]] {
+    @usableFromInline
+    func fetchDictionaries(untyped request: FetchRequest<ManagedObject>) throws -> [[String: PropertyValue]] {
+        try reportingSlow(request, kind: .dictionaries, count: \.count) { try unreportedFetchDictionaries(request) }
+    }
+
+    private func unreportedFetchDictionaries(_ request: FetchRequest<ManagedObject>) throws -> [[String: PropertyValue]] {
         mergeReceivedChanges()
-        let fetch = try PreparedFetch(request.untyped, model: model)
+        let fetch = try PreparedFetch(request, model: model)
         let entity = fetch.entity
         let properties = fetch.dictionaryProperties
         let attributes = properties.compactMap(\.attribute)
@@ -221,24 +241,53 @@ extension ManagedObjectContext {
     /// How many objects `request` would fetch, limit and offset applied.
     /// Without a predicate, this reads the engine's entry count (O(1) on LMDB) and adjusts
     /// it for unsaved changes.
+    @inlinable
     public func count<Object>(for request: FetchRequest<Object>) throws -> Int {
-        try reportingSlow(request.untyped, kind: .count, count: { $0 }) { try unreportedCount(for: request) }
+        try count(untyped: request.untyped)
     }
 
-    private func unreportedCount<Object>(for request: FetchRequest<Object>) throws -> Int {
+    @usableFromInline
+    func count(untyped request: FetchRequest<ManagedObject>) throws -> Int {
+        try reportingSlow(request, kind: .count, count: { $0 }) { try unreportedCount(for: request) }
+    }
+
+    private func unreportedCount(for request: FetchRequest<ManagedObject>) throws -> Int {
         mergeReceivedChanges()
-        let fetch = try PreparedFetch(request.untyped, model: model)
+        if parent == nil, PreparedFetch.isWholeEntity(request), let count = try entryCount(of: request) { return count }
+        let fetch = try PreparedFetch(request, model: model)
         if parent != nil { return try fetchThroughParent(fetch).count }
         if fetch.readsSubentities { return try countAcrossSubentities(fetch) }
         let pending = try pendingState(for: fetch)
         let spaces = store.spaces(for: fetch.entity)
         let stored = try readSnapshot { txn in
+            // Without a predicate there is nothing to plan: the entry count
+            // (the plan `explain` shows for it), without making a query.
+            if fetch.predicate == nil { return try StoreQuery.entryCount(of: spaces, excluding: pending.excluded, in: txn) }
             let plan = try QueryPlanner.plan(
                 fetch, spaces: spaces, store: store, forCount: true, changedEntities: changedEntities(for: fetch), in: txn)
             return try storeQuery(fetch, plan: plan, spaces: spaces, excluded: pending.excluded).count(in: txn)
         }
-        let total = max(0, stored + pending.matches.count - fetch.offset)
-        return fetch.limit.map { min($0, total) } ?? total
+        return Self.counted(stored + pending.matches.count, windowedBy: request)
+    }
+
+    /// `count` matches after `request`'s offset, at most its limit.
+    private static func counted(_ count: Int, windowedBy request: FetchRequest<ManagedObject>) -> Int {
+        let total = max(0, count - request.fetchOffset)
+        return request.fetchLimit > 0 ? min(request.fetchLimit, total) : total
+    }
+
+    /// The count of a request for a whole entity without sub-entities
+    /// (``PreparedFetch/isWholeEntity(_:)``): the store's entry count and
+    /// the context's changes, with no query prepared; `nil` when the
+    /// entity has sub-entities to count as well.
+    private func entryCount(of request: FetchRequest<ManagedObject>) throws -> Int? {
+        let entity = try model.requireEntity(of: request)
+        if request.includesSubentities && entity.hasSubentities { return nil }
+        try PreparedFetch.checkNumbers(of: request)
+        let pending = try pendingState(of: entity, matching: nil, includingPendingChanges: request.includesPendingChanges)
+        let spaces = store.spaces(for: entity)
+        let stored = try readSnapshot { txn in try StoreQuery.entryCount(of: spaces, excluding: pending.excluded, in: txn) }
+        return Self.counted(stored + pending.matches.count, windowedBy: request)
     }
 
     /// Runs `request` for the result type it asks for.
@@ -292,18 +341,27 @@ extension ManagedObjectContext {
     /// must not use (it has newer values or deleted them), and its own objects
     /// that match.
     private func pendingState(for fetch: PreparedFetch) throws -> (excluded: Set<UInt64>, matches: [ManagedObject]) {
-        guard fetch.request.includesPendingChanges else { return ([], []) }
+        try pendingState(of: fetch.entity, matching: fetch.predicate, includingPendingChanges: fetch.request.includesPendingChanges)
+    }
+
+    /// The stored objects of `entity` this context deleted or changed
+    /// (which the store's answer must leave out), and its changed and
+    /// inserted objects that match `predicate` (`nil`: all).
+    private func pendingState(
+        of entity: EntityDescription, matching predicate: CompiledPredicate?, includingPendingChanges: Bool
+    ) throws -> (excluded: Set<UInt64>, matches: [ManagedObject]) {
+        guard includingPendingChanges else { return ([], []) }
         var excluded = Set<UInt64>()
         var matches: [ManagedObject] = []
-        for object in pending where object.entity === fetch.entity {
+        for object in pending where object.entity === entity {
             switch object.state {
             case .deleted:
                 excluded.insert(object.objectID.number)
             case .persisted where object.isUpdated:
                 excluded.insert(object.objectID.number)
-                if try fetch.predicate?.evaluate(on: object) ?? true { matches.append(object) }
+                if try predicate?.evaluate(on: object) ?? true { matches.append(object) }
             case .inserted:
-                if try fetch.predicate?.evaluate(on: object) ?? true { matches.append(object) }
+                if try predicate?.evaluate(on: object) ?? true { matches.append(object) }
             default:
                 break
             }

@@ -38,15 +38,7 @@ final class PreparedFetch: Sendable {
             predicate = try request.predicate.map { try $0.compiled(for: entity, allowingVariables: allowingVariables) }
             plannedLookup = nil
         }
-        guard request.fetchLimit >= 0 else {
-            throw KuraError.invalidFetchRequest("fetchLimit is \(request.fetchLimit); it must be 0 (no limit) or more")
-        }
-        guard request.fetchOffset >= 0 else {
-            throw KuraError.invalidFetchRequest("fetchOffset is \(request.fetchOffset); it must be 0 or more")
-        }
-        guard request.fetchBatchSize >= 0 else {
-            throw KuraError.invalidFetchRequest("fetchBatchSize is \(request.fetchBatchSize); it must be 0 (the default) or more")
-        }
+        try Self.checkNumbers(of: request)
         limit = request.fetchLimit == 0 ? nil : request.fetchLimit
         var read = Set<Int>()
         predicate?.root.forEachAttribute { read.insert($0) }
@@ -83,6 +75,29 @@ final class PreparedFetch: Sendable {
             }
             return links
         }
+    }
+
+    /// - Throws: ``KuraError/invalidFetchRequest(_:)`` for a negative limit,
+    ///   offset or batch size.
+    static func checkNumbers(of request: FetchRequest<ManagedObject>) throws {
+    guard request.fetchLimit >= 0 else {
+        throw KuraError.invalidFetchRequest("fetchLimit is \(request.fetchLimit); it must be 0 (no limit) or more")
+    }
+    guard request.fetchOffset >= 0 else {
+        throw KuraError.invalidFetchRequest("fetchOffset is \(request.fetchOffset); it must be 0 or more")
+    }
+    guard request.fetchBatchSize >= 0 else {
+        throw KuraError.invalidFetchRequest("fetchBatchSize is \(request.fetchBatchSize); it must be 0 (the default) or more")
+    }
+    }
+
+    /// Whether `request` is a whole entity as it is: no predicate, sort,
+    /// properties or prefetching, nothing that needs preparing. A count of
+    /// it is the store's entry count.
+    static func isWholeEntity(_ request: FetchRequest<ManagedObject>) -> Bool {
+        let storage = request.storage
+        return request.compiledPredicate == nil && storage.predicate == nil && storage.sortDescriptors.isEmpty
+            && storage.propertiesToFetch.isEmpty && storage.relationshipKeyPathsForPrefetching.isEmpty
     }
 
     /// The properties of dictionary results: ``FetchRequest/propertiesToFetch``,

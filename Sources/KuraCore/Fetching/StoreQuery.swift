@@ -122,14 +122,19 @@ struct StoreQuery {
     }
 
     /// How many records match, not counting excluded ones.
-    func count(in txn: StoreTransaction) throws -> Int {
-        if case .entryCount = plan.access {
-            var count = try spaces.records.count(in: txn)
-            for primaryKey in excluded where try spaces.records.contains(StoreLayout.key(primaryKey), in: txn) {
-                count -= 1
-            }
-            return count
+    /// The records of `spaces`' entity the store holds, less those of
+    /// `excluded` it holds: a count without a predicate, from the engine's
+    /// entry count (O(1) on LMDB) and one lookup per excluded key.
+    static func entryCount(of spaces: EntitySpaces, excluding excluded: Set<UInt64>, in txn: StoreTransaction) throws -> Int {
+        var count = try spaces.records.count(in: txn)
+        for primaryKey in excluded where try spaces.records.contains(StoreLayout.key(primaryKey), in: txn) {
+            count -= 1
         }
+        return count
+    }
+
+    func count(in txn: StoreTransaction) throws -> Int {
+        if case .entryCount = plan.access { return try Self.entryCount(of: spaces, excluding: excluded, in: txn) }
         var count = 0
         try forEachCandidate(in: txn, graph: graph(in: txn)) { _, _ in
             count += 1

@@ -11,6 +11,7 @@ import Synchronization
 /// does), and the substituted ``FetchPredicate`` only when someone reads
 /// the request's predicate. A lookup makes two allocations: the box and
 /// the index key.
+@usableFromInline
 final class CompiledPredicateBox: Sendable {
     let template: FetchRequestTemplate
     /// The values of the template's variables, in the order of its
