@@ -179,7 +179,7 @@ extension PersistentStore {
     /// read transaction of its own, while other readers and writers carry
     /// on (LMDB's `mdb_env_copy2`). With `compacting`, free pages are left
     /// out and the rest renumbered, so the copy is as small as the data
-    /// (``StoreStatistics/compactedBytes``).
+    /// (``StoreStatistics/Pages/compactedBytes``).
     ///
     /// - Throws: ``KuraError/storage(path:failure:)``, for instance when
     ///   `path` exists, or ``StorageFailure/notSupported(_:)`` on an engine
