@@ -255,6 +255,18 @@ import Testing
         #expect(entries == "2")
         let rows = try server.psql(name, "SELECT count(*) FROM kura_kv k JOIN kura_spaces s ON s.number = k.space WHERE s.name = 'kura.records.Counter'")
         #expect(rows == "2")
+
+        // The store's statistics are those rows, counted and measured.
+        let statistics = try container.store.statistics()
+        let records = try #require(statistics.spaces.first { $0.kind == "records" && $0.entity == "Counter" })
+        #expect(records.entries == 2)
+        let bytes = try server.psql(name, "SELECT sum(octet_length(key) + octet_length(value)) FROM kura_kv k JOIN kura_spaces s ON s.number = k.space WHERE s.name = 'kura.records.Counter'")
+        #expect(String(records.bytes) == bytes)
+        #expect(statistics.pages == nil)
+        #expect(statistics.usedBytes == statistics.spaces.reduce(0) { $0 + $1.bytes })
+        #expect(statistics.fileSize >= statistics.usedBytes)
+        let commits = try server.psql(name, "SELECT last_value FROM kura_commit_ids")
+        #expect(statistics.lastTransactionID.map(String.init) == commits)
     }
 
     @Test func kuraInspectOpensAPostgreSQLStoreWithTheSameCommands() throws {
@@ -263,11 +275,15 @@ import Testing
         try ConcurrencyWorkload.prepare(container)
         let kura = Helper.buildDirectory.appendingPathComponent("kura").path
         let child = try ChildProcess(kura, ["inspect", url], standardInput: .pipe, standardOutput: .pipe, standardError: .pipe)
-        try child.send("count Counter\nmode jsonl\nfetch Counter where name == 'b'\n")
+        try child.send("count Counter\nmode jsonl\nfetch Counter where name == 'b'\nmode table\nstats\n")
         let output = String(decoding: child.standardOutput!.readDataToEndOfFile(), as: UTF8.self)
         let errors = String(decoding: child.standardError!.readDataToEndOfFile(), as: UTF8.self)
         #expect(try child.wait() == .exited(0), "\(errors)")
-        #expect(output == "2\n{\"objectID\":\"kura://Counter/2\",\"name\":\"b\",\"value\":0}\n", "\(errors)")
+        #expect(output.hasPrefix("2\n{\"objectID\":\"kura://Counter/2\",\"name\":\"b\",\"value\":0}\n"), "\(errors)")
+        // `stats` reads the same figures: the records of Counter, and no pages.
+        #expect(output.contains("of keys and values"), "\(output)")
+        #expect(output.contains("Counter records"), "\(output)")
+        #expect(!output.contains("-byte pages"), "\(output)")
 
         // Read-only: a database without a Kura store is said to be one.
         let empty = try Self.server.newDatabase()
