@@ -29,6 +29,53 @@ import Testing
         #expect(library.container.model.templateVariables(forName: "byWriter")?.map(\.name) == ["least", "name"])
     }
 
+    @Test func aUniqueLookupFindsWhatTheRequestFindsWithUnsavedChangesChildrenAndAnotherModel() throws {
+        var byURL: FetchTemplate<Article, String>!
+        var byURLSorted: FetchTemplate<Article, String>!
+        var byCode: FetchTemplate<Article, UUID?>!
+        let library = try ReadingLibrary { model in
+            byURL = try model.setFetchRequestTemplate(
+                FetchRequest<Article>(predicate: "url == $url"), forName: "byURL", variables: ("url", String.self))
+            // A sort keeps the template off the direct lookup.
+            byURLSorted = try model.setFetchRequestTemplate(
+                FetchRequest<Article>(predicate: "url == $url").sorted(by: "title"), forName: "byURLSorted",
+                variables: ("url", String.self))
+            byCode = try model.setFetchRequestTemplate(
+                FetchRequest<Article>(predicate: "code == $code"), forName: "byCode", variables: ("code", UUID?.self))
+        }
+        func urls(_ context: ManagedObjectContext, _ template: FetchTemplate<Article, String>, _ url: String) throws -> [String] {
+            let direct = try context.fetch(template, url).map(\.url)
+            #expect(direct == (try context.fetch(try template.request(url)).map(\.url)), "\(url)")
+            return direct
+        }
+        let context = library.container.newContext()
+        let url = "https://example.com/3"
+        #expect(try urls(context, byURL, url) == [url])
+        #expect(try urls(context, byURLSorted, url) == [url])
+        #expect(try urls(context, byURL, "nowhere").isEmpty)
+        // The object found is the context's: fetched again, the same instance.
+        #expect(try context.fetch(byURL, url).first === context.fetch(byURL, url).first)
+        // Unsaved changes of the entity: a changed URL, a deleted object, an insert.
+        let article = try #require(try context.fetch(byURL, url).first)
+        article.url = "https://example.com/moved"
+        #expect(try urls(context, byURL, url).isEmpty)
+        #expect(try urls(context, byURL, "https://example.com/moved") == ["https://example.com/moved"])
+        context.delete(article)
+        #expect(try urls(context, byURL, "https://example.com/moved").isEmpty)
+        let inserted = Article(context: context)
+        inserted.url = "https://example.com/new"
+        #expect(try urls(context, byURL, "https://example.com/new") == ["https://example.com/new"])
+        // A child context sees its parent's changes.
+        let child = context.newChildContext()
+        #expect(try urls(child, byURL, "https://example.com/new") == ["https://example.com/new"])
+        // A nil value finds the objects without one (not through the index).
+        #expect(try context.fetch(byCode, nil).count == (try context.fetch(FetchRequest<Article>(predicate: "code == nil")).count))
+        // A template of another model's entity reads this store, as its request does.
+        let other = try TestStore(function: "\(#function)-other")
+        let otherContainer = try other.open(try ManagedObjectModel.readingList())
+        #expect(try otherContainer.newContext().fetch(byURL, url).isEmpty)
+    }
+
     @Test func listsObjectsAndOptionalsAreDeclaredByTheirSwiftTypes() throws {
         var byURLs: FetchTemplate<Article, [String]>!
         var byWriter: FetchTemplate<Article, Writer?>!

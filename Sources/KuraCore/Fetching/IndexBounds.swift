@@ -49,8 +49,10 @@ final class IndexAccess: Sendable {
 /// `[d]`) `BEGINSWITH`. An index is usable when its first attribute has one;
 /// equality on leading attributes of a compound index narrows further.
 enum IndexBounds {
-    /// A term of the predicate: its position among the terms, and the comparison.
-    private typealias Term = (position: Int, comparison: CompiledComparison)
+    /// A term of the predicate: its position among the terms (the
+    /// comparison itself is read from the predicate when an access is
+    /// made: copying it into every constraint cost more than planning).
+    private typealias Term = Int
 
     /// What the terms say about one attribute, each with the term it comes from.
     private struct Constraint {
@@ -71,7 +73,7 @@ enum IndexBounds {
         /// bounds are then left to the predicate check), else the bounds.
         var rangeTerms: [Term] {
             if let prefixTerm { return [prefixTerm] }
-            if let lowerTerm, let upperTerm, lowerTerm.position == upperTerm.position { return [lowerTerm] }
+            if let lowerTerm, let upperTerm, lowerTerm == upperTerm { return [lowerTerm] }
             return [lowerTerm, upperTerm].compactMap { $0 }
         }
     }
@@ -81,9 +83,21 @@ enum IndexBounds {
         if case .and(let nodes) = predicate.root { termCount = nodes.count } else { termCount = 1 }
         let constraints = constraints(of: predicate)
         guard !constraints.isEmpty else { return [] }
-        return spaces.indexes.filter(\.isUsableForQueries).compactMap {
-            access(to: $0, constraints: constraints, entity: predicate.entity, termCount: termCount)
+        var accesses: [IndexAccess] = []
+        for index in spaces.indexes where index.isUsableForQueries {
+            if let access = access(to: index, constraints: constraints, predicate: predicate, termCount: termCount) {
+                accesses.append(access)
+            }
         }
+        return accesses
+    }
+
+    /// The comparison at `position` among the predicate's terms.
+    private static func comparison(at position: Term, of predicate: CompiledPredicate) -> CompiledComparison? {
+        let node: CompiledNode
+        if case .and(let nodes) = predicate.root { node = nodes[position] } else { node = predicate.root }
+        guard case .comparison(let comparison) = node else { return nil }
+        return comparison
     }
 
     /// What the terms say about each attribute: a short list, searched
@@ -104,7 +118,7 @@ enum IndexBounds {
             case (.equal, .constant(let value)):
                 guard let exact = exactValue(value, type), constraint.equal == nil else { return }
                 constraint.equal = .some(exact)
-                constraint.equalTerm = (position, comparison)
+                constraint.equalTerm = position
             case (.in, .list(let elements)):
                 let values = elements.compactMap { element -> AttributeValue?? in
                     guard case .constant(let value) = element else { return nil }
@@ -112,27 +126,27 @@ enum IndexBounds {
                 }
                 guard values.count == elements.count, constraint.points == nil else { return }
                 constraint.points = values
-                constraint.pointsTerm = (position, comparison)
+                constraint.pointsTerm = position
             case (.less, .constant(let value?)), (.lessOrEqual, .constant(let value?)):
                 guard let exact = exactValue(value, type) ?? nil, constraint.upper == nil else { return }
                 constraint.upper = (exact, comparison.operation == .lessOrEqual)
-                constraint.upperTerm = (position, comparison)
+                constraint.upperTerm = position
             case (.greater, .constant(let value?)), (.greaterOrEqual, .constant(let value?)):
                 guard let exact = exactValue(value, type) ?? nil, constraint.lower == nil else { return }
                 constraint.lower = (exact, comparison.operation == .greaterOrEqual)
-                constraint.lowerTerm = (position, comparison)
+                constraint.lowerTerm = position
             case (.between, .list(let bounds)):
                 guard bounds.count == 2, case .constant(let low?) = bounds[0], case .constant(let high?) = bounds[1],
                       let lower = exactValue(low, type) ?? nil, let upper = exactValue(high, type) ?? nil,
                       constraint.lower == nil, constraint.upper == nil else { return }
                 constraint.lower = (lower, true)
                 constraint.upper = (upper, true)
-                constraint.lowerTerm = (position, comparison)
-                constraint.upperTerm = (position, comparison)
+                constraint.lowerTerm = position
+                constraint.upperTerm = position
             case (.beginsWith, .constant(.string(let prefix)?)) where type == .string:
                 guard constraint.prefix == nil else { return }
                 constraint.prefix = prefix
-                constraint.prefixTerm = (position, comparison)
+                constraint.prefixTerm = position
             default:
                 return
             }
@@ -158,26 +172,33 @@ enum IndexBounds {
     }
 
     private static func access(
-        to index: IndexSpace, constraints: Constraints, entity: EntityDescription, termCount: Int
+        to index: IndexSpace, constraints: Constraints, predicate: CompiledPredicate, termCount: Int
     ) -> IndexAccess? {
         var prefix: [UInt8] = []
-        prefix.reserveCapacity(64)
         var used: [Term] = []
         func made(_ ranges: [KeyRange], unique: Bool, prefixes: [[UInt8]], _ terms: [Term]) -> IndexAccess {
-            let covers = Set(terms.map(\.position)).count == termCount && !terms.contains { $0.comparison.operation == .beginsWith }
+            let comparisons = terms.compactMap { comparison(at: $0, of: predicate) }
+            // Distinct positions: a term may bound both ends (BETWEEN).
+            var positions = terms
+            positions.sort()
+            var distinct = 0
+            for (offset, position) in positions.enumerated() where offset == 0 || positions[offset - 1] != position { distinct += 1 }
+            let covers = distinct == termCount && !comparisons.contains { $0.operation == .beginsWith }
             return IndexAccess(
                 index: index, ranges: ranges, equalityCount: equalityCount, isUniqueLookup: unique,
-                lookupPrefixes: unique ? prefixes : [], terms: terms.map(\.comparison), entity: entity, coversPredicate: covers)
+                lookupPrefixes: unique ? prefixes : [], terms: comparisons, entity: predicate.entity, coversPredicate: covers)
         }
         var equalityCount = 0
         var hasNil = false
         for number in index.attributeNumbers {
-            guard let constraint = constraints.first(where: { $0.number == number })?.constraint else { break }
+            guard let found = constraints.firstIndex(where: { $0.number == number }) else { break }
+            let constraint = constraints[found].constraint
+            if prefix.isEmpty { prefix.reserveCapacity(64) }
             if let equal = constraint.equal {
                 IndexKeyEncoding.append(equal, to: &prefix)
                 if equal == nil { hasNil = true }
                 equalityCount += 1
-                used += [constraint.equalTerm].compactMap { $0 }
+                if let term = constraint.equalTerm { used.append(term) }
                 continue
             }
             if let points = constraint.points {

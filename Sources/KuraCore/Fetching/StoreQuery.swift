@@ -289,7 +289,6 @@ struct StoreQuery {
         _ index: IndexSpace, range: KeyRange, direction: IterationDirection, readAhead: Int?, in txn: StoreTransaction,
         skipping: (UInt64, UnsafeRawBufferPointer) -> Bool, _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
-        var skipped = SkipCount()
         let entity = fetch.entity
         try txn.forEachJoined(
             in: index.space, range: range, direction: direction, readAhead: readAhead, records: spaces.records
@@ -298,7 +297,7 @@ struct StoreQuery {
             // An index the family shares holds its other members' entries.
             if !entity.ownsKey(primaryKey) { return true }
             if let record, skipping(primaryKey, record) {
-                try skipped.count()
+                try CancellationCheck.check(passingOver: primaryKey)
                 return true
             }
             return try body(primaryKey, try view(of: record, primaryKey: primaryKey))

@@ -1,5 +1,6 @@
 /// A named fetch request kept in a model, checked when it was registered.
 /// A class: a lookup takes one reference, not a copy of every part.
+@usableFromInline
 final class FetchRequestTemplate: Sendable {
     let request: FetchRequest<ManagedObject>
     /// The request's predicate, kept apart: read through ``request`` it goes
@@ -21,6 +22,12 @@ final class FetchRequestTemplate: Sendable {
     let substitutes: Bool
     /// Whether ``lookup`` is set.
     let looksUp: Bool
+    /// Whether a fetch of objects from the template is its unique lookup
+    /// alone: the index key decides the match, every variable is one of the
+    /// lookup's, and the request has nothing else to do (no sorts, offset,
+    /// prefetching or negative limits, indexes allowed). Such a fetch makes
+    /// no request: ``ManagedObjectContext/fetchObjects(template:_:)``.
+    let looksUpDirectly: Bool
     /// The entities of the variables compared with objects, by name.
     let objectEntities: [String: EntityDescription]
 
@@ -32,6 +39,20 @@ final class FetchRequestTemplate: Sendable {
         let variableIndices: [Int]
         /// See ``PlannedLookup/decidesMatch``.
         let decidesMatch: Bool
+
+        /// The unique index's key for the values `value(i)` gives (the value
+        /// of the variable at position `i` of the template's
+        /// ``FetchRequestTemplate/variableList``), or `nil` when one is nil:
+        /// nil never matches through a unique index, so the fetch plans normally.
+        func key(_ value: (Int) throws -> FetchPredicate.Expression) rethrows -> [UInt8]? {
+            var key: [UInt8] = []
+            key.reserveCapacity(64)
+            for index in variableIndices {
+                guard case .value(let value?) = try value(index) else { return nil }
+                IndexKeyEncoding.append(value, to: &key)
+            }
+            return key
+        }
 
         init(indexName: String, variableIndices: [Int], decidesMatch: Bool) {
             self.indexName = indexName
@@ -56,6 +77,9 @@ final class FetchRequestTemplate: Sendable {
         }
         substitutes = predicate != nil && !variables.isEmpty
         looksUp = lookup != nil
+        looksUpDirectly = lookup.map { $0.decidesMatch && $0.variableIndices.count == variableList.count } ?? false
+            && request.sortDescriptors.isEmpty && request.fetchOffset == 0 && request.fetchLimit >= 0
+            && request.fetchBatchSize >= 0 && request.relationshipKeyPathsForPrefetching.isEmpty && request.allowsIndexes
     }
 
     /// The unique index the predicate looks up with variables, if it does exactly that.
@@ -80,6 +104,19 @@ final class FetchRequestTemplate: Sendable {
 }
 
 extension FetchRequestTemplate {
+    /// For a template that ``looksUpDirectly``, its lookup and the index key
+    /// of the values `value(i)` gives (converted as ``request(_:)``
+    /// converts them, and throwing as it does); `nil` when the template
+    /// doesn't, or a value is nil.
+    func directLookup(_ value: (Int) throws -> Any) throws -> (lookup: UniqueLookup, key: [UInt8])? {
+        guard looksUpDirectly, let lookup else { return nil }
+        let key = try lookup.key { position in
+            let (variable, requirement) = variableList[position]
+            return try Self.substitution(try value(position), for: variable, requirement)
+        }
+        return key.map { (lookup, $0) }
+    }
+
     /// A copy of the template's request with its `$variables` replaced:
     /// `value(i)` gives the value of the variable at position `i` of
     /// ``variableList`` (or throws).

@@ -26,10 +26,17 @@ public struct FetchTemplate<Object: ManagedObject, each Value>: Sendable {
     public let name: String
     /// The names of its `$variables`, in the order their values are given.
     public let variableNames: [String]
-    let template: FetchRequestTemplate
+    @usableFromInline let template: FetchRequestTemplate
     /// For each variable of the template's ``FetchRequestTemplate/variableList``,
     /// the position of its value among those given.
-    let valuePositions: [Int]
+    @usableFromInline let valuePositions: [Int]
+
+    init(name: String, variableNames: [String], template: FetchRequestTemplate, valuePositions: [Int]) {
+        self.name = name
+        self.variableNames = variableNames
+        self.template = template
+        self.valuePositions = valuePositions
+    }
 
     /// A request of the template with `values` in place of its variables, in
     /// the order of ``variableNames``.
@@ -38,19 +45,33 @@ public struct FetchTemplate<Object: ManagedObject, each Value>: Sendable {
     ///   for a value that doesn't fit (a number too large for the
     ///   attribute's type, an object of another entity).
     public func request(_ values: repeat each Value) throws -> FetchRequest<Object> {
-        var given: [Any] = []
-        given.reserveCapacity(valuePositions.count)
-        for value in repeat each values { given.append(value) }
+        let given = Self.list(repeat each values)
         return FetchRequest(retyping: try template.request { given[valuePositions[$0]] })
+    }
+
+    /// `values` as a list, in the order of ``variableNames``.
+    @inlinable
+    static func list(_ values: repeat each Value) -> [Any] {
+        var given: [Any] = []
+        for value in repeat each values { given.append(value) }
+        return given
     }
 }
 
 extension ManagedObjectContext {
     /// The objects a template's request finds with `values` for its
     /// variables, in order: `try context.fetch(byURL, url)`.
+    ///
+    /// Inlined into the caller, where `Object` and the values' types are
+    /// known: the untyped fetch it calls asks the runtime for no generic
+    /// type, and a template that looks up a unique index makes no request.
+    @inlinable
     public func fetch<Object: ManagedObject, each Value>(
         _ template: FetchTemplate<Object, repeat each Value>, _ values: repeat each Value
     ) throws -> [Object] {
-        try fetch(try template.request(repeat each values))
+        let given = FetchTemplate<Object, repeat each Value>.list(repeat each values)
+        let positions = template.valuePositions
+        // Registering checked that the entity's objects are `Object`s.
+        return unsafeBitCast(try fetchObjects(template: template.template) { given[positions[$0]] }, to: [Object].self)
     }
 }

@@ -42,24 +42,8 @@ final class CompiledPredicateBox: Sendable {
         self.template = template
         firstValue = first
         otherValues = others
-        lookupKey = template.lookup.flatMap { Self.indexKey(of: $0.variableIndices, first, others) }
+        lookupKey = template.lookup.flatMap { lookup in lookup.key { $0 == 0 ? first : others[$0 - 1] } }
         tree = Mutex(substituted.map(Tree.substituted) ?? .unsubstituted)
-    }
-
-    /// The unique index key of a lookup's values (the value of variable
-    /// `variableList[i]` for each `i` of `indices`, in the index's order),
-    /// or `nil` when one is nil: nil never matches through a unique index,
-    /// so the fetch plans normally.
-    private static func indexKey(
-        of indices: [Int], _ first: FetchPredicate.Expression, _ others: [FetchPredicate.Expression]
-    ) -> [UInt8]? {
-        var key: [UInt8] = []
-        key.reserveCapacity(64)
-        for index in indices {
-            guard case .value(let value?) = index == 0 ? first : others[index - 1] else { return nil }
-            IndexKeyEncoding.append(value, to: &key)
-        }
-        return key
     }
 
     /// The entity the predicate was compiled for.

@@ -51,7 +51,6 @@ extension PersistentStore {
         skipping: (UInt64, UnsafeRawBufferPointer) -> Bool = { _, _ in false },
         _ body: (UInt64, RecordView) throws -> Bool
     ) throws {
-        var skipped = SkipCount()
         let records = spaces(for: entity).records
         func visit(_ entry: StorageEntry) throws -> Bool {
             guard entry.key.count == 8 else {
@@ -59,7 +58,7 @@ extension PersistentStore {
             }
             let primaryKey = StoreLayout.primaryKey(fromSuffixOf: entry.key)
             if skipping(primaryKey, entry.value) {
-                try skipped.count()
+                try CancellationCheck.check(passingOver: primaryKey)
                 return true
             }
             return try body(primaryKey, try validatedRecord(entry.value, of: entity, values: values))

@@ -147,6 +147,11 @@ public final class PersistentStore: Sendable {
     /// True when opened read-only.
     public var isReadOnly: Bool { engine.isReadOnly }
 
+    /// The spaces of `entity`, or `nil` when it is not of the store's model.
+    func spacesIfOwned(_ entity: EntityDescription) -> EntitySpaces? {
+        spaces[IdentityKey(entity)]
+    }
+
     /// The spaces of `entity`, an entity of this store's model.
     func spaces(for entity: EntityDescription) -> EntitySpaces {
         guard let spaces = spaces[IdentityKey(entity)] else {

@@ -181,6 +181,9 @@ struct FoundationPredicateConversion {
         depth += 1
         defer { depth -= 1 }
         guard depth <= Self.maximumDepth else { throw Unsupported.tooDeep }
+        // A captured value (`== id`), the usual leaf: read where it lies,
+        // not evaluated through Foundation or looked up as a type.
+        if let captured = expression as? any CapturedValueExpression { return .constant(AnyOptional.unwrapped(captured.capturedValue)) }
         if !Self.readsVariable(Expression.self), let value = try? expression.evaluate(PredicateBindings()) as Any {
             return .constant(AnyOptional.unwrapped(value))
         }
@@ -283,6 +286,8 @@ struct FoundationPredicateConversion {
     /// object IDs, enums by their raw values, arrays and sets of those.
     static func constant(_ value: Any?) throws -> FetchPredicate.Expression {
         guard let value = value.map(AnyOptional.unwrapped) ?? nil else { return .value(nil) }
+        // The usual constant first: each case below is a cast.
+        if let string = value as? String { return .value(.string(string)) }
         switch value {
         case let object as ManagedObject: return .object(object.objectID.uriRepresentation)
         case let id as ObjectID: return .object(id.uriRepresentation)
