@@ -4,16 +4,9 @@ import Foundation
 // (Parts that read no variable are computed in advance instead:
 // ``FoundationPredicateConversion/term(of:)``.)
 
-/// Foundation's `Value`: a constant the predicate captured.
-protocol CapturedValueExpression {
-    var capturedValue: Any { get }
-}
-
-extension PredicateExpressions.Value: CapturedValueExpression {
-    var capturedValue: Any { value }
-}
-
 extension PredicateExpressions.Value: KuraPredicateConvertible {
+    static var isCapturedValue: Bool { true }
+
     func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term {
         .constant(AnyOptional.unwrapped(value))
     }

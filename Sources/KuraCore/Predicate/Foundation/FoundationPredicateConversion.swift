@@ -181,13 +181,17 @@ struct FoundationPredicateConversion {
         depth += 1
         defer { depth -= 1 }
         guard depth <= Self.maximumDepth else { throw Unsupported.tooDeep }
-        // A captured value (`== id`), the usual leaf: read where it lies,
-        // not evaluated through Foundation or looked up as a type.
-        if let captured = expression as? any CapturedValueExpression { return .constant(AnyOptional.unwrapped(captured.capturedValue)) }
+        // One cast per part, which every part that reads a variable needs:
+        // a captured value (`== id`), the usual leaf, is then read where it
+        // lies, not looked up as a type and evaluated through Foundation.
+        let convertible = Expression.self as? any KuraPredicateConvertible.Type
+        if let convertible, convertible.isCapturedValue {
+            return try withUnsafePointer(to: expression) { try convertible.convert(at: UnsafeRawPointer($0), &self) }
+        }
         if !Self.readsVariable(Expression.self), let value = try? expression.evaluate(PredicateBindings()) as Any {
             return .constant(AnyOptional.unwrapped(value))
         }
-        guard let convertible = Expression.self as? any KuraPredicateConvertible.Type else {
+        guard let convertible else {
             throw Unsupported(reason: "\(Self.describe(expression)) can't be evaluated by the store")
         }
         return try withUnsafePointer(to: expression) { try convertible.convert(at: UnsafeRawPointer($0), &self) }
@@ -346,9 +350,13 @@ protocol ReadableKeyPathExpression {
 /// an expression converts when every part of it does.
 protocol KuraPredicateConvertible: PredicateExpression {
     func convert(_ conversion: inout FoundationPredicateConversion) throws -> FoundationPredicateConversion.Term
+    /// True for Foundation's `Value`, a constant the predicate captured.
+    static var isCapturedValue: Bool { get }
 }
 
 extension KuraPredicateConvertible {
+    static var isCapturedValue: Bool { false }
+
     /// Converts the expression of this type at `address`, where it lies
     /// (see ``FoundationPredicateConversion/term(of:)``).
     static func convert(at address: UnsafeRawPointer, _ conversion: inout FoundationPredicateConversion) throws
