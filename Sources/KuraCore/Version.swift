@@ -2,5 +2,5 @@
 /// CHANGELOG state it.
 public enum KuraVersion {
     /// The version of this build of Kura: `major.minor.patch`.
-    public static let current = "0.10.0"
+    public static let current = "0.10.1"
 }

@@ -19,8 +19,12 @@
 /// destination's class or an ``ObjectID`` for a relationship; optionals
 /// for `nil`); the template stays in the model under its name, so
 /// ``ManagedObjectModel/fetchRequestFromTemplate(withName:substitutionVariables:)``
-/// and `kura` can use it too. A lookup costs what the `[String: Any]` one
-/// does, without the dictionary.
+/// and `kura` can use it too. A template whose predicate is equality on
+/// every attribute of a unique index (`url == $url`), with no sorts, offset
+/// or prefetching, makes no request when fetched: its values become the
+/// index key, and the entry and its record are read in one transaction
+/// (unsaved changes of the entity, a child context or a slow-fetch reporter
+/// take the general path, with the same results).
 public struct FetchTemplate<Object: ManagedObject, each Value>: Sendable {
     /// The template's name in its model.
     public let name: String
