@@ -488,30 +488,36 @@ import Testing
         let a = try #require(try context.fetch(FetchRequest(entityName: "Counter", predicate: "name == 'a'")).first)
         let version = try #require(a.record).withUnsafeBytes { RecordView(trusted: $0).rowVersion }
 
-        // Another session holds every row for a while; the save's
-        // statement waits for it, and its connection is ended meanwhile.
-        let holder = try server.startPsql(name, "BEGIN; SELECT count(*) FROM (SELECT FROM kura_kv FOR UPDATE) AS held; SELECT pg_sleep(2); COMMIT;")
+        // Another session holds every row; the save's statement waits for
+        // it, and its connection is ended meanwhile. Then the holder is ended
+        // too, so the second run goes through. Each step waits for the one
+        // before to be seen on the server, never for time.
+        let holder = try server.startPsql(name, "BEGIN; SELECT count(*) FROM (SELECT FROM kura_kv FOR UPDATE) AS held; SELECT pg_sleep(300); COMMIT;")
+        @Sendable func count(_ sql: String) -> Int { (try? server.psql(name, sql)).flatMap { Int($0) } ?? 0 }
+        // (psql sends its statements as one query: the holder's lock is
+        // taken once it sleeps.)
+        let sleeper = "datname = current_database() AND wait_event = 'PgSleep' AND pid <> pg_backend_pid()"
+        let holding = "SELECT count(*) FROM pg_stat_activity WHERE \(sleeper)"
+        while count(holding) == 0 && holder.isRunning { usleep(10_000) }
         let ended = Mutex(0)
         let killer = Thread {
-            let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline {
-                let count = (try? server.psql(name, """
+            while count(holding) > 0 {
+                let killed = count("""
                     SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-                    WHERE query LIKE 'SELECT * FROM kura_rewrite(%' AND wait_event_type = 'Lock'
-                    """)).flatMap { Int($0) } ?? 0
-                if count > 0 {
-                    ended.withLock { $0 = count }
-                    return
+                    WHERE datname = current_database() AND query LIKE 'SELECT * FROM kura_rewrite(%' AND wait_event_type = 'Lock'
+                    """)
+                if killed > 0 {
+                    ended.withLock { $0 = killed }
+                    break
                 }
                 usleep(20_000)
             }
+            _ = count("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE \(sleeper)")
         }
         killer.start()
-        usleep(200_000)  // the holder has its locks
         try a.setValue(5, forKey: "value")
         try context.save()
         _ = try holder.wait()
-        while ended.withLock({ $0 }) == 0 && holder.isRunning { usleep(10_000) }
         #expect(ended.withLock { $0 } == 1, "the save's connection was ended while its statement waited")
 
         // The statement failed as its connection ended: saved once, by the second run.
