@@ -23,40 +23,48 @@ func runBatchSuite(size: Int, options: Options) throws -> String {
     }
     let empty: [() throws -> BatchEngine] = types.map { type in { try type.init(directory: try directories.next()) as! BatchEngine } }
 
+    var rows: [ResultRow] = []
     let delete = Operation<BatchEngine>(name: "batch delete 10%", unit: "objects") { engine, _ in try engine.batchDelete(range) }
-    let (deleted, afterDelete) = try measureInsert(delete, makers: filled, iterations: options.iterations, name: name)
-    let remaining = try afterDelete.map { try $0.count().count }
-    guard Set(remaining).count == 1 else { throw Mismatch(description: "records after the batch delete differ: \(remaining)") }
-    progress("batch N=\(size): delete done")
+    if options.selects(delete.name) {
+        let (deleted, afterDelete) = try measureInsert(delete, makers: filled, iterations: options.iterations, name: name)
+        let remaining = try afterDelete.map { try $0.count().count }
+        guard Set(remaining).count == 1 else { throw Mismatch(description: "records after the batch delete differ: \(remaining)") }
+        rows.append(ResultRow(name: delete.name, unit: delete.unit, measurements: deleted))
+        progress("batch N=\(size): delete done")
+    }
 
     let update = Operation<BatchEngine>(name: "batch update 10% (title, dateUpdated)", unit: "objects") { engine, iteration in
         try engine.batchUpdate(range, iteration: iteration)
     }
-    let (updated, afterUpdate) = try measureInsert(update, makers: filled, iterations: options.iterations, name: name)
-    let titles = try afterUpdate.map { try $0.fetchAllReadingTitles().total }
-    guard Set(titles).count == 1 else { throw Mismatch(description: "titles after the batch update differ: \(titles)") }
-    progress("batch N=\(size): update done")
+    if options.selects(update.name) {
+        let (updated, afterUpdate) = try measureInsert(update, makers: filled, iterations: options.iterations, name: name)
+        let titles = try afterUpdate.map { try $0.fetchAllReadingTitles().total }
+        guard Set(titles).count == 1 else { throw Mismatch(description: "titles after the batch update differ: \(titles)") }
+        rows.append(ResultRow(name: update.name, unit: update.unit, measurements: updated))
+        progress("batch N=\(size): update done")
+    }
 
     let insert = Operation<BatchEngine>(name: "batch insert \(size)", unit: "objects") { engine, _ in try engine.batchInsert(dataset.news) }
-    let (inserted, afterInsert) = try measureInsert(insert, makers: empty, iterations: options.iterations, name: name)
-    let fields = try afterInsert.map { try $0.fetchAllReadingEveryField().total }
-    guard Set(fields).count == 1 else { throw Mismatch(description: "values after the batch insert differ: \(fields)") }
-    progress("batch N=\(size): insert done")
+    if options.selects(insert.name) {
+        let (inserted, afterInsert) = try measureInsert(insert, makers: empty, iterations: options.iterations, name: name)
+        let fields = try afterInsert.map { try $0.fetchAllReadingEveryField().total }
+        guard Set(fields).count == 1 else { throw Mismatch(description: "values after the batch insert differ: \(fields)") }
+        rows.append(ResultRow(name: insert.name, unit: insert.unit, measurements: inserted))
+        progress("batch N=\(size): insert done")
+    }
 
     let typed = Operation<BatchEngine>(name: "batch insert \(size), typed rows (Kura)", unit: "objects") { engine, _ in
         try engine.batchInsertTyped(dataset.news)
     }
-    let (typedInserted, afterTyped) = try measureInsert(typed, makers: empty, iterations: options.iterations, name: name)
-    let typedFields = try afterTyped.map { try $0.fetchAllReadingEveryField().total }
-    guard Set(typedFields).count == 1 else { throw Mismatch(description: "values after the typed batch insert differ: \(typedFields)") }
-    progress("batch N=\(size): typed insert done")
+    if options.selects(typed.name) {
+        let (typedInserted, afterTyped) = try measureInsert(typed, makers: empty, iterations: options.iterations, name: name)
+        let typedFields = try afterTyped.map { try $0.fetchAllReadingEveryField().total }
+        guard Set(typedFields).count == 1 else { throw Mismatch(description: "values after the typed batch insert differ: \(typedFields)") }
+        rows.append(ResultRow(name: typed.name, unit: typed.unit, measurements: typedInserted))
+        progress("batch N=\(size): typed insert done")
+    }
 
-    return resultTable(title: "Batch requests, N = \(size)", rows: [
-        ResultRow(name: delete.name, unit: delete.unit, measurements: deleted),
-        ResultRow(name: update.name, unit: update.unit, measurements: updated),
-        ResultRow(name: insert.name, unit: insert.unit, measurements: inserted),
-        ResultRow(name: typed.name, unit: typed.unit, measurements: typedInserted),
-    ])
+    return resultTable(title: "Batch requests, N = \(size)", rows: rows)
 }
 
 /// The engines with batch work: the News engines that conform to

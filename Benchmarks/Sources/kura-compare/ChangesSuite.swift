@@ -22,24 +22,23 @@ func runChangesSuite(options: Options) async throws -> String {
             + "\(formatTime(sorted.first!))–\(formatTime(sorted.last!)) | \(sorted.count) |\n"
         progress("changes: \(name) done")
     }
-    func selected(_ name: String) -> Bool { options.only.map { name.contains($0) } ?? true }
 
     let latencyName = "save() called → observer's new results, same process (the save included)"
-    if selected(latencyName) { row(latencyName, try await sameProcessLatency(try directories.next(), saves: 200)) }
+    if options.selects(latencyName) { row(latencyName, try await sameProcessLatency(try directories.next(), saves: 200)) }
     let remoteName = "save() returned → observer's new results, another process (history on)"
-    if selected(remoteName) { row(remoteName, try await otherProcessLatency(try directories.next(), saves: 100)) }
+    if options.selects(remoteName) { row(remoteName, try await otherProcessLatency(try directories.next(), saves: 100)) }
     for observers in [1, 100, 1000] {
         for related in [false, true] {
             let kind = related ? "related (all re-fetch and update)" : "unrelated"
             let name = "save with \(observers) observer\(observers == 1 ? "" : "s"), \(kind)"
-            guard selected(name) else { continue }
+            guard options.selects(name) else { continue }
             let (save, settled) = try await observedSaveCost(try directories.next(), observers: observers, related: related, saves: 30)
             row(name + ": save()", save)
             if related { row(name + ": until every observer updated", settled) }
         }
     }
     let mergeName = "merge a 10k-object save into a context holding 100k objects"
-    if selected(mergeName) { row(mergeName, try mergeCost(try directories.next(), held: 100_000, saved: 10_000, iterations: options.iterations)) }
+    if options.selects(mergeName) { row(mergeName, try mergeCost(try directories.next(), held: 100_000, saved: 10_000, iterations: options.iterations)) }
     return table
 }
 

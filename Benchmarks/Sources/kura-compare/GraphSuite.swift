@@ -33,7 +33,7 @@ func runGraphSuite(size: Int, options: Options) throws -> [ResultRow] {
                   unit: "authors", run: { engine, iteration in try engine.cascadeDeleteAuthors(dataset.deletedAuthors(iteration: iteration)) },
                   mutates: true),
     ]
-    for operation in operations where options.only.map({ operation.name.contains($0) }) ?? true {
+    for operation in operations where options.selects(operation.name) {
         rows.append(ResultRow(name: operation.name, unit: operation.unit,
                               measurements: try measure(operation, on: engines, iterations: iterations, name: name)))
         progress("graph N=\(size): \(operation.name) done")

@@ -19,7 +19,7 @@ func runMigrationSuite(size: Int, options: Options) throws -> [ResultRow] {
     }
     progress("migration N=\(size): stores built")
     var rows: [ResultRow] = []
-    for kind in MigrationKind.allCases where options.only.map({ kind.name.contains($0) }) ?? true {
+    for kind in MigrationKind.allCases where options.selects(kind.name) {
         var measurements: [String: Measurement] = [:]
         let operation = Operation<Int>(name: kind.name, unit: "news", run: { _, _ in Checksum(count: 0) }, mutates: true)
         for iteration in 0..<options.iterations {

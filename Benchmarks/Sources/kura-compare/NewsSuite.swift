@@ -62,7 +62,7 @@ func runNewsSuite(size: Int, options: Options) throws -> [ResultRow] {
             return try engine.lookUp(lookups)
         }, takesPart: { $0 is GRDBTunedEngine }),
     ]
-    for operation in operations where options.only.map({ operation.name.contains($0) }) ?? true {
+    for operation in operations where options.selects(operation.name) {
         guard engines.contains(where: operation.takesPart) else { continue }
         var row = ResultRow(name: operation.name, unit: operation.unit,
                             measurements: try measure(operation, on: engines, iterations: iterations, name: name))

@@ -3,8 +3,9 @@ struct Options {
     var sizes = [10_000, 100_000]
     var iterations = 5
     var output: String?
-    /// Run only operations whose name contains this text (for profiling).
-    var only: String?
+    /// Run only operations whose name contains one of these texts (given
+    /// separated by `|`: `--only "insert|top-100"`), for profiling and scale runs.
+    var only: [String]?
     /// Run only these engines (by name, lowercased first word: kura, raw,
     /// grdb; postgres-nio only when named, as it starts a PostgreSQL server).
     var engines: Set<String> = ["kura", "raw", "grdb"]
@@ -32,7 +33,8 @@ struct Options {
             case "--output":
                 output = rest.popFirst()
             case "--only":
-                only = rest.popFirst()
+                guard let value = rest.popFirst(), !value.isEmpty else { throw UsageError() }
+                only = value.split(separator: "|").map(String.init)
             case "--engines":
                 guard let value = rest.popFirst() else { throw UsageError() }
                 engines = Set(value.split(separator: ",").map { $0.lowercased() })
@@ -49,6 +51,11 @@ struct Options {
         }
     }
 
+    /// Whether the operation named `name` runs (every one without `--only`).
+    func selects(_ name: String) -> Bool {
+        only.map { texts in texts.contains { name.contains($0) } } ?? true
+    }
+
     /// Whether an engine type named `name` ("raw LMDB") takes part.
     func includes(engine name: String) -> Bool {
         engines.contains(name == "Kura on PostgreSQL" ? "kura-postgres" : name.split(separator: " ")[0].lowercased())
@@ -57,7 +64,7 @@ struct Options {
     struct UsageError: Error, CustomStringConvertible {
         var description: String {
             "usage: kura-compare [--sizes 10000,100000] [--include-1m] [--iterations 5] [--output RESULTS.md] "
-                + "[--only OPERATION-TEXT] [--engines kura,raw,grdb,postgres-nio,postgres-kv,kura-postgres] [--suites news,graph,migration,upsert,batch,kinds,inheritance,ordered,changes,memory,concurrent] [--concurrent-saves 1000]"
+                + "[--only OPERATION-TEXT|…] [--engines kura,raw,grdb,postgres-nio,postgres-kv,kura-postgres] [--suites news,graph,migration,upsert,batch,kinds,inheritance,ordered,changes,memory,concurrent] [--concurrent-saves 1000]"
         }
     }
 }

@@ -24,7 +24,7 @@ func runOrderedSuite(size: Int, options: Options) throws -> String {
     }
     var table = "### Ordered to-many, Kura, \(saves) saves a sample\n\n"
         + "| Operation | list of 10 | list of \(longLength) | / 10 |\n|---|---|---|---|\n"
-    for (name, operation) in operations where options.only.map({ name.contains($0) }) ?? true {
+    for (name, operation) in operations where options.selects(name) {
         let short = try median { try operation(saves, false) }
         let long = try median { try operation(saves, true) }
         table += "| \(name) | \(formatTime(short.0)) (\(formatTime(short.1))–\(formatTime(short.2))) | "
