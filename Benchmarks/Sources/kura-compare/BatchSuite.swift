@@ -24,45 +24,28 @@ func runBatchSuite(size: Int, options: Options) throws -> String {
     let empty: [() throws -> BatchEngine] = types.map { type in { try type.init(directory: try directories.next()) as! BatchEngine } }
 
     var rows: [ResultRow] = []
-    let delete = Operation<BatchEngine>(name: "batch delete 10%", unit: "objects") { engine, _ in try engine.batchDelete(range) }
-    if options.selects(delete.name) {
-        let (deleted, afterDelete) = try measureInsert(delete, makers: filled, iterations: options.iterations, name: name)
-        let remaining = try afterDelete.map { try $0.count().count }
-        guard Set(remaining).count == 1 else { throw Mismatch(description: "records after the batch delete differ: \(remaining)") }
-        rows.append(ResultRow(name: delete.name, unit: delete.unit, measurements: deleted))
-        progress("batch N=\(size): delete done")
+    // Runs `operation` on stores `makers` make, when selected; then every
+    // engine must agree on `outcome` (what the operation left behind).
+    func run(_ operation: Operation<BatchEngine>, on makers: [() throws -> BatchEngine], agreeing outcome: String,
+             _ value: (BatchEngine) throws -> Int) throws {
+        guard options.selects(operation.name) else { return }
+        let (measured, after) = try measureInsert(operation, makers: makers, iterations: options.iterations, name: name)
+        let values = try after.map(value)
+        guard Set(values).count == 1 else { throw Mismatch(description: "\(outcome) after \(operation.name) differ: \(values)") }
+        rows.append(ResultRow(name: operation.name, unit: operation.unit, measurements: measured))
+        progress("batch N=\(size): \(operation.name) done")
     }
 
-    let update = Operation<BatchEngine>(name: "batch update 10% (title, dateUpdated)", unit: "objects") { engine, iteration in
+    try run(Operation(name: "batch delete 10%", unit: "objects") { engine, _ in try engine.batchDelete(range) },
+            on: filled, agreeing: "records") { try $0.count().count }
+    try run(Operation(name: "batch update 10% (title, dateUpdated)", unit: "objects") { engine, iteration in
         try engine.batchUpdate(range, iteration: iteration)
-    }
-    if options.selects(update.name) {
-        let (updated, afterUpdate) = try measureInsert(update, makers: filled, iterations: options.iterations, name: name)
-        let titles = try afterUpdate.map { try $0.fetchAllReadingTitles().total }
-        guard Set(titles).count == 1 else { throw Mismatch(description: "titles after the batch update differ: \(titles)") }
-        rows.append(ResultRow(name: update.name, unit: update.unit, measurements: updated))
-        progress("batch N=\(size): update done")
-    }
-
-    let insert = Operation<BatchEngine>(name: "batch insert \(size)", unit: "objects") { engine, _ in try engine.batchInsert(dataset.news) }
-    if options.selects(insert.name) {
-        let (inserted, afterInsert) = try measureInsert(insert, makers: empty, iterations: options.iterations, name: name)
-        let fields = try afterInsert.map { try $0.fetchAllReadingEveryField().total }
-        guard Set(fields).count == 1 else { throw Mismatch(description: "values after the batch insert differ: \(fields)") }
-        rows.append(ResultRow(name: insert.name, unit: insert.unit, measurements: inserted))
-        progress("batch N=\(size): insert done")
-    }
-
-    let typed = Operation<BatchEngine>(name: "batch insert \(size), typed rows (Kura)", unit: "objects") { engine, _ in
+    }, on: filled, agreeing: "titles") { try $0.fetchAllReadingTitles().total }
+    try run(Operation(name: "batch insert \(size)", unit: "objects") { engine, _ in try engine.batchInsert(dataset.news) },
+            on: empty, agreeing: "values") { try $0.fetchAllReadingEveryField().total }
+    try run(Operation(name: "batch insert \(size), typed rows (Kura)", unit: "objects") { engine, _ in
         try engine.batchInsertTyped(dataset.news)
-    }
-    if options.selects(typed.name) {
-        let (typedInserted, afterTyped) = try measureInsert(typed, makers: empty, iterations: options.iterations, name: name)
-        let typedFields = try afterTyped.map { try $0.fetchAllReadingEveryField().total }
-        guard Set(typedFields).count == 1 else { throw Mismatch(description: "values after the typed batch insert differ: \(typedFields)") }
-        rows.append(ResultRow(name: typed.name, unit: typed.unit, measurements: typedInserted))
-        progress("batch N=\(size): typed insert done")
-    }
+    }, on: empty, agreeing: "values") { try $0.fetchAllReadingEveryField().total }
 
     return resultTable(title: "Batch requests, N = \(size)", rows: rows)
 }
